@@ -1,0 +1,1 @@
+"""Lens, table geometry and colour calibration; profiles persisted as TOML."""

@@ -1,0 +1,200 @@
+"""From pixels to table millimetres: corner markers (or a fixed homography, or four
+hand-given corners) give the image-to-table homography every reader works in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.profile import Lens, TableProfile
+
+FloatArray = NDArray[np.float64]
+
+
+class TableNotFound(RuntimeError):
+    """No marker seen and no fixed homography: the table frame cannot be known."""
+
+
+@dataclass(frozen=True)
+class TableFit:
+    """The image-to-table mapping of one frame, with how well it fits."""
+
+    image_to_table: FloatArray          # 3x3, undistorted image pixels -> table mm
+    markers_seen: tuple[int, ...]
+    rms_mm: float                        # residual of the marker corners, table mm
+    source: str                          # "markers", "fixed" or "corners"
+    lens: Lens | None = None
+
+    @property
+    def table_to_image(self) -> FloatArray:
+        return np.linalg.inv(self.image_to_table)
+
+    def to_table(self, pts_px: NDArray[np.floating] | Sequence[Sequence[float]]) -> FloatArray:
+        """Distorted image pixels -> table mm."""
+        p = undistort_points(np.asarray(pts_px, dtype=np.float64).reshape(-1, 2), self.lens)
+        return _apply_h(self.image_to_table, p)
+
+    def to_image(self, pts_mm: NDArray[np.floating] | Sequence[Sequence[float]]) -> FloatArray:
+        """Table mm -> distorted image pixels."""
+        p = _apply_h(self.table_to_image, np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2))
+        return distort_points(p, self.lens)
+
+
+def _apply_h(h: FloatArray, pts: FloatArray) -> FloatArray:
+    if len(pts) == 0:
+        return pts.reshape(0, 2)
+    q = cv2.perspectiveTransform(pts.reshape(-1, 1, 2).astype(np.float64), h)
+    return np.asarray(q.reshape(-1, 2), dtype=np.float64)
+
+
+def _k_d(lens: Lens) -> tuple[FloatArray, FloatArray]:
+    return (np.array(lens.camera_matrix, dtype=np.float64),
+            np.array(lens.dist_coeffs, dtype=np.float64))
+
+
+def undistort_points(pts: FloatArray, lens: Lens | None) -> FloatArray:
+    """Distorted pixels -> ideal (undistorted) pixels in the same camera matrix."""
+    if lens is None or len(pts) == 0:
+        return pts
+    k, d = _k_d(lens)
+    u = cv2.undistortPointsIter(pts.reshape(-1, 1, 2), k, d, None, k,
+                                (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-6))
+    return np.asarray(u.reshape(-1, 2), dtype=np.float64)
+
+
+def distort_points(pts: FloatArray, lens: Lens | None) -> FloatArray:
+    """Ideal pixels -> distorted pixels (the inverse of undistort_points)."""
+    if lens is None or len(pts) == 0:
+        return pts
+    k, d = _k_d(lens)
+    rays = cv2.undistortPoints(pts.reshape(-1, 1, 2), k, np.zeros(5)).reshape(-1, 2)
+    obj = np.hstack([rays, np.ones((len(rays), 1))])
+    img, _ = cv2.projectPoints(obj, np.zeros(3), np.zeros(3), k, d)
+    return np.asarray(img.reshape(-1, 2), dtype=np.float64)
+
+
+def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
+    if not hasattr(cv2.aruco, name):
+        raise ValueError(f"unknown ArUco dictionary '{name}'; use DICT_4X4_50")
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+
+
+def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.cornerRefinementWinSize = 4
+    params.cornerRefinementMaxIterations = 50
+    params.cornerRefinementMinAccuracy = 0.01
+    # Markers can be small in a 4608-px frame of a 1 m table: allow small perimeters.
+    params.minMarkerPerimeterRate = 0.01
+    params.adaptiveThreshWinSizeMax = 53
+    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
+
+
+def detect_markers(image: NDArray[np.uint8], dictionary: str = "DICT_4X4_50",
+                   max_side: int = 2400) -> dict[int, FloatArray]:
+    """Marker id -> its 4 outer corners in image pixels (TL, TR, BR, BL of the marker).
+
+    Large frames are searched at a reduced size, then corners are refined at full
+    resolution, which keeps detection fast on a Pi without losing sub-pixel accuracy.
+    """
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    scale = 1.0
+    small = gray
+    if max(gray.shape) > max_side:
+        scale = max_side / max(gray.shape)
+        small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    corners, ids, _ = _detector(dictionary).detectMarkers(small)
+    found: dict[int, FloatArray] = {}
+    if ids is None:
+        return found
+    for c, i in zip(corners, ids.ravel()):
+        pts = (c.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5
+        if scale != 1.0:
+            win = max(3, int(round(3 / scale)))
+            ref = cv2.cornerSubPix(gray, pts.astype(np.float32).reshape(-1, 1, 2), (win, win), (-1, -1),
+                                   (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 0.01))
+            pts = ref.reshape(4, 2).astype(np.float64)
+        if int(i) in found:  # the same id twice: keep neither, it is ambiguous
+            found.pop(int(i))
+            continue
+        found[int(i)] = pts
+    return found
+
+
+def fit_from_markers(found: dict[int, FloatArray], profile: TableProfile) -> TableFit:
+    """Least-squares homography over every corner of every known marker that was seen."""
+    src: list[FloatArray] = []
+    dst: list[tuple[float, float]] = []
+    used: list[int] = []
+    for mid, corners in sorted(found.items()):
+        m = profile.marker(mid)
+        if m is None:
+            continue
+        used.append(mid)
+        src.append(undistort_points(corners, profile.lens))
+        dst.extend(m.corners_mm())
+    if not used:
+        raise TableNotFound("no table marker found")
+    s = np.vstack(src)
+    d = np.array(dst, dtype=np.float64)
+    h, _ = cv2.findHomography(s, d, 0)
+    if h is None:
+        raise TableNotFound("table markers are degenerate (all corners in a line?)")
+    h = np.asarray(h, dtype=np.float64)
+    resid = _apply_h(h, s) - d
+    rms = float(np.sqrt(np.mean(np.sum(resid ** 2, axis=1))))
+    return TableFit(h, tuple(used), rms, "markers", profile.lens)
+
+
+def fit_from_corners(corners_px: Sequence[Sequence[float]], area_mm: tuple[float, float],
+                     lens: Lens | None = None) -> TableFit:
+    """A known rectangle's image corners (TL, TR, BR, BL) -> a table frame at its top-left."""
+    src = undistort_points(np.asarray(corners_px, dtype=np.float64).reshape(4, 2), lens)
+    w, h = area_mm
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
+    hm = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32)).astype(np.float64)
+    return TableFit(hm, (), 0.0, "corners", lens)
+
+
+def locate_table(image: NDArray[np.uint8], profile: TableProfile) -> TableFit:
+    """Markers when any is seen, else the profile's fixed homography, else TableNotFound."""
+    found = detect_markers(image, profile.dictionary) if profile.markers else {}
+    known = [i for i in found if profile.marker(i) is not None]
+    if known:
+        return fit_from_markers(found, profile)
+    if profile.homography is not None:
+        return TableFit(np.array(profile.homography, dtype=np.float64), (), 0.0, "fixed", profile.lens)
+    ids = ", ".join(str(m.id) for m in profile.markers)
+    raise TableNotFound(f"no table marker (ids {ids}) found; uncover the corner markers, "
+                        "or give --corners and --area, or store a fixed homography with "
+                        "'tableref calibrate table'")
+
+
+def rectify(image: NDArray[np.uint8], fit: TableFit, origin_mm: tuple[float, float],
+            size_mm: tuple[float, float], px_per_mm: float,
+            interpolation: int = cv2.INTER_LINEAR) -> NDArray[np.uint8]:
+    """A top-down view of a table rectangle at px_per_mm; lens distortion is removed in
+    the same single remap, so each frame is resampled once."""
+    w = max(1, int(round(size_mm[0] * px_per_mm)))
+    h = max(1, int(round(size_mm[1] * px_per_mm)))
+    # output pixel (i, j) has its centre at origin + (i + 0.5, j + 0.5) / px_per_mm
+    s = 1.0 / px_per_mm
+    out_to_table = np.array([[s, 0, origin_mm[0] + 0.5 * s],
+                             [0, s, origin_mm[1] + 0.5 * s],
+                             [0, 0, 1]], dtype=np.float64)
+    m = fit.table_to_image @ out_to_table   # output pixel -> undistorted image pixel
+    if fit.lens is None:
+        return np.asarray(cv2.warpPerspective(image, m, (w, h), flags=interpolation | cv2.WARP_INVERSE_MAP,
+                                              borderMode=cv2.BORDER_REPLICATE))
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    pts = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    ideal = _apply_h(m, pts)
+    src = distort_points(ideal, fit.lens).astype(np.float32)
+    mapx = src[:, 0].reshape(h, w)
+    mapy = src[:, 1].reshape(h, w)
+    return np.asarray(cv2.remap(image, mapx, mapy, interpolation, borderMode=cv2.BORDER_REPLICATE))

@@ -1,0 +1,1 @@
+"""The device: camera, display, buttons, the main loop, the journal and the tableref CLI."""

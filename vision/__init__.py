@@ -1,0 +1,1 @@
+"""Frames in, observations out (in table millimetres). Reads pixels only, never a scene description."""
