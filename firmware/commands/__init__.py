@@ -1,0 +1,1 @@
+"""One module per `tableref` subcommand, each with `main(args) -> int`."""
