@@ -4,7 +4,7 @@ hand-given corners) give the image-to-table homography every reader works in."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -33,12 +33,12 @@ class TableFit:
     def table_to_image(self) -> FloatArray:
         return np.linalg.inv(self.image_to_table)
 
-    def to_table(self, pts_px: NDArray[np.floating] | Sequence[Sequence[float]]) -> FloatArray:
+    def to_table(self, pts_px: NDArray[np.floating[Any]] | Sequence[Sequence[float]]) -> FloatArray:
         """Distorted image pixels -> table mm."""
         p = undistort_points(np.asarray(pts_px, dtype=np.float64).reshape(-1, 2), self.lens)
         return _apply_h(self.image_to_table, p)
 
-    def to_image(self, pts_mm: NDArray[np.floating] | Sequence[Sequence[float]]) -> FloatArray:
+    def to_image(self, pts_mm: NDArray[np.floating[Any]] | Sequence[Sequence[float]]) -> FloatArray:
         """Table mm -> distorted image pixels."""
         p = _apply_h(self.table_to_image, np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2))
         return distort_points(p, self.lens)
@@ -61,7 +61,7 @@ def undistort_points(pts: FloatArray, lens: Lens | None) -> FloatArray:
     if lens is None or len(pts) == 0:
         return pts
     k, d = _k_d(lens)
-    u = cv2.undistortPointsIter(pts.reshape(-1, 1, 2), k, d, None, k,
+    u = cv2.undistortPointsIter(pts.reshape(-1, 1, 2), k, d, np.eye(3), k,
                                 (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-6))
     return np.asarray(u.reshape(-1, 2), dtype=np.float64)
 
@@ -142,10 +142,10 @@ def fit_from_markers(found: dict[int, FloatArray], profile: TableProfile) -> Tab
         raise TableNotFound("no table marker found")
     s = np.vstack(src)
     d = np.array(dst, dtype=np.float64)
-    h, _ = cv2.findHomography(s, d, 0)
-    if h is None:
+    found_h, _ = cv2.findHomography(s, d, 0)
+    if found_h is None:
         raise TableNotFound("table markers are degenerate (all corners in a line?)")
-    h = np.asarray(h, dtype=np.float64)
+    h = np.asarray(found_h, dtype=np.float64)
     resid = _apply_h(h, s) - d
     rms = float(np.sqrt(np.mean(np.sum(resid ** 2, axis=1))))
     return TableFit(h, tuple(used), rms, "markers", profile.lens)

@@ -37,7 +37,7 @@ class Lens:
     """Pinhole intrinsics and OpenCV distortion coefficients for one image size."""
 
     image_size: tuple[int, int]
-    camera_matrix: tuple[tuple[float, float, float], ...]
+    camera_matrix: tuple[tuple[float, ...], ...]
     dist_coeffs: tuple[float, ...]
     rms_px: float = math.nan
 
@@ -51,7 +51,7 @@ class TableProfile:
     area_origin_mm: tuple[float, float] = (0.0, 0.0)
     area_size_mm: tuple[float, float] = (400.0, 400.0)
     dictionary: str = ARUCO_DICTIONARY
-    homography: tuple[tuple[float, float, float], ...] | None = None
+    homography: tuple[tuple[float, ...], ...] | None = None
     lens: Lens | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
@@ -136,7 +136,7 @@ def profile_from_dict(data: dict[str, Any], where: str) -> TableProfile:
         area_origin_mm=_pair(origin, f"{where}: [table] area_origin_mm"),
         area_size_mm=_pair(area, f"{where}: [table] area_size_mm"),
         dictionary=str(table.get("dictionary", ARUCO_DICTIONARY)),
-        homography=homography,  # type: ignore[arg-type]
+        homography=homography,
         lens=lens,
         extra={k: v for k, v in data.items() if k not in known},
     )

@@ -1,0 +1,224 @@
+"""Per-frame colour normalisation from the printed markers, so a reading taught under
+one lamp still holds under another: the markers' white quiet zone and black border
+are the same paper and ink in every frame, hence a free white/black reference.
+
+Model: light is multiplicative (colour temperature and brightness scale each channel;
+a lamp's gradient scales it differently across the table). In the camera's gamma
+encoded values that stays multiplicative (v = L**(1/g) keeps products), so one gain per
+channel per place, interpolated across the table from the markers, undoes the light:
+
+    out = (v - black(x, y)) / (white(x, y) - black(x, y)) * (WHITE - BLACK) + BLACK
+
+with black = rho * white (ink reflects a fixed fraction rho of what paper reflects).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.geometry import TableFit
+from calibration.profile import TableProfile
+
+FloatArray = NDArray[np.float64]
+
+# Where white paper and black ink land after normalisation (8-bit, gamma encoded).
+WHITE_LEVEL = 235.0
+BLACK_LEVEL = 25.0
+# Sampling rings in marker-size units around the marker centre (half side = 0.5).
+# The black border module spans 1/3..1/2; the quiet zone starts at 1/2.
+BLACK_RING = (0.37, 0.46)
+WHITE_RING = (0.55, 0.64)
+CLIP_LEVEL = 250.0
+
+
+@dataclass(frozen=True)
+class MarkerSample:
+    """Median white (quiet zone) and black (border) of one marker, BGR 0..255."""
+
+    marker_id: int
+    centre_mm: tuple[float, float]
+    white: tuple[float, float, float]
+    black: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class ColourReference:
+    """The light of one frame: a white surface over the table and the ink ratio.
+
+    `coeffs` are per channel least-squares coefficients of log(white) over the
+    basis chosen by the number of markers (1, x, y, xy / plane / constant), in
+    table millimetres scaled by `scale_mm`. `source` says where it came from.
+    """
+
+    samples: tuple[MarkerSample, ...]
+    coeffs: tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]
+    rho: tuple[float, float, float]
+    scale_mm: float
+    source: str                       # "markers" or "percentile"
+    clipped: bool = False             # a white sample is at the sensor's ceiling
+
+    def white_at(self, pts_mm: FloatArray) -> FloatArray:
+        """White level (BGR, 0..255) at table points Nx2."""
+        basis = _basis(np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2) / self.scale_mm,
+                       len(self.coeffs[0]))
+        logs = np.stack([basis @ np.asarray(c) for c in self.coeffs], axis=1)
+        return np.asarray(np.exp(logs), dtype=np.float64)
+
+
+def _basis(p: FloatArray, n: int) -> FloatArray:
+    x, y = p[:, 0], p[:, 1]
+    cols = [np.ones_like(x), x, y, x * y][:n]
+    return np.stack(cols, axis=1)
+
+
+def _ring_points(centre: tuple[float, float], size: float, ring: tuple[float, float],
+                 per_side: int = 24, layers: int = 3) -> FloatArray:
+    """Points on concentric square rings around a marker centre, in table mm."""
+    pts: list[FloatArray] = []
+    for r in np.linspace(ring[0], ring[1], layers):
+        h = r * size
+        t = np.linspace(-h, h, per_side, endpoint=False)
+        side = [np.stack([t, np.full_like(t, -h)], 1), np.stack([np.full_like(t, h), t], 1),
+                np.stack([-t, np.full_like(t, h)], 1), np.stack([np.full_like(t, -h), -t], 1)]
+        pts.extend(side)
+    return np.vstack(pts) + np.asarray(centre, dtype=np.float64)
+
+
+def _sample(image: NDArray[np.uint8], pts_px: FloatArray) -> FloatArray | None:
+    h, w = image.shape[:2]
+    ok = ((pts_px[:, 0] >= 0) & (pts_px[:, 0] <= w - 1) & (pts_px[:, 1] >= 0)
+          & (pts_px[:, 1] <= h - 1))
+    if ok.sum() < 0.6 * len(pts_px):
+        return None
+    p = np.rint(pts_px[ok]).astype(np.int64)
+    vals = image[p[:, 1], p[:, 0]].reshape(-1, image.shape[2] if image.ndim == 3 else 1)
+    return np.asarray(np.median(vals.astype(np.float64), axis=0), dtype=np.float64)
+
+
+def sample_markers(image: NDArray[np.uint8], fit: TableFit,
+                   profile: TableProfile) -> list[MarkerSample]:
+    """White and black of every seen marker, sampled in table mm through the fit."""
+    img = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    blurred = np.asarray(cv2.GaussianBlur(img, (3, 3), 0), dtype=np.uint8)
+    out: list[MarkerSample] = []
+    for mid in fit.markers_seen:
+        m = profile.marker(mid)
+        if m is None:
+            continue
+        white = _sample(blurred, fit.to_image(_ring_points(m.centre_mm, m.size_mm, WHITE_RING)))
+        black = _sample(blurred, fit.to_image(_ring_points(m.centre_mm, m.size_mm, BLACK_RING)))
+        if white is None or black is None:
+            continue
+        if np.any(white - black < 12.0):   # no contrast: covered, glared or not a marker
+            continue
+        out.append(MarkerSample(mid, m.centre_mm, (float(white[0]), float(white[1]), float(white[2])),
+                                (float(black[0]), float(black[1]), float(black[2]))))
+    return out
+
+
+def reference_from_samples(samples: Sequence[MarkerSample]) -> ColourReference:
+    """Fit the white surface: bilinear with 4+ markers, a plane with 3, constant with 1-2."""
+    if not samples:
+        raise ValueError("no marker samples")
+    n = len(samples)
+    nb = 4 if n >= 4 else (3 if n == 3 else 1)
+    centres = np.array([s.centre_mm for s in samples], dtype=np.float64)
+    scale = float(max(1.0, np.abs(centres).max()))
+    basis = _basis(centres / scale, nb)
+    whites = np.maximum(np.array([s.white for s in samples], dtype=np.float64), 1.0)
+    blacks = np.array([s.black for s in samples], dtype=np.float64)
+    coeffs = []
+    for c in range(3):
+        sol, *_ = np.linalg.lstsq(basis, np.log(whites[:, c]), rcond=None)
+        coeffs.append(tuple(float(v) for v in sol))
+    rho = np.clip(np.median(blacks / whites, axis=0), 0.0, 0.8)
+    return ColourReference(tuple(samples), (coeffs[0], coeffs[1], coeffs[2]),
+                           (float(rho[0]), float(rho[1]), float(rho[2])), scale, "markers",
+                           bool(np.any(whites >= CLIP_LEVEL)))
+
+
+def reference_from_percentiles(image: NDArray[np.uint8]) -> ColourReference:
+    """Fallback without markers: the brightest and darkest 1% stand in for paper and ink."""
+    img = image.reshape(-1, image.shape[2] if image.ndim == 3 else 1).astype(np.float64)
+    if img.shape[1] == 1:
+        img = np.repeat(img, 3, axis=1)
+    step = max(1, len(img) // 200_000)
+    sub = img[::step]
+    white = np.maximum(np.percentile(sub, 99.0, axis=0), 1.0)
+    black = np.percentile(sub, 1.0, axis=0)
+    rho = np.clip(black / white, 0.0, 0.8)
+    coeffs = tuple((float(np.log(white[c])),) for c in range(3))
+    return ColourReference((), (coeffs[0], coeffs[1], coeffs[2]),
+                           (float(rho[0]), float(rho[1]), float(rho[2])), 1.0, "percentile",
+                           bool(np.any(white >= CLIP_LEVEL)))
+
+
+def measure_reference(image: NDArray[np.uint8], fit: TableFit,
+                      profile: TableProfile) -> ColourReference:
+    """The frame's light from its markers, or from its percentiles when none is usable."""
+    samples = sample_markers(image, fit, profile)
+    if samples:
+        return reference_from_samples(samples)
+    return reference_from_percentiles(image)
+
+
+def _apply(image: NDArray[np.uint8], white: NDArray[np.float32],
+           reference: ColourReference) -> NDArray[np.uint8]:
+    """out = v * gain + offset with gain/offset from the white map (HxWx3 float32)."""
+    rho = np.asarray(reference.rho, dtype=np.float32)
+    span = np.float32(WHITE_LEVEL - BLACK_LEVEL)
+    gain = span / (white * (1.0 - rho))
+    offset = (BLACK_LEVEL - rho * span / (1.0 - rho)).astype(np.float32)
+    img = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    out = cv2.multiply(img.astype(np.float32), gain)
+    out = cv2.add(out, np.broadcast_to(offset, out.shape).astype(np.float32))
+    return np.asarray(np.clip(out, 0, 255).round().astype(np.uint8))
+
+
+def _white_map(reference: ColourReference, to_table: FloatArray, shape: tuple[int, int],
+               grid: int = 24) -> NDArray[np.float32]:
+    """The white surface on a coarse grid of output pixels, resized to full size.
+
+    `to_table` maps output pixel coordinates (x, y) to table mm (3x3 homography)."""
+    h, w = shape
+    gx = min(grid, w)
+    gy = min(grid, h)
+    xs = np.linspace(0, w - 1, gx)
+    ys = np.linspace(0, h - 1, gy)
+    px = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    ph = np.hstack([px, np.ones((len(px), 1))]) @ to_table.T
+    mm = ph[:, :2] / ph[:, 2:3]
+    white = reference.white_at(mm).reshape(gy, gx, 3).astype(np.float32)
+    return np.asarray(cv2.resize(white, (w, h), interpolation=cv2.INTER_LINEAR), dtype=np.float32)
+
+
+def normalise(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
+              reference: ColourReference | None = None) -> NDArray[np.uint8]:
+    """The camera frame with paper white at WHITE_LEVEL and ink black at BLACK_LEVEL
+    everywhere on the table, whatever the lamp (same size and geometry as the input)."""
+    ref = reference if reference is not None else measure_reference(image, fit, profile)
+    h, w = image.shape[:2]
+    if ref.source == "percentile" or len(ref.coeffs[0]) == 1:
+        white = np.broadcast_to(np.asarray(ref.white_at(np.zeros((1, 2)))[0], dtype=np.float32),
+                                (h, w, 3)).astype(np.float32)
+        return _apply(image, white, ref)
+    # The white surface is smooth: evaluating it through the homography on a coarse
+    # grid (lens distortion ignored there) is well within its own accuracy.
+    return _apply(image, _white_map(ref, fit.image_to_table, (h, w)), ref)
+
+
+def normalise_rectified(rectified: NDArray[np.uint8], reference: ColourReference,
+                        origin_mm: tuple[float, float], px_per_mm: float) -> NDArray[np.uint8]:
+    """The same correction for a top-down view made by geometry.rectify with the same
+    origin_mm and px_per_mm; measure `reference` on the camera frame first
+    (measure_reference), since the markers are usually outside the play area."""
+    s = 1.0 / px_per_mm
+    to_table = np.array([[s, 0, origin_mm[0] + 0.5 * s], [0, s, origin_mm[1] + 0.5 * s], [0, 0, 1]],
+                        dtype=np.float64)
+    h, w = rectified.shape[:2]
+    return _apply(rectified, _white_map(reference, to_table, (h, w)), reference)
