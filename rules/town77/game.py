@@ -294,6 +294,7 @@ class MultiplayerGame(PlayersGame):
                  turned_over: Sequence[Tile] = ()) -> None:
         super().__init__(city, len(hands))
         self._rng = rng
+        self.step = Step.START
         self.hands: tuple[tuple[Tile, ...], ...] = tuple(tuple(sorted(h)) for h in hands)
         self.turned_over = tuple(turned_over)
         used = [t for h in self.hands for t in h] + list(city.tiles().values()) \
@@ -305,7 +306,6 @@ class MultiplayerGame(PlayersGame):
             raise CouldNotRead(f"{len(city.face_down_cells())} face-down cells but "
                                f"{len(self.turned_over)} turned-over tiles listed")
         self.bag: tuple[Tile, ...] = tuple(t for t in ALL_TILES if t not in set(used))
-        self.step = Step.START
 
     @classmethod
     def new(cls, players: int, rng: random.Random) -> MultiplayerGame:
