@@ -1,0 +1,125 @@
+"""When to look: the motion check on the camera's low-resolution grey stream, and the
+guard that refuses to read a table with something on it that is not a piece.
+
+The motion check compares each preview frame (about 320x180) with the previous one,
+after halving it with INTER_AREA (a cheap blur that also kills sensor noise), and calls
+it motion when more than `min_fraction` of the pixels changed by more than
+`pixel_threshold` grey levels. Slow light changes move every pixel by a level or two per
+frame and never count. The table is still once no motion was seen for `still_seconds`.
+
+The foreign-object guard works on the rectified play area of full frames: the change
+since the last accepted frame must be explained by the move (the footprint of the cells
+it touches); a hand, arm or cup leaves change outside that footprint, and the move waits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+GreyImage = NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class MotionConfig:
+    """Thresholds ([motion] in the device config)."""
+
+    pixel_threshold: int = 20        # grey levels a pixel must change by to count
+    min_fraction: float = 0.004      # fraction of changed pixels that makes "motion"
+    still_seconds: float = 1.0       # how long the table must stay still before a look
+    guard_threshold: int = 28        # grey levels, in the rectified play area
+    guard_fraction: float = 0.004    # changed fraction outside the move that means "not clear"
+    guard_px_per_mm: float = 0.5     # resolution of the guard's rectified view
+
+
+@dataclass(frozen=True)
+class MotionState:
+    moving: bool            # this frame differed from the previous one
+    changed: float          # fraction of pixels that changed
+    still_for: float        # seconds since the last motion (0 while moving)
+
+
+class MotionDetector:
+    """Feed preview frames with their time; ask whether the table has been still long enough."""
+
+    def __init__(self, config: MotionConfig | None = None) -> None:
+        self.config = config or MotionConfig()
+        self._prev: GreyImage | None = None
+        self._last_motion: float | None = None
+        self._diff: GreyImage | None = None
+
+    def reset(self, now: float) -> None:
+        """Forget the previous frame (after a camera restart) and count stillness from now."""
+        self._prev = None
+        self._last_motion = now
+
+    def update(self, frame: GreyImage, now: float) -> MotionState:
+        small = _prepare(frame)
+        if self._prev is None or self._prev.shape != small.shape:
+            self._prev = small
+            self._last_motion = now
+            return MotionState(True, 1.0, 0.0)
+        if self._diff is None or self._diff.shape != small.shape:
+            self._diff = np.empty_like(small)
+        cv2.absdiff(small, self._prev, dst=self._diff)
+        self._prev = small
+        count = int(np.count_nonzero(self._diff > self.config.pixel_threshold))
+        frac = count / self._diff.size
+        if frac > self.config.min_fraction or self._last_motion is None:
+            self._last_motion = now
+            return MotionState(True, frac, 0.0)
+        return MotionState(False, frac, now - self._last_motion)
+
+    def is_still(self, now: float) -> bool:
+        return self._last_motion is not None and self._prev is not None and \
+            now - self._last_motion >= self.config.still_seconds
+
+
+def _prepare(frame: GreyImage) -> GreyImage:
+    g = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    h, w = g.shape[:2]
+    return np.asarray(cv2.resize(g, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA))
+
+
+# --- the foreign-object guard ------------------------------------------------------------
+
+Rect = tuple[float, float, float, float]   # x0, y0, x1, y1 in table mm
+
+
+def normalise(view: GreyImage) -> GreyImage:
+    """Blur and equalise overall brightness so a cloud passing is not "change"."""
+    v = cv2.GaussianBlur(view, (5, 5), 0)
+    med = float(np.median(v))
+    if med > 1.0:
+        v = cv2.convertScaleAbs(v, alpha=128.0 / med)
+    return np.asarray(v)
+
+
+def foreign_change(reference: GreyImage, current: GreyImage, explained: Iterable[Rect],
+                   origin_mm: tuple[float, float], px_per_mm: float,
+                   threshold: int) -> tuple[float, GreyImage]:
+    """The fraction of the view that changed outside the `explained` rectangles, and the mask.
+
+    Both views are normalised rectified grey images of the same table rectangle starting
+    at `origin_mm`; `explained` are table-mm rectangles the move is allowed to change.
+    """
+    a = normalise(reference)
+    b = normalise(current)
+    diff = cv2.absdiff(a, b)
+    raw = (diff > threshold).astype(np.uint8)
+    # open: single noisy pixels and edge shimmer are not objects
+    mask: GreyImage = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+                                 dtype=np.uint8)
+    h, w = mask.shape
+    for x0, y0, x1, y1 in explained:
+        c0 = max(0, int((x0 - origin_mm[0]) * px_per_mm))
+        r0 = max(0, int((y0 - origin_mm[1]) * px_per_mm))
+        c1 = min(w, int(np.ceil((x1 - origin_mm[0]) * px_per_mm)))
+        r1 = min(h, int(np.ceil((y1 - origin_mm[1]) * px_per_mm)))
+        if c1 > c0 and r1 > r0:
+            mask[r0:r1, c0:c1] = 0
+    return float(np.count_nonzero(mask)) / float(mask.size), np.asarray(mask)
