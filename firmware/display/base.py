@@ -9,6 +9,10 @@ from PIL import Image
 WIDTH, HEIGHT = 128, 64
 
 
+class DisplayError(RuntimeError):
+    """The display cannot be opened or written (not wired, wrong address, no permission)."""
+
+
 class Display(Protocol):
     def show(self, image: Image.Image) -> None:
         """Show a 128x64 mode "1" image (screens are pure functions that make these)."""
@@ -16,9 +20,19 @@ class Display(Protocol):
 
     def clear(self) -> None: ...
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Clear the screen and release the device (idempotent)."""
+        ...
 
     @property
     def last(self) -> Image.Image | None:
         """The last image shown (luma's dummy device keeps it; real ones keep a copy)."""
         ...
+
+
+def as_frame(image: Image.Image) -> Image.Image:
+    """Check the size and make the image 1-bit: a wrong-sized screen is a bug, say so early."""
+    if image.size != (WIDTH, HEIGHT):
+        raise ValueError(f"screen image is {image.size[0]}x{image.size[1]}; displays take "
+                         f"{WIDTH}x{HEIGHT}")
+    return image if image.mode == "1" else image.convert("1")
