@@ -224,7 +224,8 @@ class PlayersGame(Game):
 
     def _leave(self, player: int) -> None:
         self.leave_order = self.leave_order + (player,)
-        self._pass_turn()
+        if player == self.turn:
+            self._pass_turn()
 
     def _pass_turn(self) -> None:
         active = self.active
@@ -259,6 +260,16 @@ class RefereeGame(PlayersGame):
 
     def after_placement(self, player: int, tile: Tile, cell: Cell) -> None:
         self._pass_turn()
+
+    def leave(self, player: int) -> None:
+        """Any player still in may leave: one who just placed their last tile has already
+        passed the turn on, and the device only learns it from a button press."""
+        if self.is_over():
+            self.refuse(GameRule.GAME_OVER, f"player {player + 1} cannot leave")
+        if player in self.leave_order or not 0 <= player < self.players:
+            self.refuse(GameRule.PLAYER_LEFT, f"player {player + 1}")
+        self._save()
+        self._leave(player)
 
     def set_tiles_left(self, player: int, count: int) -> None:
         """Tiles left in a player's hand, as entered with the buttons."""

@@ -17,17 +17,25 @@ from rules.town77.tiles import SIDE, Tile
 class Reason(Enum):
     """Why a placement is refused; value = (short screen text, sentence for messages)."""
 
-    TILE_ALREADY_IN_CITY = ("Tile already in city", "that tile is already in the city (each tile exists once; a misread?)")
-    ABOVE_OR_LEFT_OF_PIONEER = ("Outside city", "no tile may go above or left of the Pioneering Tile")
-    EIGHTH_ROW_OR_COLUMN = ("No 8th row/column", "the city is 7 by 7; this would make an 8th row or column")
+    TILE_ALREADY_IN_CITY = (
+        "Tile already in city",
+        "that tile is already in the city (each tile exists once; a misread?)")
+    ABOVE_OR_LEFT_OF_PIONEER = (
+        "Outside city", "no tile may go above or left of the Pioneering Tile")
+    EIGHTH_ROW_OR_COLUMN = (
+        "No 8th row/column", "the city is 7 by 7; this would make an 8th row or column")
     CELL_FACE_DOWN = ("Face-down tile there", "a face-down tile cannot be covered")
     CELL_TAKEN = ("Cell taken", "the cell already holds a tile")
-    PIONEER_CELL_ONLY = ("Start at A1", "the first tile, the Pioneering Tile, goes in the top-left cell A1")
+    PIONEER_CELL_ONLY = (
+        "Start at A1", "the first tile, the Pioneering Tile, goes in the top-left cell A1")
     NOT_TOUCHING = ("Touches nothing", "no side touches a house already in the city")
     SAME_SHAPE_IN_ROW = ("Shape in row", "a house of the same shape is already in this row")
-    SAME_SHAPE_IN_COLUMN = ("Shape in column", "a house of the same shape is already in this column")
-    SAME_COLOUR_IN_ROW = ("Colour in row", "a house of the same colour is already in this row")
-    SAME_COLOUR_IN_COLUMN = ("Colour in column", "a house of the same colour is already in this column")
+    SAME_SHAPE_IN_COLUMN = (
+        "Shape in column", "a house of the same shape is already in this column")
+    SAME_COLOUR_IN_ROW = (
+        "Colour in row", "a house of the same colour is already in this row")
+    SAME_COLOUR_IN_COLUMN = (
+        "Colour in column", "a house of the same colour is already in this column")
 
     @property
     def short(self) -> str:

@@ -160,12 +160,12 @@ def test_hint_is_fast() -> None:
     for seed in range(3):
         g = ChallengeGame.new(random.Random(seed))
         while not g.is_over():
-            start = time.perf_counter()
+            start = time.process_time()
             h = g.hint()
-            worst = max(worst, time.perf_counter() - start)
+            worst = max(worst, time.process_time() - start)
             assert h is not None
             g.place(0, h.tile, h.cell)
-    assert worst < 0.05   # a Pi 4 is roughly 4-6x slower than a dev machine
+    assert worst < 0.05   # CPU time; a Pi 4 is roughly 4x slower than a dev machine
 
 
 def test_hint_example() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -63,7 +64,8 @@ def test_player_count_refused(players: int) -> None:
     with pytest.raises(IllegalMove) as info:
         MultiplayerGame.new(players, random.Random(0))
     assert info.value.reason is GameRule.PLAYER_COUNT
-    assert str(info.value) == f"{players} players: Town 77 is for 2 to 5 players (or the solo Challenge)"
+    assert str(info.value) == (f"{players} players: Town 77 is for 2 to 5 players "
+                               "(or the solo Challenge)")
 
 
 def test_setup_is_deterministic_for_a_seed() -> None:
@@ -116,7 +118,8 @@ def test_illegal_placement_is_refused_and_changes_nothing() -> None:
     (lambda g: g.undo(), GameRule.NOTHING_TO_UNDO,
      "cannot undo: there is nothing to undo"),
 ])
-def test_refused_actions_name_rule_and_state(action, rule: GameRule, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_refused_actions_name_rule_and_state(
+        action: Callable[[MultiplayerGame], object], rule: GameRule, text: str) -> None:
     """Each refused action raises IllegalMove with its rule and the game notation."""
     g = game(GAME)
     with pytest.raises(IllegalMove) as info:
@@ -207,3 +210,16 @@ def test_game_notation_errors() -> None:
                                "l<leavers|-> r<turned over|->'")
     with pytest.raises(CouldNotRead, match="a tile is in two places"):
         game(city_text("a0") + " a0,b1 t1 s l- r-")
+
+
+def test_referee_leave_of_a_player_whose_turn_it_is_not() -> None:
+    """On the device a player who placed their last tile leaves after the turn passed."""
+    r = RefereeGame(3, pioneer=Tile.parse("a0"))
+    r.place(0, Tile.parse("b1"), Cell.parse("B1"))
+    r.leave(0)
+    assert r.turn == 1 and r.leave_order == (0,)
+    with pytest.raises(IllegalMove) as info:
+        r.leave(0)
+    assert info.value.reason is GameRule.PLAYER_LEFT
+    r.undo()
+    assert r.leave_order == ()
