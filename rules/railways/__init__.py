@@ -8,6 +8,7 @@ from rules.railways.engine import (
     BuildReport, FinalResult, Gigantopolis, Railways, Refusal, ScoreTerm, owns, rules_for,
 )
 from rules.railways.notation import format_position, parse_position
+from rules.railways.simulate import SimGame, SimGeometry, SimLayout, SimMove, placeholder_catalogue, simulate_game
 from rules.railways.state import (
     COLOURS, END_OF_LINE, BuiltLink, Draw, Link, Move, Pass, Phase, PlayerState, Position,
     Settings, StationInPlay,
@@ -19,5 +20,6 @@ __all__ = [
     "BuildReport", "FinalResult", "Gigantopolis", "Railways", "Refusal", "ScoreTerm", "owns",
     "rules_for", "format_position", "parse_position", "COLOURS", "END_OF_LINE", "BuiltLink",
     "Draw", "Link", "Move", "Pass", "Phase", "PlayerState", "Position", "Settings",
-    "StationInPlay",
+    "StationInPlay", "SimGame", "SimGeometry", "SimLayout", "SimMove", "placeholder_catalogue",
+    "simulate_game",
 ]

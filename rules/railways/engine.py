@@ -231,7 +231,7 @@ class Railways:
         paid = self.settings.clips_per_card * b.cards_discarded + free
         if b.clips > paid:
             no(Refusal.NOT_ENOUGH_CARDS_PAID,
-               f"{b.clips} clips, {b.cards_discarded} cards pay {paid - free} plus {free} free")
+               f"{b.clips} clips, {b.cards_discarded} card(s) pay {paid - free} plus {free} free")
         if self._take_cards(player.hand, b) is None:
             no(Refusal.CARDS_NOT_IN_HAND, f"hand {','.join(player.hand) or 'empty'}")
         if b.clips > player.clips:

@@ -1,0 +1,44 @@
+"""The random-game simulator the vision benchmark lays out on the synthetic table."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from rules.railways import BuiltLink
+from rules.railways.geometry import polyline_length
+from rules.railways.simulate import SimGeometry, simulate_game
+
+
+def test_same_seed_same_game() -> None:
+    """A seed fixes the whole game, moves and geometry alike."""
+    a = simulate_game(random.Random(3), 3, "metropolis")
+    b = simulate_game(random.Random(3), 3, "metropolis")
+    assert a == b
+    assert a != simulate_game(random.Random(4), 3, "metropolis")
+
+
+def test_build_paths_are_clips_long_and_inside_the_area() -> None:
+    """Each build's path is clips x pitch long, starts and ends in its stations, stays inside."""
+    g = SimGeometry()
+    game = simulate_game(random.Random(11), 4, "gigantopolis", geometry=g)
+    rects = dict(game.layout.stations)
+    builds = [m for m in game.moves if isinstance(m.move, BuiltLink)]
+    assert len(builds) >= 5
+    for m in builds:
+        assert isinstance(m.move, BuiltLink)
+        if m.new_station is not None:
+            rects[m.move.to_station] = m.new_station
+        assert math.isclose(polyline_length(m.path), m.move.clips * g.clip_pitch_mm, rel_tol=1e-6)
+        assert rects[m.move.from_station].contains(m.path[0])
+        assert rects[m.move.to_station].contains(m.path[-1])
+        assert all(0 <= c <= g.area_mm for p in m.path for c in p)
+
+
+def test_geometry_facts_show_up_over_a_few_games() -> None:
+    """Across a few games the measured facts include touched links, obstacles and new stations."""
+    builds = [m.move for seed in range(4) for m in simulate_game(random.Random(seed), 5).moves
+              if isinstance(m.move, BuiltLink)]
+    assert any(b.touches_links for b in builds)
+    assert any(b.obstacles for b in builds)
+    assert any(b.new_card for b in builds) and any(not b.new_card for b in builds)
