@@ -1,0 +1,52 @@
+"""Every threshold of the tile reader in one place, so a benchmark can vary them and a
+test can pin them, instead of magic numbers scattered through the stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TilesConfig:
+    # -- rectification -----------------------------------------------------------
+    coarse_px_per_mm: float = 1.5
+    """Grid search resolution: a 1 mm gap between tiles is still 1.5 px wide."""
+    crop_px: int = 72
+    """Side of each per-cell crop (pixels); the crop spans `crop_span` pitches."""
+    crop_span: float = 1.0
+    # -- grid --------------------------------------------------------------------
+    min_pitch_mm: float = 14.0
+    max_pitch_mm: float = 60.0
+    edge_percentile: float = 80.0
+    """Only gradients above this percentile vote for the grid orientation."""
+    # -- occupancy ---------------------------------------------------------------
+    min_edge_contrast: float = 0.35
+    """A cell is a tile when its own outline is at least this fraction of the
+    typical tile outline strength of the frame."""
+    edge_floor: float = 0.04
+    """Least side energy (grey normalised to paper white = 1) of any tile outline."""
+    table_delta_e: float = 12.0
+    """A blank face at least this far from the bare table's colour is a tile."""
+    centre_fraction: float = 0.22
+    """The centre region (Chebyshev half-size, pitches) where a symbol is looked for."""
+    min_centre_contrast: float = 10.0
+    """Coarse pass: mean delta E of the centre against the ring that means a symbol."""
+    plain_spread: float = 6.0
+    """Coarse pass: a ring this uniform (RMS delta E) can be a tile's plain back."""
+    # -- symbol ------------------------------------------------------------------
+    face_ring: tuple[float, float] = (0.30, 0.40)
+    """Where the tile face is sampled (fractions of the pitch from the cell centre)."""
+    symbol_min_area: float = 0.015
+    """A symbol smaller than this fraction of the tile face means a blank face."""
+    symbol_min_de: float = 12.0
+    """Least delta E between symbol and face (print on a tile is never subtler)."""
+    shape_grid: int = 24
+    shape_span: float = 0.40
+    """The descriptor covers +-shape_span pitches around the symbol's centroid."""
+    # -- grouping ----------------------------------------------------------------
+    shape_merge: float = 0.30
+    """Average-linkage distance below which two shape groups are one shape."""
+    colour_merge: float = 14.0
+    """Average-linkage distance (CIELAB delta E) below which two colour groups merge."""
+    facedown_delta_e: float = 18.0
+    """A blank face this far from the front face colour is a tile's back."""

@@ -1,0 +1,49 @@
+"""Per-cell crops straight from the camera frame, one small warp per cell, normalised
+for the frame's light.
+
+Cropping from the original frame (not from the coarse top-down view) keeps the
+camera's full detail for the symbol while costing only the crop's own pixels.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.colour import BLACK_LEVEL, WHITE_LEVEL, ColourReference
+from calibration.geometry import TableFit
+from vision.tiles.grid import GridFit
+
+F32 = NDArray[np.float32]
+
+
+def cell_crop(image: NDArray[np.uint8], fit: TableFit, grid: GridFit, col: int, row: int,
+              size_px: int, span: float) -> NDArray[np.uint8]:
+    """A size_px square crop of a cell (span pitches wide), axis-aligned with the grid."""
+    corners_mm = grid.cell_corners_mm(col, row, span * grid.pitch_mm)
+    src = fit.to_image(corners_mm).astype(np.float32)
+    s = float(size_px)
+    dst = np.array([[-0.5, -0.5], [s - 0.5, -0.5], [s - 0.5, s - 0.5], [-0.5, s - 0.5]],
+                   dtype=np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    return np.asarray(cv2.warpPerspective(image, m, (size_px, size_px), flags=cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE), dtype=np.uint8)
+
+
+def normalise_crop(crop: NDArray[np.uint8], reference: ColourReference,
+                   centre_mm: NDArray[np.float64]) -> F32:
+    """The crop as if lit by the reference white (float32 BGR 0..1), using the light
+    at the cell's centre: paper white -> WHITE_LEVEL/255, ink black -> BLACK_LEVEL/255."""
+    white = reference.white_at(np.asarray(centre_mm, dtype=np.float64).reshape(1, 2))[0]
+    rho = np.asarray(reference.rho, dtype=np.float64)
+    span = (WHITE_LEVEL - BLACK_LEVEL) / 255.0
+    gain = span / (white * (1.0 - rho))
+    offset = BLACK_LEVEL / 255.0 - rho * span / (1.0 - rho)
+    out = crop.astype(np.float32) * gain.astype(np.float32) + offset.astype(np.float32)
+    return np.asarray(np.clip(out, 0.0, 1.0), dtype=np.float32)
+
+
+def to_lab(bgr01: F32) -> F32:
+    """CIELAB (L 0..100) of a float BGR 0..1 image, as OpenCV defines it."""
+    return np.asarray(cv2.cvtColor(bgr01, cv2.COLOR_BGR2LAB), dtype=np.float32)

@@ -1,0 +1,122 @@
+"""One cell seen straight on: its face colour, its symbol (mask, shape descriptor,
+colour) and its outline.
+
+Everything is measured against the cell's own face colour, so the reader needs no
+idea of what the tiles look like: a symbol is whatever differs from the face.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.tiles.config import TilesConfig
+
+F32 = NDArray[np.float32]
+F64 = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class CellLook:
+    face_lab: F64            # median colour of the face ring (CIELAB)
+    face_spread: float       # median delta E of ring pixels from face_lab (texture)
+    symbol_frac: float       # symbol area / inner area
+    symbol_lab: F64          # symbol colour (CIELAB), meaningless without a symbol
+    shape: F32               # shape descriptor (flattened grid of the symbol mask)
+    angle_rad: float         # the tile's own rotation within the grid cell
+    offset: tuple[float, float]   # symbol centroid offset from the cell centre (pitches)
+    contrast: float          # typical delta E of the symbol against the face
+
+    @property
+    def has_symbol(self) -> bool:
+        return self.symbol_frac > 0.0
+
+
+@dataclass(frozen=True)
+class CellGeometry:
+    """Precomputed per-cell-size masks (one crop size serves every cell of a frame)."""
+
+    size: int
+    cheb: F32          # Chebyshev distance from the cell centre, in pitches
+
+    @staticmethod
+    def make(size: int) -> "CellGeometry":
+        c = (size - 1) / 2.0
+        ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
+        cheb = np.maximum(np.abs(xs - c), np.abs(ys - c)) / float(size)
+        return CellGeometry(size, cheb.astype(np.float32))
+
+
+def _local_angle(grey: F32, band: NDArray[np.bool_], limit_deg: float = 12.0) -> float:
+    """The tile's own rotation from its outline (mod 90, within +-limit)."""
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.hypot(gx, gy)[band]
+    if mag.size == 0:
+        return 0.0
+    thr = float(np.percentile(mag, 70.0))
+    sel = mag > thr
+    if not np.any(sel):
+        return 0.0
+    a4 = 4.0 * np.arctan2(gy[band][sel], gx[band][sel]).astype(np.float64)
+    d = np.angle(np.exp(1j * a4))
+    keep = np.abs(d) < math.radians(4 * limit_deg)
+    if not np.any(keep):
+        return 0.0
+    w = mag[sel][keep].astype(np.float64)
+    return float(np.angle(np.sum(w * np.exp(1j * d[keep]))) / 4.0)
+
+
+def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
+    """Read one grid-aligned cell crop (float BGR 0..1 and its CIELAB)."""
+    r0, r1 = cfg.face_ring
+    ring = (geo.cheb >= r0) & (geo.cheb <= r1)
+    inner = geo.cheb < r1
+    ring_px = lab[ring].astype(np.float64)
+    face = np.median(ring_px, axis=0)
+    de_ring = np.linalg.norm(ring_px - face, axis=1)
+    near = de_ring < 20.0
+    if np.count_nonzero(near) > 10:
+        face = np.median(ring_px[near], axis=0)
+        de_ring = np.linalg.norm(ring_px - face, axis=1)
+    spread = float(np.median(de_ring))
+    d = np.linalg.norm(lab.astype(np.float64) - face, axis=2)
+    d_in = d[inner]
+    peak = float(np.percentile(d_in, 98.0))
+    thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
+    mask = (d > thr) & inner
+    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
+    n = cfg.shape_grid
+    if frac < cfg.symbol_min_area:
+        return CellLook(face, spread, 0.0, face, np.zeros(n * n, np.float32), 0.0, (0.0, 0.0), 0.0)
+    ys, xs = np.nonzero(mask)
+    cx, cy = float(xs.mean()), float(ys.mean())
+    grey = np.asarray(cv2.cvtColor(bgr01, cv2.COLOR_BGR2GRAY), dtype=np.float32)
+    band = geo.cheb >= 0.36
+    ang = _local_angle(grey, band)
+    # soft mask: 0 on the face, 1 well inside the symbol, a ramp across its edge
+    soft = np.clip((d - 0.5 * thr) / thr, 0.0, 1.0).astype(np.float32)
+    soft[~inner] = 0.0
+    size = geo.size
+    half = cfg.shape_span * size     # sample +-shape_span pitches around the centroid
+    step = 2.0 * half / n
+    ca, sa = math.cos(ang), math.sin(ang)
+    # descriptor pixel (i, j) -> crop point: centroid + R(ang) @ ((i + .5) * step - half, ...)
+    o = -half + 0.5 * step
+    m = np.array([[step * ca, -step * sa, cx + o * ca - o * sa],
+                  [step * sa, step * ca, cy + o * sa + o * ca]], dtype=np.float64)
+    if step > 1.5:   # sample a blurred mask so the descriptor does not alias
+        soft = np.asarray(cv2.GaussianBlur(soft, (0, 0), 0.5 * step), dtype=np.float32)
+    desc = cv2.warpAffine(soft, m.astype(np.float64), (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+    core = d[mask]
+    cut = float(np.percentile(core, 50.0))
+    sym = lab[mask][core >= cut].astype(np.float64)
+    colour = np.median(sym, axis=0)
+    c0 = (size - 1) / 2.0
+    return CellLook(face, spread, frac, colour, np.asarray(desc, np.float32).ravel(), ang,
+                    ((cx - c0) / size, (cy - c0) / size), float(np.median(core)))

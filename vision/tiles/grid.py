@@ -1,0 +1,184 @@
+"""Fit the tile grid from the tiles themselves: orientation from the edge directions,
+pitch from the autocorrelation of edge profiles, phase from folding them at that pitch.
+
+The grid may be rotated against the table and the tiles may sit a little off their
+cells, so nothing here assumes the table axes: only that tile outlines are the
+strongest periodic straight edges in the play area.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.tiles.config import TilesConfig
+
+F32 = NDArray[np.float32]
+F64 = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """A square lattice in table millimetres: lattice line crossings (gaps between
+    cells) at origin + pitch*(i*ux + j*uy); cell (col i, row j) is the square after it."""
+
+    angle_rad: float          # rotation of the grid's column axis from the table's x axis
+    pitch_mm: float
+    origin_mm: tuple[float, float]   # a gap crossing, table mm
+    strength: float           # how periodic the edges were (0 = no grid at all)
+
+    @property
+    def axes(self) -> tuple[F64, F64]:
+        c, s = math.cos(self.angle_rad), math.sin(self.angle_rad)
+        return np.array([c, s]), np.array([-s, c])
+
+    def cell_centre_mm(self, col: float, row: float) -> F64:
+        ux, uy = self.axes
+        o = np.asarray(self.origin_mm, dtype=np.float64)
+        return o + self.pitch_mm * ((col + 0.5) * ux + (row + 0.5) * uy)
+
+    def cell_of(self, pts_mm: F64) -> NDArray[np.int64]:
+        """Table mm -> (col, row) of the cell containing each point."""
+        ux, uy = self.axes
+        d = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2) - np.asarray(self.origin_mm)
+        return np.asarray(np.floor(np.stack([d @ ux, d @ uy], axis=1) / self.pitch_mm), dtype=np.int64)
+
+    def cell_corners_mm(self, col: float, row: float, side_mm: float | None = None) -> F64:
+        """TL, TR, BR, BL corners of a cell-sized square (or `side_mm`) around a cell centre."""
+        ux, uy = self.axes
+        h = (self.pitch_mm if side_mm is None else side_mm) / 2.0
+        c = self.cell_centre_mm(col, row)
+        return np.array([c - h * ux - h * uy, c + h * ux - h * uy,
+                         c + h * ux + h * uy, c - h * ux + h * uy])
+
+
+def gradients(gray: F32) -> tuple[F32, F32]:
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    return np.asarray(gx, np.float32), np.asarray(gy, np.float32)
+
+
+def orientation(gx: F32, gy: F32, cfg: TilesConfig) -> float:
+    """The dominant edge direction modulo 90 degrees, in (-45, 45] degrees (radians).
+
+    Strong gradients vote with their magnitude in a histogram of angle mod 90; the
+    peak is refined by a circular mean around it (tile jitter averages out)."""
+    mag = np.hypot(gx, gy)
+    thr = float(np.percentile(mag, cfg.edge_percentile))
+    sel = mag > max(thr, 1e-6)
+    if not np.any(sel):
+        return 0.0
+    ang = np.arctan2(gy[sel], gx[sel]).astype(np.float64)
+    w = mag[sel].astype(np.float64)
+    a4 = np.mod(ang * 4.0, 2 * math.pi)          # 4x angle: period 90 deg -> 360
+    nb = 180
+    hist = np.bincount((a4 / (2 * math.pi) * nb).astype(np.int64) % nb, weights=w, minlength=nb)
+    k = np.array([1, 4, 6, 4, 1], dtype=np.float64)
+    hs = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), k, mode="valid")
+    peak = (int(np.argmax(hs)) + 0.5) / nb * 2 * math.pi
+    d = np.angle(np.exp(1j * (a4 - peak)))
+    near = np.abs(d) < math.radians(4 * 4.0)
+    mean4 = peak + float(np.angle(np.sum(w[near] * np.exp(1j * d[near])))) if np.any(near) else peak
+    theta = mean4 / 4.0
+    theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
+    return float(theta)
+
+
+def _profiles(gx: F32, gy: F32, theta: float, px_per_mm: float,
+              origin_mm: tuple[float, float]) -> tuple[F64, F64, float, float, float]:
+    """Edge energy of lines along each grid axis, binned by position across them."""
+    h, w = gx.shape
+    c, s = math.cos(theta), math.sin(theta)
+    gu = gx * c + gy * s
+    gv = -gx * s + gy * c
+    au, av = np.abs(gu), np.abs(gv)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    X = origin_mm[0] + (xs + 0.5) / px_per_mm
+    Y = origin_mm[1] + (ys + 0.5) / px_per_mm
+    u = X * c + Y * s
+    v = -X * s + Y * c
+    binmm = 1.0 / px_per_mm
+    u0, v0 = float(u.min()), float(v.min())
+    iu = ((u - u0) / binmm).astype(np.int64).ravel()
+    iv = ((v - v0) / binmm).astype(np.int64).ravel()
+    wu = np.where(au > 2 * av, au, 0).ravel().astype(np.float64)
+    wv = np.where(av > 2 * au, av, 0).ravel().astype(np.float64)
+    pu = np.bincount(iu, weights=wu)
+    pv = np.bincount(iv, weights=wv)
+    # each bin holds a different number of pixels near the rotated area's corners
+    nu = np.bincount(iu, minlength=len(pu)).astype(np.float64)
+    nv = np.bincount(iv, minlength=len(pv)).astype(np.float64)
+    pu = pu / np.maximum(nu, 1.0) * float(np.median(nu[nu > 0]))
+    pv = pv / np.maximum(nv, 1.0) * float(np.median(nv[nv > 0]))
+    return pu, pv, u0, v0, binmm
+
+
+def _highpass(p: F64, sigma_bins: float) -> F64:
+    k = max(3, int(sigma_bins * 3) * 2 + 1)
+    base = cv2.GaussianBlur(p.reshape(1, -1).astype(np.float64), (k, 1), sigma_bins,
+                            borderType=cv2.BORDER_REFLECT).ravel()
+    return np.asarray(p - base, dtype=np.float64)
+
+
+def _autocorr(p: F64) -> F64:
+    n = len(p)
+    f = np.fft.rfft(p, 2 * n)
+    return np.asarray(np.fft.irfft(f * np.conj(f))[:n], dtype=np.float64)
+
+
+def _fold_phase(p: F64, pitch_bins: float, smooth_bins: float) -> tuple[float, float]:
+    """Phase (bins) where the profile's peaks line up at this pitch, and their contrast."""
+    nb = max(8, int(round(pitch_bins * 4)))
+    x = np.arange(len(p), dtype=np.float64)
+    pos = np.mod(x / pitch_bins, 1.0)
+    h = np.bincount((pos * nb).astype(np.int64) % nb, weights=np.maximum(p, 0), minlength=nb)
+    sig = max(0.5, smooth_bins / pitch_bins * nb)
+    k = max(3, int(sig * 3) * 2 + 1)
+    ext = np.concatenate([h[-k:], h, h[:k]])
+    hs = cv2.GaussianBlur(ext.reshape(1, -1), (k, 1), sig, borderType=cv2.BORDER_REFLECT).ravel()[k:-k]
+    i = int(np.argmax(hs))
+    half = hs[(i + nb // 2) % nb]
+    return (i + 0.5) / nb * pitch_bins, float((hs[i] - half) / max(float(hs.sum()), 1e-9) * nb)
+
+
+def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
+             cfg: TilesConfig) -> GridFit:
+    """The lattice of the tiles in a top-down grey view whose pixel (0, 0) starts at
+    table point origin_mm, px_per_mm pixels per millimetre."""
+    gx, gy = gradients(gray)
+    theta = orientation(gx, gy, cfg)
+    pu, pv, u0, v0, binmm = _profiles(gx, gy, theta, px_per_mm, origin_mm)
+    sig = 4.0 / binmm
+    hu, hv = _highpass(pu, sig), _highpass(pv, sig)
+    ru, rv = _autocorr(hu), _autocorr(hv)
+    n = min(len(ru), len(rv))
+    r = ru[:n] / max(ru[0], 1e-9) + rv[:n] / max(rv[0], 1e-9)
+    lo = int(math.floor(cfg.min_pitch_mm / binmm))
+    hi = min(n - 2, int(math.ceil(cfg.max_pitch_mm / binmm)))
+    if hi <= lo + 2:
+        return GridFit(theta, cfg.min_pitch_mm, origin_mm, 0.0)
+    seg = r[lo:hi + 1]
+    best = float(seg.max())
+    # the smallest strong peak: a lattice also correlates at twice its pitch
+    peaks = [k + lo for k in range(1, len(seg) - 1)
+             if seg[k] >= seg[k - 1] and seg[k] >= seg[k + 1] and seg[k] >= 0.75 * best]
+    i = peaks[0] if peaks else int(np.argmax(seg)) + lo
+    # parabolic sub-bin refinement
+    a, b, c = r[i - 1], r[i], r[i + 1]
+    den = a - 2 * b + c
+    off = 0.5 * (a - c) / den if abs(den) > 1e-12 else 0.0
+    pitch_bins = i + float(np.clip(off, -0.5, 0.5))
+    smooth = 1.5 / binmm
+    phu, su = _fold_phase(hu, pitch_bins, smooth)
+    phv, sv = _fold_phase(hv, pitch_bins, smooth)
+    pitch = pitch_bins * binmm
+    u_org = u0 + phu * binmm
+    v_org = v0 + phv * binmm
+    c_, s_ = math.cos(theta), math.sin(theta)
+    ox = u_org * c_ - v_org * s_
+    oy = u_org * s_ + v_org * c_
+    return GridFit(theta, float(pitch), (float(ox), float(oy)), float(min(su, sv)))

@@ -1,0 +1,146 @@
+"""Which lattice cells hold a tile.
+
+Coarse pass (cheap, whole play area): a tile is a square outline, so a candidate cell
+has edge energy along all four of its sides. Fine pass (candidates only): a tile shows
+a symbol, or a plain face unlike the bare table (a tile's back).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.tiles.config import TilesConfig
+from vision.tiles.face import CellLook
+from vision.tiles.grid import GridFit
+
+F32 = NDArray[np.float32]
+F64 = NDArray[np.float64]
+
+
+def side_energy(gx: F32, gy: F32, grid: GridFit, px_per_mm: float,
+                origin_mm: tuple[float, float], area: tuple[float, float, float, float],
+                band: float = 0.14) -> tuple[dict[tuple[int, int], F64], NDArray[np.int64]]:
+    """Mean edge energy across each of the 4 sides (left, right, top, bottom) of every
+    cell lying wholly inside area (x0, y0, x1, y1 in table mm), and the cell of every
+    pixel as one integer key (col + row * 100000, for masks)."""
+    h, w = gx.shape
+    ux, uy = grid.axes
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    X = origin_mm[0] + (xs + 0.5) / px_per_mm - grid.origin_mm[0]
+    Y = origin_mm[1] + (ys + 0.5) / px_per_mm - grid.origin_mm[1]
+    u = (X * ux[0] + Y * ux[1]) / grid.pitch_mm
+    v = (X * uy[0] + Y * uy[1]) / grid.pitch_mm
+    cu, cv = np.floor(u), np.floor(v)
+    fu, fv = u - cu, v - cv
+    gu = np.abs(gx * ux[0] + gy * ux[1]).astype(np.float64)
+    gv = np.abs(gx * uy[0] + gy * uy[1]).astype(np.float64)
+    ci = cu.astype(np.int64)
+    ri = cv.astype(np.int64)
+    cmin, rmin = int(ci.min()), int(ri.min())
+    ncol, nrow = int(ci.max()) - cmin + 1, int(ri.max()) - rmin + 1
+    key = ((ri - rmin) * ncol + (ci - cmin)).ravel()
+    nk = ncol * nrow
+    sides = []
+    for sel, g in (((fu < band) & (fv > band) & (fv < 1 - band), gu),
+                   ((fu > 1 - band) & (fv > band) & (fv < 1 - band), gu),
+                   ((fv < band) & (fu > band) & (fu < 1 - band), gv),
+                   ((fv > 1 - band) & (fu > band) & (fu < 1 - band), gv)):
+        s = sel.ravel()
+        num = np.bincount(key[s], weights=g.ravel()[s], minlength=nk)
+        den = np.bincount(key[s], minlength=nk).astype(np.float64)
+        sides.append(num / np.maximum(den, 1.0))
+    count = np.bincount(key, minlength=nk)
+    full = count >= 0.8 * (grid.pitch_mm * px_per_mm) ** 2
+    out: dict[tuple[int, int], F64] = {}
+    x0, y0, x1, y1 = area
+    for k in np.nonzero(full)[0]:
+        c, r = int(k % ncol) + cmin, int(k // ncol) + rmin
+        ctr = grid.cell_centre_mm(c, r)
+        h2 = 0.5 * grid.pitch_mm
+        if not (x0 + h2 * 0.7 <= ctr[0] <= x1 - h2 * 0.7 and y0 + h2 * 0.7 <= ctr[1] <= y1 - h2 * 0.7):
+            continue
+        out[(c, r)] = np.array([s[k] for s in sides])
+    return out, (ci + ri * 100000).astype(np.int64)
+
+
+def candidates(energy: dict[tuple[int, int], F64], cfg: TilesConfig,
+               floor: float) -> list[tuple[int, int]]:
+    """Cells whose weakest side is strong compared with the frame's tile outlines."""
+    if not energy:
+        return []
+    weakest = {k: float(v.min()) for k, v in energy.items()}
+    top = max(weakest.values())
+    if top < floor:
+        return []
+    thr = max(floor, cfg.min_edge_contrast * top)
+    return sorted((k for k, v in weakest.items() if v >= thr), key=lambda t: (t[1], t[0]))
+
+
+def is_tile(look: CellLook, table_lab: F64, table_spread: float, cfg: TilesConfig) -> bool:
+    """A symbol on a face, or a plain face that is not the bare table."""
+    if look.has_symbol:
+        return True
+    de = float(np.linalg.norm(look.face_lab - table_lab))
+    return de > max(cfg.table_delta_e, 3.0 * table_spread)
+
+
+def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
+               area: tuple[float, float, float, float], ring: tuple[float, float],
+               inner: float) -> dict[tuple[int, int], F64]:
+    """Per cell wholly inside the area: ring mean L, a, b, ring spread (RMS delta E),
+    and the centre's mean delta E from the ring mean (a symbol's strength)."""
+    h, w = lab.shape[:2]
+    ux, uy = grid.axes
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    X = origin_mm[0] + (xs + 0.5) / px_per_mm - grid.origin_mm[0]
+    Y = origin_mm[1] + (ys + 0.5) / px_per_mm - grid.origin_mm[1]
+    u = (X * ux[0] + Y * ux[1]) / grid.pitch_mm
+    v = (X * uy[0] + Y * uy[1]) / grid.pitch_mm
+    cu, cv = np.floor(u), np.floor(v)
+    cheb = np.maximum(np.abs(u - cu - 0.5), np.abs(v - cv - 0.5)).ravel()
+    ci = cu.astype(np.int64).ravel()
+    ri = cv.astype(np.int64).ravel()
+    cmin, rmin = int(ci.min()), int(ri.min())
+    ncol = int(ci.max()) - cmin + 1
+    nk = ncol * (int(ri.max()) - rmin + 1)
+    key = (ri - rmin) * ncol + (ci - cmin)
+    px = lab.reshape(-1, 3).astype(np.float64)
+    rs = (cheb >= ring[0]) & (cheb <= ring[1])
+    n_r = np.bincount(key[rs], minlength=nk).astype(np.float64)
+    sums = np.stack([np.bincount(key[rs], weights=px[rs, i], minlength=nk) for i in range(3)], 1)
+    means = np.asarray(sums / np.maximum(n_r, 1.0)[:, None], dtype=np.float64)
+    de = np.linalg.norm(px - means[key], axis=1)
+    spread = np.sqrt(np.bincount(key[rs], weights=de[rs] ** 2, minlength=nk) / np.maximum(n_r, 1.0))
+    ins = cheb < inner
+    n_i = np.bincount(key[ins], minlength=nk).astype(np.float64)
+    centre = np.bincount(key[ins], weights=de[ins], minlength=nk) / np.maximum(n_i, 1.0)
+    count = np.bincount(key, minlength=nk)
+    out: dict[tuple[int, int], F64] = {}
+    x0, y0, x1, y1 = area
+    h2 = 0.35 * grid.pitch_mm
+    for k in np.nonzero(count >= 0.8 * (grid.pitch_mm * px_per_mm) ** 2)[0]:
+        c, r = int(k % ncol) + cmin, int(k // ncol) + rmin
+        ctr = grid.cell_centre_mm(c, r)
+        if x0 + h2 <= ctr[0] <= x1 - h2 and y0 + h2 <= ctr[1] <= y1 - h2:
+            out[(c, r)] = np.array([means[k, 0], means[k, 1], means[k, 2], spread[k], centre[k]])
+    return out
+
+
+def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig
+                      ) -> tuple[list[tuple[int, int]], F64, float]:
+    """Cells that may hold a tile (a symbol in the centre, or a plain face unlike the
+    table), with the bare table's colour and texture measured on the other cells."""
+    if not stats:
+        return [], np.array([50.0, 0.0, 0.0]), 0.0
+    keys = list(stats)
+    v = np.array([stats[k] for k in keys])
+    symbol = v[:, 4] >= cfg.min_centre_contrast
+    rest = v[~symbol] if np.any(~symbol) else v
+    table = np.median(rest[:, :3], axis=0)
+    spread = float(np.median(rest[:, 3]))
+    far = np.linalg.norm(v[:, :3] - table, axis=1) > max(cfg.table_delta_e, 3.0 * spread)
+    plain = (v[:, 3] <= max(cfg.plain_spread, 1.5 * spread)) & far
+    pick = symbol | plain
+    cells = sorted((keys[i] for i in np.nonzero(pick)[0]), key=lambda t: (t[1], t[0]))
+    return cells, table, spread

@@ -1,0 +1,95 @@
+"""The generic shape-and-colour tile reader (`tableref analyze --game tiles`): a grid of
+square tiles, each read as (shape, colour), grouped without teaching, named with a
+palette. Schema: docs/analyze-schema.md, section "tiles / town77"."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.geometry import TableFit
+from calibration.profile import TableProfile
+from vision.api import AnalyzeOptions, ReadError
+from vision.tiles.config import TilesConfig
+from vision.tiles.pipeline import TilesReading, read_tiles
+
+GAME = "tiles"
+
+
+def _count(extra: dict[str, Any], key: str) -> int | None:
+    v = extra.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, int) or v < 1:
+        raise ReadError(f"--{key} {v!r}: must be a positive whole number")
+    return v
+
+
+def play_area(fit: TableFit, options: AnalyzeOptions) -> TableProfile:
+    """The profile to read with: with --corners, the corners' rectangle is the area."""
+    area = options.extra.get("area_mm")
+    if fit.source == "corners" and area is not None:
+        return replace(options.profile, area_origin_mm=(0.0, 0.0),
+                       area_size_mm=(float(area[0]), float(area[1])))
+    return options.profile
+
+
+def read(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions,
+         shapes: int | None = None, colours: int | None = None,
+         cfg: TilesConfig | None = None) -> TilesReading:
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ReadError("expected an 8-bit colour (BGR) image; re-capture or re-export it")
+    shapes = shapes if shapes is not None else _count(options.extra, "shapes")
+    colours = colours if colours is not None else _count(options.extra, "colours")
+    return read_tiles(image, fit, play_area(fit, options), cfg, shapes, colours, options.palette)
+
+
+def tile_dicts(reading: TilesReading) -> list[dict[str, Any]]:
+    out = []
+    for t in reading.tiles:
+        r, c = reading.rc(t)
+        out.append({"row": r, "col": c, "centre_mm": [round(t.centre_mm[0], 1), round(t.centre_mm[1], 1)],
+                    "face_down": t.face_down,
+                    "shape": None if t.face_down else t.shape,
+                    "colour": None if t.face_down else t.colour})
+    out.sort(key=lambda d: (d["row"], d["col"]))
+    return out
+
+
+def line_conflicts(tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Face-up tiles sharing a row or a column and a shape or a colour."""
+    up = [t for t in tiles if not t["face_down"]]
+    out: list[dict[str, Any]] = []
+    for a, b in combinations(up, 2):
+        if a["row"] != b["row"] and a["col"] != b["col"]:
+            continue
+        for kind in ("shape", "colour"):
+            if a[kind] is not None and a[kind] == b[kind]:
+                out.append({"cells": [[a["row"], a["col"]], [b["row"], b["col"]]], "kind": kind})
+    return out
+
+
+def grid_dict(reading: TilesReading) -> dict[str, Any] | None:
+    g = reading.grid
+    if g is None:
+        return None
+    o = g.cell_centre_mm(reading.origin_cell[0], reading.origin_cell[1])
+    return {"pitch_mm": round(g.pitch_mm, 2), "angle_deg": round(math.degrees(g.angle_rad), 2),
+            "origin_mm": [round(float(o[0]), 1), round(float(o[1]), 1)]}
+
+
+def observation(reading: TilesReading, game: str) -> dict[str, Any]:
+    tiles = tile_dicts(reading)
+    return {"game": game, "tiles": tiles, "conflicts": line_conflicts(tiles),
+            "grid": grid_dict(reading),
+            "groups": {"shapes": reading.shape_groups, "colours": reading.colour_groups},
+            "light": reading.reference}
+
+
+def analyze(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions) -> dict[str, Any]:
+    return observation(read(image, fit, options), GAME)
