@@ -56,14 +56,57 @@ def _k_d(lens: Lens) -> tuple[FloatArray, FloatArray]:
             np.array(lens.dist_coeffs, dtype=np.float64))
 
 
+def _distort_normalised(x: FloatArray, y: FloatArray, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """OpenCV's distortion model (4, 5, 8, 12 coefficients) on normalised coordinates."""
+    c = np.zeros(12)
+    c[:min(12, len(d))] = d[:12]
+    k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4 = c
+    r2 = x * x + y * y
+    radial = (1 + r2 * (k1 + r2 * (k2 + r2 * k3))) / (1 + r2 * (k4 + r2 * (k5 + r2 * k6)))
+    xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x) + s1 * r2 + s2 * r2 * r2
+    yd = y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y + s3 * r2 + s4 * r2 * r2
+    return xd, yd
+
+
 def undistort_points(pts: FloatArray, lens: Lens | None) -> FloatArray:
-    """Distorted pixels -> ideal (undistorted) pixels in the same camera matrix."""
+    """Distorted pixels -> ideal (undistorted) pixels in the same camera matrix.
+
+    Newton's method on the distortion model: OpenCV's undistortPoints is a fixed-point
+    iteration that stops converging towards the corners of strong wide-angle lenses."""
     if lens is None or len(pts) == 0:
         return pts
     k, d = _k_d(lens)
-    u = cv2.undistortPointsIter(pts.reshape(-1, 1, 2), k, d, np.eye(3), k,
-                                (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-6))
-    return np.asarray(u.reshape(-1, 2), dtype=np.float64)
+    if len(d) > 12 or not np.any(d):
+        if not np.any(d):
+            return pts
+        u = cv2.undistortPointsIter(pts.reshape(-1, 1, 2), k, d, np.eye(3), k,
+                                    (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-6))
+        return np.asarray(u.reshape(-1, 2), dtype=np.float64)
+    fx, fy, cx, cy, skew = k[0, 0], k[1, 1], k[0, 2], k[1, 2], k[0, 1]
+    yd = (pts[:, 1] - cy) / fy
+    xd = (pts[:, 0] - cx - skew * yd) / fx
+    x, y = xd.copy(), yd.copy()
+    eps = 1e-7
+    for _ in range(30):
+        fxv, fyv = _distort_normalised(x, y, d)
+        ex, ey = fxv - xd, fyv - yd
+        if float(np.max(np.abs(ex) + np.abs(ey))) < 1e-12:
+            break
+        ax, ay = _distort_normalised(x + eps, y, d)
+        bx, by = _distort_normalised(x, y + eps, d)
+        j11, j21 = (ax - fxv) / eps, (ay - fyv) / eps
+        j12, j22 = (bx - fxv) / eps, (by - fyv) / eps
+        det = j11 * j22 - j12 * j21
+        det = np.where(np.abs(det) < 1e-12, 1e-12, det)
+        dx = (j22 * ex - j12 * ey) / det
+        dy = (-j21 * ex + j11 * ey) / det
+        # damp steps so a point never jumps across the model's fold
+        lim = 0.25 * (1.0 + np.hypot(x, y))
+        n = np.hypot(dx, dy)
+        sc = np.where(n > lim, lim / np.maximum(n, 1e-300), 1.0)
+        x = x - dx * sc
+        y = y - dy * sc
+    return np.stack([x * fx + skew * y + cx, y * fy + cy], axis=1)
 
 
 def distort_points(pts: FloatArray, lens: Lens | None) -> FloatArray:
@@ -179,7 +222,8 @@ def rectify(image: NDArray[np.uint8], fit: TableFit, origin_mm: tuple[float, flo
             size_mm: tuple[float, float], px_per_mm: float,
             interpolation: int = cv2.INTER_LINEAR) -> NDArray[np.uint8]:
     """A top-down view of a table rectangle at px_per_mm; lens distortion is removed in
-    the same single remap, so each frame is resampled once."""
+    the same single remap, so each frame is resampled once (the lens part comes from a
+    map cached per lens, so the per-frame cost is one small map warp plus that remap)."""
     w = max(1, int(round(size_mm[0] * px_per_mm)))
     h = max(1, int(round(size_mm[1] * px_per_mm)))
     # output pixel (i, j) has its centre at origin + (i + 0.5, j + 0.5) / px_per_mm
@@ -191,10 +235,8 @@ def rectify(image: NDArray[np.uint8], fit: TableFit, origin_mm: tuple[float, flo
     if fit.lens is None:
         return np.asarray(cv2.warpPerspective(image, m, (w, h), flags=interpolation | cv2.WARP_INVERSE_MAP,
                                               borderMode=cv2.BORDER_REPLICATE))
-    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
-    pts = np.stack([xs.ravel(), ys.ravel()], axis=1)
-    ideal = _apply_h(m, pts)
-    src = distort_points(ideal, fit.lens).astype(np.float32)
-    mapx = src[:, 0].reshape(h, w)
-    mapy = src[:, 1].reshape(h, w)
-    return np.asarray(cv2.remap(image, mapx, mapy, interpolation, borderMode=cv2.BORDER_REPLICATE))
+    from calibration.lens import source_map   # late: lens builds on this module
+
+    src = source_map(fit.lens, m, (w, h))
+    return np.asarray(cv2.remap(image, src[..., 0], src[..., 1], interpolation,
+                                borderMode=cv2.BORDER_REPLICATE))

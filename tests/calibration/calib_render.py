@@ -7,7 +7,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.profile import TableProfile
+from calibration.geometry import undistort_points
+from calibration.profile import Lens, TableProfile
 
 
 def table_image(profile: TableProfile, px_per_mm: float, margin_mm: float = 40.0,
@@ -43,27 +44,34 @@ def table_image(profile: TableProfile, px_per_mm: float, margin_mm: float = 40.0
 
 def view_plane(plane: NDArray[np.uint8], plane_px_per_mm: float, plane_origin_mm: tuple[float, float],
                k: NDArray[np.float64], dist: NDArray[np.float64], rvec: NDArray[np.float64],
-               tvec: NDArray[np.float64], size: tuple[int, int], fill: int = 90) -> NDArray[np.uint8]:
+               tvec: NDArray[np.float64], size: tuple[int, int], fill: int = 90,
+               supersample: int = 2) -> NDArray[np.uint8]:
     """Camera image of a flat picture lying at z=0 (x right, y down in mm) seen from the
-    pose (rvec, tvec: world -> camera), through K and distortion."""
+    pose (rvec, tvec: world -> camera), through K and distortion; supersampled and
+    area-averaged so edges are not aliased (corner detectors see real-camera edges)."""
     w, h = size
-    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
-    pix = np.stack([xs.ravel(), ys.ravel()], 1).reshape(-1, 1, 2)
-    rays = cv2.undistortPointsIter(pix, k, dist, None, None,
-                                   (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-9)).reshape(-1, 2)
+    ss = supersample
+    lens = Lens((w, h), tuple(tuple(float(v) for v in r) for r in k), tuple(float(v) for v in dist))
+    # rays on a coarse grid (the distortion is smooth), interpolated to the fine grid
+    step = 4
+    gx, gy = np.meshgrid(np.arange(0, w + step, step, dtype=np.float64), np.arange(0, h + step, step, dtype=np.float64))
+    ideal = undistort_points(np.stack([gx.ravel(), gy.ravel()], 1), lens)
+    rays = (np.hstack([ideal, np.ones((len(ideal), 1))]) @ np.linalg.inv(k).T)[:, :2]
+    rays = rays.reshape(gx.shape[0], gx.shape[1], 2).astype(np.float32)
+    fx, fy = np.meshgrid((np.arange(w * ss) + 0.5) / ss - 0.5, (np.arange(h * ss) + 0.5) / ss - 0.5)
+    rx = cv2.remap(rays[:, :, 0], (fx / step).astype(np.float32), (fy / step).astype(np.float32), cv2.INTER_CUBIC)
+    ry = cv2.remap(rays[:, :, 1], (fx / step).astype(np.float32), (fy / step).astype(np.float32), cv2.INTER_CUBIC)
     r, _ = cv2.Rodrigues(rvec)
-    d_cam = np.hstack([rays, np.ones((len(rays), 1))])
-    d_w = d_cam @ r          # R^T d, as rows
-    c_w = -(r.T @ tvec.reshape(3))
+    d_w = np.stack([rx.ravel(), ry.ravel(), np.ones(rx.size)], 1) @ r      # R^T d, as rows
+    c_w = -(r.T @ np.asarray(tvec, np.float64).reshape(3))
     t = -c_w[2] / d_w[:, 2]
     p = c_w[None, :] + t[:, None] * d_w
-    u = ((p[:, 0] - plane_origin_mm[0]) * plane_px_per_mm - 0.5).astype(np.float32).reshape(h, w)
-    v = ((p[:, 1] - plane_origin_mm[1]) * plane_px_per_mm - 0.5).astype(np.float32).reshape(h, w)
-    bad = (t <= 0).reshape(h, w)
-    u[bad] = -1e6
-    out = cv2.remap(plane, u, v, cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_CONSTANT, borderValue=(fill, fill, fill))
-    return np.asarray(out)
+    u = ((p[:, 0] - plane_origin_mm[0]) * plane_px_per_mm - 0.5).astype(np.float32).reshape(h * ss, w * ss)
+    v = ((p[:, 1] - plane_origin_mm[1]) * plane_px_per_mm - 0.5).astype(np.float32).reshape(h * ss, w * ss)
+    u[(t <= 0).reshape(h * ss, w * ss)] = -1e6
+    big = cv2.remap(plane, u, v, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                    borderValue=(fill, fill, fill))
+    return np.asarray(cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA))
 
 
 def look_at(centre_mm: tuple[float, float], height_mm: float, tilt_deg: float = 0.0,
