@@ -150,3 +150,10 @@ def polylines_near(p: tuple[Point, ...], q: tuple[Point, ...], reach: float) -> 
     if not p or not q or _bbox(p).gap(_bbox(q)) >= reach:
         return False
     return polyline_distance(p, q) < reach
+
+
+def clips_for_distance(distance_mm: float, pitch_mm: float) -> int:
+    """The fewest clips whose chain spans `distance_mm` in a straight line (the measure screen)."""
+    if pitch_mm <= 0:
+        raise ValueError(f"clip pitch must be positive, got {pitch_mm}")
+    return max(0, math.ceil(distance_mm / pitch_mm - 1e-9))
