@@ -24,6 +24,14 @@ class Display(Protocol):
         """Clear the screen and release the device (idempotent)."""
         ...
 
+    def park(self, image: Image.Image) -> None:
+        """Show `image` and leave it there after the program exits (release, no clearing).
+
+        For SIGTERM: the OLED keeps a "parked" message instead of going blank (luma would
+        otherwise blank the panel in its atexit hook).
+        """
+        ...
+
     @property
     def last(self) -> Image.Image | None:
         """The last image shown (luma's dummy device keeps it; real ones keep a copy)."""

@@ -51,9 +51,18 @@ class OledDisplay:
 
     def close(self) -> None:
         try:
+            self.device.persist = False
             self.device.clear()
             self.device.cleanup()
         except Exception:  # noqa: BLE001  (closing must not raise on the way out)
+            pass
+
+    def park(self, image: Image.Image) -> None:
+        self.show(image)
+        self.device.persist = True      # luma's cleanup (and its atexit hook) then keeps it
+        try:
+            self.device.cleanup()
+        except Exception:  # noqa: BLE001
             pass
 
     @property

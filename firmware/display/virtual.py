@@ -57,6 +57,9 @@ class NullDisplay:
     def close(self) -> None:
         self._last = None
 
+    def park(self, image: Image.Image) -> None:
+        self.show(image)
+
     @property
     def last(self) -> Image.Image | None:
         return self._last
@@ -89,6 +92,9 @@ class PngDisplay:
 
     def close(self) -> None:
         pass   # the files are the record; a blank last frame would only add noise
+
+    def park(self, image: Image.Image) -> None:
+        self.show(image)
 
     @property
     def last(self) -> Image.Image | None:
@@ -133,6 +139,9 @@ class TerminalDisplay:
         if self._drawn and self.in_place:
             self.clear()
 
+    def park(self, image: Image.Image) -> None:
+        self.show(image)
+
     @property
     def last(self) -> Image.Image | None:
         image: Image.Image | None = self.device.image  # type: ignore[attr-defined]
@@ -156,6 +165,10 @@ class TeeDisplay:
     def close(self) -> None:
         for d in self.displays:
             d.close()
+
+    def park(self, image: Image.Image) -> None:
+        for d in self.displays:
+            d.park(image)
 
     @property
     def last(self) -> Image.Image | None:

@@ -194,3 +194,39 @@ def test_spec_order_and_auto(tmp_path: Path) -> None:
     if not Path("/dev/i2c-7").exists():
         assert isinstance(open_display(None, auto, stream=io.StringIO(), environ={}),
                           NullDisplay)
+
+
+def test_oled_park_survives_exit_cleanup() -> None:
+    """park() leaves the image on the panel: luma's exit cleanup then sends nothing more."""
+    bus = RecordingBus()
+    display = OledDisplay("ssd1306", serial=bus)
+    display.park(_dots())
+    sent = list(bus.bytes)
+    commands = list(bus.commands)
+    display.device.cleanup()          # what luma's atexit hook does
+    assert bus.bytes == sent and 0xAE not in bus.commands[len(commands):]
+
+
+def _args(**kw: Any) -> Any:
+    import argparse
+    return argparse.Namespace(**kw)
+
+
+def test_display_clear_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a clean stop it leaves the screen; after a failure it parks 'Stopped'; plain clears."""
+    from firmware.commands import display_clear
+    from firmware.screens.base import splash_screen
+    spec = f"png:{tmp_path}"
+    config = tmp_path / "none.toml"
+    monkeypatch.setenv("SERVICE_RESULT", "success")
+    assert display_clear.main(_args(config=None, display=spec, after_service=True)) == 0
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("SERVICE_RESULT", "exit-code")
+    config.write_text("")
+    assert display_clear.main(_args(config=str(config), display=spec, after_service=True)) == 0
+    with Image.open(tmp_path / "000000.png") as f:
+        assert _same(f, splash_screen("Stopped", "journalctl -u tableref"))
+    monkeypatch.delenv("SERVICE_RESULT")
+    assert display_clear.main(_args(config=str(config), display=spec)) == 0
+    with Image.open(tmp_path / "000001.png") as f:
+        assert f.getbbox() is None
