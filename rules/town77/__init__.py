@@ -6,7 +6,19 @@ random.Random so a seeded game replays exactly.
 
 from __future__ import annotations
 
+from rules.town77.challenge import PILE_SIZES, ChallengeGame, Hint, PlayLevel, hint
 from rules.town77.city import FACE_DOWN, Cell, City, FaceDown
+from rules.town77.game import (
+    Game,
+    GameRule,
+    MultiplayerGame,
+    Outcome,
+    PlaceResult,
+    RefereeGame,
+    Standing,
+    Step,
+    rank_players,
+)
 from rules.town77.placement import (
     Reason,
     can_place_any,
@@ -17,6 +29,8 @@ from rules.town77.placement import (
 from rules.town77.tiles import ALL_TILES, SIDE, Tile, TileLabels
 
 __all__ = [
-    "ALL_TILES", "SIDE", "Tile", "TileLabels", "FACE_DOWN", "FaceDown", "Cell", "City",
+    "PILE_SIZES", "ChallengeGame", "Hint", "PlayLevel", "hint", "Game", "GameRule",
+    "MultiplayerGame", "Outcome", "PlaceResult", "RefereeGame", "Standing", "Step",
+    "rank_players", "ALL_TILES", "SIDE", "Tile", "TileLabels", "FACE_DOWN", "FaceDown", "Cell", "City",
     "Reason", "can_place_any", "is_legal", "legal_cells", "why_illegal",
 ]

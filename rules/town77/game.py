@@ -286,8 +286,34 @@ class RefereeGame(PlayersGame):
         return tuple(n or 0 for n in self.entered)
 
     def notation(self) -> str:
+        """'<city> p<players> t<turn> l<leavers|-> r<turned over|->'."""
         left = "".join(str(p + 1) for p in self.leave_order) or "-"
-        return f"{self.city.notation()} p{self.players} t{self.turn + 1} l{left}"
+        return (f"{self.city.notation()} p{self.players} t{self.turn + 1} l{left} "
+                f"r{tiles_text(self.turned_over)}")
+
+    @classmethod
+    def parse(cls, text: str) -> RefereeGame:
+        fields = text.split()
+        prefixes = ("", "p", "t", "l", "r")
+        if len(fields) != 5 or not all(f.startswith(p) for f, p in zip(fields, prefixes)):
+            raise CouldNotRead(f"bad referee game '{text}'; write '<city> p<players> "
+                               "t<turn> l<leavers|-> r<turned over|->'")
+        city = City.parse(fields[0])
+        try:
+            players, turn = int(fields[1][1:]), int(fields[2][1:]) - 1
+            leavers = fields[3][1:]
+            leave_order = tuple(int(ch) - 1 for ch in leavers) if leavers != "-" else ()
+        except ValueError:
+            raise CouldNotRead(f"bad players, turn or leavers in '{text}'") from None
+        game = cls(players)
+        turned = parse_tiles(fields[4][1:])
+        if (not 0 <= turn < players or any(not 0 <= p < players for p in leave_order)
+                or len(set(leave_order)) != len(leave_order)):
+            raise CouldNotRead(f"turn or leaver out of range in '{text}'")
+        if len(turned) != len(city.face_down_cells()) or any(city.contains(t) for t in turned):
+            raise CouldNotRead(f"turned-over tiles do not match the face-down cells in '{text}'")
+        game.city, game.turn, game.leave_order, game.turned_over = city, turn, leave_order, turned
+        return game
 
 
 class Step(Enum):

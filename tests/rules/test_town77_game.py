@@ -223,3 +223,19 @@ def test_referee_leave_of_a_player_whose_turn_it_is_not() -> None:
     assert info.value.reason is GameRule.PLAYER_LEFT
     r.undo()
     assert r.leave_order == ()
+
+
+def test_referee_notation_round_trips_and_refuses_nonsense() -> None:
+    """The referee game prints '<city> p t l r' and parses it back."""
+    r = RefereeGame(3, pioneer=Tile.parse("a0"))
+    r.place(0, Tile.parse("b1"), Cell.parse("B1"))
+    r.turn_over(Cell.parse("B1"))
+    r.leave(2)
+    text = r.notation()
+    assert text == city_text("a0##") + " p3 t2 l3 rb1"
+    assert RefereeGame.parse(text).notation() == text
+    with pytest.raises(CouldNotRead) as info:
+        RefereeGame.parse(city_text("a0") + " p3 t9 l- r-")
+    assert str(info.value) == f"turn or leaver out of range in '{city_text('a0')} p3 t9 l- r-'"
+    with pytest.raises(CouldNotRead, match="bad referee game 'x'; write"):
+        RefereeGame.parse("x")

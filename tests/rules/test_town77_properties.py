@@ -124,3 +124,53 @@ def test_tiles_are_conserved_through_random_games(players: int, seed: int) -> No
 def test_face_down_constant_is_not_a_tile() -> None:
     """The face-down marker is distinct from every tile."""
     assert FACE_DOWN not in ALL_TILES
+
+
+@st.composite
+def any_city(draw: st.DrawFn) -> City:
+    """Any contents at all, legal or not: tiles anywhere, face-down cells, gaps."""
+    cells = draw(st.lists(st.sampled_from(ALL_CELLS), unique=True, max_size=30))
+    tiles = draw(st.permutations(ALL_TILES))
+    city = City.empty()
+    for cell, tile in zip(cells, tiles):
+        city = city.with_tile(cell, tile)
+        if draw(st.integers(0, 9)) == 0:
+            city = city.turned_over(cell)
+    return city
+
+
+@SETTINGS
+@given(any_city(), st.sampled_from(ALL_TILES))
+def test_queries_agree_on_arbitrary_cities(city: City, tile: Tile) -> None:
+    """Even on a city no legal game makes, legal_cells and why_illegal agree, and the
+    notation round-trips."""
+    assert set(legal_cells(city, tile)) == {c for c in ALL_CELLS if is_legal(city, tile, c)}
+    assert City.parse(city.notation()) == city
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(2, 5), st.integers(0, 10**6), st.integers(0, 60))
+def test_game_notation_round_trips(players: int, seed: int, steps: int) -> None:
+    """A multiplayer game mid-play prints to text that parses back to the same game."""
+    rng = random.Random(seed)
+    game = MultiplayerGame.new(players, random.Random(seed))
+    for _ in range(steps):
+        if game.is_over():
+            break
+        p = game.turn
+        if game.step is Step.START:
+            options = [(t, c) for t in game.hands[p] for c in legal_cells(game.city, t)]
+            if options:
+                game.place(p, *rng.choice(options))
+            else:
+                game.leave(p)
+        elif game.step is Step.DRAW:
+            game.draw(p)
+        else:
+            game.end_turn(p, rng.choice([None, *game.hands[p]]))
+        if rng.random() < 0.05 and game.city.tiles():
+            game.turn_over(rng.choice(sorted(game.city.tiles())))
+    text = game.notation()
+    again = MultiplayerGame.parse(text, random.Random(0))
+    assert again.notation() == text
+    assert sorted(again.bag) == sorted(game.bag)
