@@ -261,6 +261,14 @@ class RefereeGame(PlayersGame):
     def after_placement(self, player: int, tile: Tile, cell: Cell) -> None:
         self._pass_turn()
 
+    def set_pioneer(self, tile: Tile) -> None:
+        """Setup draws the Pioneering Tile at random: it goes to A1 on nobody's turn."""
+        if not self.city.is_empty:
+            raise CouldNotRead(f"the pioneer is already down; undo to change it "
+                               f"[{self.notation()}]")
+        self._save()
+        self.city = City.with_pioneer(tile)
+
     def leave(self, player: int) -> None:
         """Any player still in may leave: one who just placed their last tile has already
         passed the turn on, and the device only learns it from a button press."""

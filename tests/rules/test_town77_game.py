@@ -239,3 +239,14 @@ def test_referee_notation_round_trips_and_refuses_nonsense() -> None:
     assert str(info.value) == f"turn or leaver out of range in '{city_text('a0')} p3 t9 l- r-'"
     with pytest.raises(CouldNotRead, match="bad referee game 'x'; write"):
         RefereeGame.parse("x")
+
+
+def test_referee_pioneer_is_nobodys_turn() -> None:
+    """The pioneer goes to A1 without using player 1's turn; only once."""
+    r = RefereeGame(2)
+    r.set_pioneer(Tile.parse("c3"))
+    assert r.turn == 0 and r.city[Cell(0, 0)] == Tile.parse("c3")
+    with pytest.raises(CouldNotRead) as info:
+        r.set_pioneer(Tile.parse("d4"))
+    assert str(info.value) == (f"the pioneer is already down; undo to change it "
+                               f"[{r.notation()}]")
