@@ -22,7 +22,6 @@ from firmware.screens.base import (
     ellipsize,
     fit_text,
     font,
-    invert,
     menu_screen,
     number_screen,
     text_screen,
@@ -169,7 +168,8 @@ def tiles_left_screen(player: int, count: int) -> Image.Image:
 def ranking_screen(standings: Sequence[Standing], first: int = 0) -> Image.Image:
     """The final ranking, 3 rows at a time from row `first`: rank, player, tiles left.
 
-    Rows read '1  P2   0 tiles'; a triangle-free '+n' in the title says more rows follow.
+    Rows read '1.  P2   0 tiles', the winner's row inverted; '(+n below)' in the title
+    says NEXT scrolls to more rows (5 players).
     """
     image, draw = canvas()
     rows = list(standings)[first:first + 3]
@@ -259,5 +259,4 @@ __all__ = [
     "SETUP_CHOICES", "SOLO", "LEVEL_SHORT", "player_name", "setup_screen", "turn_screen",
     "placement_screen", "illegal_screen", "left_screen", "tiles_left_screen",
     "ranking_screen", "level_screen", "challenge_end_screen", "tops_screen", "hint_screen",
-    "invert",
 ]
