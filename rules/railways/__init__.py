@@ -8,7 +8,9 @@ from rules.railways.engine import (
     BuildReport, FinalResult, Gigantopolis, Railways, Refusal, ScoreTerm, owns, rules_for,
 )
 from rules.railways.notation import format_position, parse_position
-from rules.railways.simulate import SimGame, SimGeometry, SimLayout, SimMove, placeholder_catalogue, simulate_game
+from rules.railways.simulate import (
+    SimGame, SimGeometry, SimLayout, SimMove, SimScene, placeholder_catalogue, scene_after, simulate_game,
+)
 from rules.railways.state import (
     COLOURS, END_OF_LINE, BuiltLink, Draw, Link, Move, Pass, Phase, PlayerState, Position,
     Settings, StationInPlay,
@@ -20,6 +22,6 @@ __all__ = [
     "BuildReport", "FinalResult", "Gigantopolis", "Railways", "Refusal", "ScoreTerm", "owns",
     "rules_for", "format_position", "parse_position", "COLOURS", "END_OF_LINE", "BuiltLink",
     "Draw", "Link", "Move", "Pass", "Phase", "PlayerState", "Position", "Settings",
-    "StationInPlay", "SimGame", "SimGeometry", "SimLayout", "SimMove", "placeholder_catalogue",
+    "StationInPlay", "SimGame", "SimGeometry", "SimLayout", "SimMove", "SimScene", "scene_after", "placeholder_catalogue",
     "simulate_game",
 ]

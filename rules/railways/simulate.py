@@ -71,6 +71,34 @@ class SimGame:
     final: FinalResult
 
 
+@dataclass(frozen=True)
+class SimScene:
+    """What lies on the table after some moves: the picture the camera should see.
+
+    `stations` maps station id to (rectangle, card id); `links` are (link id, colour,
+    clips, path) in build order.
+    """
+
+    stations: dict[str, tuple[Rect, str]]
+    links: tuple[tuple[str, str, int, tuple[Point, ...]], ...]
+    river: tuple[Point, ...]
+    obstacles: tuple[tuple[Rect, ...], ...]
+
+
+def scene_after(game: SimGame, moves: int) -> SimScene:
+    """The table after the first `moves` moves of `game` (0: as set up)."""
+    cards = {s.sid: s.card for s in game.start.stations}
+    stations = {sid: (r, cards[sid]) for sid, r in game.layout.stations.items()}
+    links: list[tuple[str, str, int, tuple[Point, ...]]] = []
+    for m in game.moves[:moves]:
+        b = m.move
+        if isinstance(b, BuiltLink):
+            if m.new_station is not None and b.new_card is not None:
+                stations[b.to_station] = (m.new_station, b.new_card)
+            links.append((f"L{len(links) + 1}", b.colour, b.clips, m.path))
+    return SimScene(stations, tuple(links), game.layout.river, game.layout.obstacles)
+
+
 def placeholder_catalogue() -> Catalogue:
     """The shipped catalogue.toml as values, so rules/ needs no file (a test keeps them equal)."""
     C, T, S, X = StationType.CITY, StationType.TOWN, StationType.SUBURBAN, StationType.COUNTRYSIDE

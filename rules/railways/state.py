@@ -136,7 +136,7 @@ class BuiltLink:
 
 @dataclass(frozen=True)
 class Draw:
-    """Draw cards; `keep` names the discards when over the hand limit (default: newest go)."""
+    """Draw cards; over the hand limit, `discard` names the cards to let go (default: the newest)."""
 
     colour: str
     discard: tuple[str, ...] = ()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from collections import Counter
 
 from hypothesis import given, settings, strategies as st
 
+from rules.errors import IllegalMove
 from rules.railways import BuiltLink, Phase, format_position, parse_position, rules_for
 from rules.railways.simulate import SimGame, placeholder_catalogue, simulate_game
 
@@ -74,3 +76,38 @@ def test_game_ends_by_a_rule(game: SimGame) -> None:
     out = sum(1 for p in end.players if p.clips or p.cubes) <= 1
     assert eol_drawn or out
     assert game.final.winners
+
+
+@lru_cache(maxsize=None)
+def _game(seed: int) -> SimGame:
+    return simulate_game(random.Random(seed), 3, "metropolis")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 20), st.integers(0, 40), st.data())
+def test_build_is_refused_exactly_when_a_rule_is_broken(seed: int, at: int, data: st.DataObject) -> None:
+    """For arbitrary builds, build() raises IllegalMove iff refusals() is non-empty, and a
+    legal build moves exactly `clips` clips from stock to the table."""
+    game = _game(seed)
+    r = rules_for("metropolis", placeholder_catalogue())
+    pos = game.start
+    for m in game.moves[:at]:
+        pos = r.play(pos, m.move)
+    sids = [s.sid for s in pos.stations] + ["NEW"]
+    b = BuiltLink(colour=data.draw(st.sampled_from([p.colour for p in pos.players])),
+                  clips=data.draw(st.integers(0, 12)),
+                  from_station=data.draw(st.sampled_from(sids)), to_station=data.draw(st.sampled_from(sids)),
+                  cards_discarded=data.draw(st.integers(0, 4)),
+                  new_card=data.draw(st.sampled_from([None, "town", "city"])),
+                  obstacles=data.draw(st.integers(0, 2)), river_parts=data.draw(st.integers(0, 2)),
+                  outside_area=data.draw(st.booleans()) and data.draw(st.booleans()))
+    problems = r.refusals(pos, b)
+    try:
+        after, report = r.build(pos, b)
+    except IllegalMove as e:
+        assert problems and e.reason is problems[0][0]
+        return
+    assert not problems
+    me_before, me_after = pos.player(b.colour), after.player(b.colour)
+    assert me_before.clips - me_after.clips == b.clips == report.link.clips
+    assert me_after.score - me_before.score == report.points_for(b.colour)

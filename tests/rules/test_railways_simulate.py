@@ -42,3 +42,15 @@ def test_geometry_facts_show_up_over_a_few_games() -> None:
     assert any(b.touches_links for b in builds)
     assert any(b.obstacles for b in builds)
     assert any(b.new_card for b in builds) and any(not b.new_card for b in builds)
+
+
+def test_scene_after_grows_with_the_builds() -> None:
+    """scene_after(game, k) holds the set-up stations plus every station and link built by move k."""
+    from rules.railways.simulate import scene_after
+    game = simulate_game(random.Random(5), 3)
+    start = scene_after(game, 0)
+    assert set(start.stations) == {s.sid for s in game.start.stations} and start.links == ()
+    end = scene_after(game, len(game.moves))
+    assert [(lid, c, n) for lid, c, n, _ in end.links] == [(k.lid, k.colour, k.clips) for k in game.end.links]
+    assert set(end.stations) == {s.sid for s in game.end.stations}
+    assert all(end.stations[s.sid][1] == s.card for s in game.end.stations)
