@@ -86,8 +86,7 @@ class SyntheticCamera:
                                                              **self.options)
             return scene
         except (TypeError, KeyError, ValueError) as e:
-            raise CameraSpecError(f"{self.source}: the synthetic table rejected the options "
-                                  f"{sorted(self.options)} ({e}); check the game name and "
+            raise CameraSpecError(f"{self.source}: {e}; check the game name and the "
                                   "options") from None
 
     def _load(self) -> NDArray[np.uint8]:

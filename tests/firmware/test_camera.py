@@ -180,6 +180,30 @@ def test_synthetic_spec_options() -> None:
     assert parse_option("true") is True and parse_option("town") == "town"
 
 
+def test_synthetic_table_renders_real_frames() -> None:
+    """synthetic:GAME renders vision.synth tables: the same one forever, or `count` of them."""
+    still = open_camera("synthetic:town77?seed=3&resolution=320x180&n_tiles=4", environ={})
+    a, b = still.capture_still(), still.capture_still()
+    assert a.image.shape == (180, 320, 3) and a.image.dtype == np.uint8
+    assert np.array_equal(a.image, b.image) and a.image.std() > 5
+    assert still.capture_preview().shape == (180, 320)
+    two = open_camera("synthetic:town77?seed=3&count=2&resolution=320x180&n_tiles=4",
+                      environ={})
+    first = two.capture_still()
+    assert np.array_equal(first.image, a.image)
+    assert not np.array_equal(two.capture_still().image, first.image)
+    with pytest.raises(EndOfStream, match="end of the 2 synthetic tables"):
+        two.capture_preview()
+
+
+def test_synthetic_unknown_game() -> None:
+    """An unknown game is a one-line CameraSpecError naming the games there are."""
+    with pytest.raises(CameraSpecError) as info:
+        open_camera("synthetic:chess?seed=1", environ={}).capture_still()
+    assert str(info.value).startswith("synthetic:chess?seed=1: no scene generator for 'chess'")
+    assert str(info.value).endswith("; check the game name and the options")
+
+
 def test_synthetic_scripted_scenes_play_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     """Given scenes, the synthetic camera renders each once, in order, then EndOfStream."""
     rendered: list[int] = []
