@@ -12,8 +12,10 @@ so the loop never waits for a sound. With no pins configured everything is a no-
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Protocol
 
+from firmware.buttons.gpio import explain_gpio_error
 from firmware.config import DeviceConfig
 
 # (on seconds, off seconds, repetitions)
@@ -59,16 +61,18 @@ class GpioAlerts:
         self.history: list[str] = []
         try:
             from gpiozero import LED, Buzzer  # noqa: PLC0415
-            if buzzer is not None:
-                self.buzzer = Buzzer(buzzer, pin_factory=pin_factory)
-            if led is not None:
-                self.led = LED(led, pin_factory=pin_factory)
+            with warnings.catch_warnings():   # PinFactoryFallback chatter before our one line
+                warnings.simplefilter("ignore")
+                if buzzer is not None:
+                    self.buzzer = Buzzer(buzzer, pin_factory=pin_factory)
+                if led is not None:
+                    self.led = LED(led, pin_factory=pin_factory)
         except Exception as e:  # noqa: BLE001  (gpiozero raises many kinds here)
             which = f"buzzer on GPIO {buzzer}" if self.buzzer is None and buzzer is not None \
                 else f"LED on GPIO {led}"
             self.close()
-            raise AlertsError(f"alerts: {which}: {type(e).__name__}: {e}; fix [alerts] in the "
-                              "config or set it to \"none\"") from None
+            raise AlertsError(f"alerts: {which}: {explain_gpio_error(e)}; or set it to "
+                              "\"none\" in [alerts]") from None
 
     def _play(self, beep: tuple[float, float, int], blink: tuple[float, float, int]) -> None:
         if self.buzzer is not None:

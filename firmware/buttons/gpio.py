@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import warnings
 from typing import Any, Mapping
 
 from firmware.buttons.base import LONG_OF, ButtonEvent, ButtonsError
@@ -32,16 +33,23 @@ class GpioButtons:
         self.buttons: list[Any] = []
         try:
             from gpiozero import Button  # noqa: PLC0415
-            for event, pin in self.pins.items():
-                button = Button(pin, pull_up=True, bounce_time=bounce or None,
-                                hold_time=long_press, pin_factory=pin_factory)
-                button.when_pressed = self._pressed(event)
-                button.when_held = self._long(event)
-                button.when_released = self._released(event)
-                self.buttons.append(button)
+            with warnings.catch_warnings():   # PinFactoryFallback chatter before our one line
+                warnings.simplefilter("ignore")
+                self._make(Button, long_press, bounce, pin_factory)
         except Exception as e:  # noqa: BLE001  (gpiozero raises many kinds here)
             self.close()
-            raise ButtonsError(f"gpio buttons on BCM {_pin_list(self.pins)}: {_why(e)}") from None
+            raise ButtonsError(f"gpio buttons on BCM {_pin_list(self.pins)}: "
+                               f"{explain_gpio_error(e)}; or use --buttons keyboard") from None
+
+    def _make(self, button_class: Any, long_press: float, bounce: float | None,
+              pin_factory: Any) -> None:
+        for event, pin in self.pins.items():
+            button = button_class(pin, pull_up=True, bounce_time=bounce or None,
+                                  hold_time=long_press, pin_factory=pin_factory)
+            button.when_pressed = self._pressed(event)
+            button.when_held = self._long(event)
+            button.when_released = self._released(event)
+            self.buttons.append(button)
 
     def _pressed(self, event: ButtonEvent) -> Any:
         def handler() -> None:
@@ -87,13 +95,14 @@ def _pin_list(pins: Mapping[ButtonEvent, int]) -> str:
                                             ButtonEvent.NEXT) if e in pins)
 
 
-def _why(e: Exception) -> str:
+def explain_gpio_error(e: Exception) -> str:
+    """What a gpiozero failure means for the person at the Pi, and what to do."""
     name = type(e).__name__
     if name in ("BadPinFactory", "PinFactoryFallback") or "pin factory" in str(e).lower():
-        return ("no GPIO here (not a Raspberry Pi, or python3-lgpio missing); use "
-                "--buttons keyboard, or install python3-lgpio on the Pi")
+        return ("no GPIO here (not a Raspberry Pi, or python3-lgpio missing: sudo apt install "
+                "python3-lgpio)")
     if name == "GPIOPinInUse":
-        return f"a pin is already in use ({e}); give each button its own pin"
+        return f"a pin is already in use ({e}); give each its own pin"
     if isinstance(e, PermissionError) or "permission" in str(e).lower():
         return "permission denied; add the user to the gpio group (sudo usermod -aG gpio $USER)"
     return f"{name}: {e}"

@@ -80,6 +80,6 @@ def test_unusable_pin_is_one_line_error(mock_pins: MockFactory) -> None:
     with pytest.raises(AlertsError) as info:
         GpioAlerts(buzzer=18, led=18)
     message = str(info.value)
-    assert message.startswith("alerts: LED on GPIO 18: GPIOPinInUse: ")
-    assert message.endswith('; fix [alerts] in the config or set it to "none"')
+    assert message.startswith("alerts: LED on GPIO 18: a pin is already in use (")
+    assert message.endswith('); give each its own pin; or set it to "none" in [alerts]')
     assert "\n" not in message

@@ -191,3 +191,13 @@ def test_none_waits_out_the_timeout() -> None:
     """none never gives an event and waits the timeout it is given."""
     slept: list[float] = []
     assert NoButtons(sleep=slept.append).poll(0.25) is None and slept == [0.25]
+
+
+def test_gpio_without_pins_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off the Pi (no pin factory loads) gpio buttons say why and what to use instead."""
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no_such_factory")
+    with pytest.raises(ButtonsError) as info:
+        GpioButtons()
+    assert str(info.value).startswith("gpio buttons on BCM 5,6,13: ")
+    assert str(info.value).endswith("; or use --buttons keyboard")
