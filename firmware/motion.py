@@ -90,26 +90,29 @@ def _prepare(frame: GreyImage) -> GreyImage:
 Rect = tuple[float, float, float, float]   # x0, y0, x1, y1 in table mm
 
 
-def normalise(view: GreyImage) -> GreyImage:
-    """Blur and equalise overall brightness so a cloud passing is not "change"."""
+def normalise(view: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Blur and equalise overall brightness per channel, so a cloud passing is not "change"."""
     v = cv2.GaussianBlur(view, (5, 5), 0)
-    med = float(np.median(v))
-    if med > 1.0:
-        v = cv2.convertScaleAbs(v, alpha=128.0 / med)
-    return np.asarray(v)
+    if v.ndim == 2:
+        v = v[:, :, None]
+    med = np.median(v.reshape(-1, v.shape[2]), axis=0).astype(np.float32)
+    gain = np.where(med > 1.0, 128.0 / np.maximum(med, 1.0), 1.0).astype(np.float32)
+    out = np.clip(v.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    return np.asarray(out)
 
 
-def foreign_change(reference: GreyImage, current: GreyImage, explained: Iterable[Rect],
-                   origin_mm: tuple[float, float], px_per_mm: float,
+def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],
+                   explained: Iterable[Rect], origin_mm: tuple[float, float], px_per_mm: float,
                    threshold: int) -> tuple[float, GreyImage]:
     """The fraction of the view that changed outside the `explained` rectangles, and the mask.
 
-    Both views are normalised rectified grey images of the same table rectangle starting
+    Both views are rectified images (BGR or grey) of the same table rectangle starting
     at `origin_mm`; `explained` are table-mm rectangles the move is allowed to change.
+    Colour counts: a tile can be as bright as the cloth and still a different hue.
     """
     a = normalise(reference)
     b = normalise(current)
-    diff = cv2.absdiff(a, b)
+    diff = cv2.absdiff(a, b).max(axis=2)
     raw = (diff > threshold).astype(np.uint8)
     # open: single noisy pixels and edge shimmer are not objects
     mask: GreyImage = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
@@ -123,3 +126,18 @@ def foreign_change(reference: GreyImage, current: GreyImage, explained: Iterable
         if c1 > c0 and r1 > r0:
             mask[r0:r1, c0:c1] = 0
     return float(np.count_nonzero(mask)) / float(mask.size), np.asarray(mask)
+
+
+def touches(mask: GreyImage, rects: Iterable[Rect], origin_mm: tuple[float, float],
+            px_per_mm: float, margin_mm: float) -> bool:
+    """Whether changed pixels come within `margin_mm` of any rectangle (a hand near the
+    move could be faking it; a cup across the table cannot)."""
+    h, w = mask.shape
+    for x0, y0, x1, y1 in rects:
+        c0 = max(0, int((x0 - margin_mm - origin_mm[0]) * px_per_mm))
+        r0 = max(0, int((y0 - margin_mm - origin_mm[1]) * px_per_mm))
+        c1 = min(w, int(np.ceil((x1 + margin_mm - origin_mm[0]) * px_per_mm)))
+        r1 = min(h, int(np.ceil((y1 + margin_mm - origin_mm[1]) * px_per_mm)))
+        if c1 > c0 and r1 > r0 and np.any(mask[r0:r1, c0:c1]):
+            return True
+    return False

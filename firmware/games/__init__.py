@@ -1,0 +1,1 @@
+"""Game adapters the device loop drives (GameSession in base.py, one module per game)."""

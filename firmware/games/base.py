@@ -1,0 +1,186 @@
+"""What the device loop needs from a game: the GameSession protocol and the verdicts.
+
+A session turns an observation (a reader's dict) into one verdict against its state:
+nothing changed, one plausible move, an illegal move, a question for the players, or
+"the table is not readable now". Moves are plain JSON-ready dicts, so the journal can
+hold them and `replay` rebuilds a session exactly by applying them again in order.
+Undo is "rebuild from all moves but the last", which keeps every adapter's undo exact
+without relying on the engine's own history.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
+
+from PIL import Image
+
+Move = dict[str, Any]
+Rect = tuple[float, float, float, float]   # x0, y0, x1, y1 in table mm
+
+
+@dataclass(frozen=True)
+class NoChange:
+    """The table shows exactly the game state."""
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """Exactly one plausible, legal move."""
+
+    move: Move
+    text: str                         # for the screen: "c4 at C3"
+    footprint: tuple[Rect, ...] = ()  # where on the table the move may change pixels
+
+
+@dataclass(frozen=True)
+class Illegal:
+    """One plausible move that the rules refuse: alert, never apply."""
+
+    move: Move
+    short: str                        # two or three words for the OLED
+    message: str                      # one line with the state, for the log
+    footprint: tuple[Rect, ...] = ()
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Not one plausible move (two tiles at once, a tile moved, a misread): players decide."""
+
+    text: str
+    candidates: tuple[Move, ...] = ()
+    labels: tuple[str, ...] = ()
+    footprint: tuple[Rect, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unclear:
+    """Pieces vanished or the view is blocked: wait for the next still frame, change nothing."""
+
+    text: str
+
+
+Verdict = NoChange | Proposed | Illegal | Ask | Unclear
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setup question: PREV/NEXT cycle the choices, SELECT accepts."""
+
+    key: str
+    title: str
+    choices: tuple[Any, ...]
+    default: Any
+
+
+@dataclass(frozen=True)
+class Action:
+    """A menu entry of the game (e.g. "Player 2 leaves"); `move` goes through apply()."""
+
+    label: str
+    move: Move
+
+
+@dataclass
+class Applied:
+    """What applying a move did, for the screen."""
+
+    text: str
+    ok: bool = True
+    over: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class GameSession(Protocol):
+    """A game in progress on the device: its options, moves and screens."""
+
+    game: str
+    options: dict[str, Any]
+    moves: list[Move]
+
+    def interpret(self, observation: dict[str, Any]) -> Verdict:
+        """Compare what the camera saw with the state; never changes the state."""
+        ...
+
+    def apply(self, move: Move) -> Applied:
+        """Apply a move (from a verdict, a menu action or the journal). Raises RulesError."""
+        ...
+
+    def undo(self) -> Move | None:
+        """Take back the last move; returns it, or None when there is none."""
+        ...
+
+    def actions(self) -> list[Action]:
+        """Game-specific menu entries for the current state."""
+        ...
+
+    def fixes(self, undone: Move) -> list[Action]:
+        """After an undo: what the undone move could have been instead (a misread)."""
+        ...
+
+    def end_questions(self) -> list[Setting]:
+        """What to ask the players when they end the game (e.g. tiles left in hand)."""
+        ...
+
+    def finish(self, answers: dict[str, Any]) -> Move:
+        """The final move that records the answers and scores."""
+        ...
+
+    def is_over(self) -> bool: ...
+
+    def status_screen(self) -> Image.Image:
+        """What the OLED shows while watching: whose turn, last move, count."""
+        ...
+
+    def result_screen(self) -> Image.Image:
+        """The ranking at the end."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """The state and scores as JSON (resume tests compare these)."""
+        ...
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """A game the device offers: its menu name, setup questions and how to make a session."""
+
+    name: str
+    title: str
+    settings: tuple[Setting, ...]
+    make: Callable[[dict[str, Any]], GameSession]
+
+
+_KINDS: dict[str, str] = {
+    "town77": "firmware.games.town77",
+    "railways": "firmware.games.railways",
+}
+
+
+def kinds() -> list[GameKind]:
+    """The games whose adapter (and engine) import; a missing one is simply not offered."""
+    out = []
+    for name in _KINDS:
+        try:
+            out.append(kind(name))
+        except (ImportError, KeyError):
+            continue
+    return out
+
+
+def kind(name: str) -> GameKind:
+    if name not in _KINDS:
+        raise KeyError(name)
+    module = importlib.import_module(_KINDS[name])
+    k: GameKind = module.KIND
+    return k
+
+
+def replay(game_start: dict[str, Any], moves: Sequence[Move]) -> GameSession:
+    """A session rebuilt from a game_start record's data and its moves, in order."""
+    k = kind(str(game_start["game"]))
+    session = k.make(dict(game_start.get("options", {})))
+    for m in moves:
+        session.apply(m)
+    return session

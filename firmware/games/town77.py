@@ -1,0 +1,313 @@
+"""Town 77 on the device: the city the camera sees, turned into RefereeGame moves.
+
+The camera sees the city, never the hands, so the session drives rules.town77's
+RefereeGame (turn order, legality, leaving, ranking from tiles entered at the end).
+A still frame whose city differs from the state by exactly one new tile is a move by
+the player whose turn it is; anything else is a question for the players.
+
+Vision's doubts are settled with the state as a prior: when the reader offers
+alternative readings of the new tile, a tile already in the city or turned over is
+dropped first, and of the rest a legal one wins; if no reading is legal the top
+reading is reported as illegal (the prior never hides an illegal placement).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image
+
+from firmware.games.base import (
+    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, Rect, Setting,
+    Unclear, Verdict,
+)
+from firmware.screens import base as scr
+from rules.errors import CouldNotRead
+from rules.town77.city import FACE_DOWN, Cell
+from rules.town77.game import MAX_PLAYERS, MIN_PLAYERS, RefereeGame
+from rules.town77.placement import why_illegal
+from rules.town77.tiles import ALL_TILES, SHAPE_LETTERS, Tile
+
+DEFAULT_PITCH_MM = 400.0 / 7.0
+
+
+def _index(value: Any, kind: str) -> int:
+    """A reader's shape/colour group (0-6, "0"-"6" or "a"-"g") as an index."""
+    if isinstance(value, bool):
+        raise CouldNotRead(f"bad {kind} {value!r}")
+    if isinstance(value, int) and 0 <= value < 7:
+        return value
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v.isdigit() and 0 <= int(v) < 7:
+            return int(v)
+        if len(v) == 1 and v in SHAPE_LETTERS:
+            return SHAPE_LETTERS.index(v)
+    raise CouldNotRead(f"bad {kind} {value!r} in the observation; expected a group 0-6")
+
+
+def tile_of(entry: dict[str, Any]) -> Tile:
+    if "token" in entry and isinstance(entry["token"], str):
+        return Tile.parse(entry["token"])
+    return Tile(_index(entry.get("shape"), "shape"), _index(entry.get("colour"), "colour"))
+
+
+def readings(entry: dict[str, Any]) -> list[Tile]:
+    """The top reading, then any alternatives the reader hesitated between."""
+    out = [tile_of(entry)]
+    for alt in entry.get("candidates", entry.get("alternatives", [])) or []:
+        try:
+            t = tile_of(alt) if isinstance(alt, dict) else Tile.parse(str(alt))
+        except CouldNotRead:
+            continue
+        if t not in out:
+            out.append(t)
+    return out
+
+
+class Town77Session:
+    """A Town 77 game being refereed: RefereeGame plus the moves that built it."""
+
+    game = "town77"
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        players = int(options.get("players", 2))
+        self.options = {"players": players}
+        self.moves: list[Move] = []
+        self.game_state = RefereeGame(players)
+        self.last_text = ""
+        self.finished = False
+
+    # -- reading the table ---------------------------------------------------------------
+    def interpret(self, observation: dict[str, Any]) -> Verdict:
+        city = self.game_state.city
+        seen: dict[Cell, Tile | None] = {}     # None = face down
+        centres: dict[Cell, tuple[float, float]] = {}
+        entries: dict[Cell, dict[str, Any]] = {}
+        for t in observation.get("tiles", []):
+            try:
+                cell = Cell(int(t["row"]), int(t["col"]))
+            except (KeyError, TypeError, ValueError):
+                continue
+            if t.get("face_down"):
+                seen[cell] = None
+            else:
+                try:
+                    seen[cell] = tile_of(t)
+                except CouldNotRead:
+                    return Ask(f"{cell.name}: cannot read the tile")
+            entries[cell] = t
+            c = t.get("centre_mm")
+            if isinstance(c, (list, tuple)) and len(c) == 2:
+                centres[cell] = (float(c[0]), float(c[1]))
+        pitch = _pitch(centres)
+        expected = {cell: (None if x is FACE_DOWN else x) for cell, x in city if x is not None}
+        added = [c for c in seen if c not in expected]
+        vanished = [c for c in expected if c not in seen]
+        turned = [c for c in seen if c in expected and seen[c] is None and expected[c] is not None]
+        changed = [c for c in seen if c in expected and c not in turned and seen[c] != expected[c]]
+
+        def fp(cells: list[Cell]) -> tuple[Rect, ...]:
+            return tuple(_rect(centres.get(c), c, pitch) for c in cells)
+
+        if vanished and not added:
+            names = ", ".join(c.name for c in vanished[:3])
+            return Unclear(f"{names} hidden") if len(vanished) > 2 else \
+                Ask(f"{names} missing: put it back", (), (), fp(vanished))
+        if vanished and added:
+            return Ask(f"Tile moved? {vanished[0].name}>{added[0].name}", (), (), fp(vanished + added))
+        if changed:
+            c = changed[0]
+            exp = expected[c]
+            got = seen[c]
+            return Ask(f"{c.name} reads {got.token if got else '##'}, "
+                       f"was {exp.token if exp else '##'}", (), (), fp(changed))
+        if turned and not added:
+            c = turned[0]
+            if len(turned) > 1:
+                return Ask(f"{len(turned)} tiles turned over", (), (), fp(turned))
+            return Proposed({"type": "turn_over", "cell": c.name}, f"{c.name} turned over", fp(turned))
+        if not added:
+            return NoChange()
+        if turned:
+            return Ask("A tile turned and one added", (), (), fp(turned + added))
+        if len(added) > 1:
+            options = []
+            labels = []
+            for c in added:
+                t = seen[c]
+                if t is not None and why_illegal(city, t, c) is None:
+                    options.append(self._place_move(t, c, "confirmed"))
+                    labels.append(f"{t.token} at {c.name}")
+            return Ask(f"{len(added)} tiles at once", tuple(options), tuple(labels), fp(added))
+        cell = added[0]
+        if seen[cell] is None:
+            return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
+        return self._judge(cell, readings(entries[cell]), fp(added))
+
+    def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...]) -> Verdict:
+        city = self.game_state.city
+        gone = set(self.game_state.turned_over)
+        fresh = [t for t in tiles if not city.contains(t) and t not in gone] or tiles[:1]
+        legal = [t for t in fresh if why_illegal(city, t, cell) is None]
+        top = fresh[0]
+        if legal and (legal[0] == top or len(legal) == 1):
+            move = self._place_move(legal[0], cell, "seen")
+            return Proposed(move, f"{legal[0].token} at {cell.name}", footprint)
+        if legal:
+            return Ask(f"Which tile at {cell.name}?",
+                       tuple(self._place_move(t, cell, "confirmed") for t in legal),
+                       tuple(f"{t.token} at {cell.name}" for t in legal), footprint)
+        reason = why_illegal(city, top, cell)
+        assert reason is not None
+        move = self._place_move(top, cell, "seen")
+        return Illegal(move, reason.short,
+                       f"{top.token} at {cell.name}: {reason.sentence} [{self.game_state.notation()}]",
+                       footprint)
+
+    def _place_move(self, tile: Tile, cell: Cell, source: str) -> Move:
+        if self.game_state.city.is_empty:
+            return {"type": "pioneer", "tile": tile.token, "cell": cell.name, "source": source}
+        return {"type": "place", "player": self.game_state.turn, "tile": tile.token,
+                "cell": cell.name, "source": source}
+
+    # -- changing the state ---------------------------------------------------------------
+    def apply(self, move: Move) -> Applied:
+        applied = self._apply(move)
+        self.moves.append(dict(move))
+        self.last_text = applied.text
+        return applied
+
+    def _apply(self, move: Move) -> Applied:
+        g = self.game_state
+        kind = move.get("type")
+        if kind == "pioneer":
+            tile = Tile.parse(str(move["tile"]))
+            if not g.city.is_empty:
+                raise CouldNotRead(f"pioneer {tile.token} on a city that is not empty [{g.notation()}]")
+            fresh = RefereeGame(g.players, tile)
+            self.game_state = fresh
+            return Applied(f"Pioneer {tile.token}")
+        if kind == "place":
+            tile = Tile.parse(str(move["tile"]))
+            cell = Cell.parse(str(move["cell"]))
+            result = g.place(int(move.get("player", g.turn)), tile, cell)
+            if not result.applied:
+                raise CouldNotRead(result.message or f"{tile.token} at {cell.name} refused")
+            return Applied(f"P{int(move.get('player', 0)) + 1}: {tile.token} {cell.name}")
+        if kind == "turn_over":
+            cell = Cell.parse(str(move["cell"]))
+            tile = g.turn_over(cell)
+            return Applied(f"{tile.token} turned over")
+        if kind == "leave":
+            player = int(move["player"])
+            g.leave(player)
+            return Applied(f"P{player + 1} leaves", over=g.is_over())
+        if kind == "end":
+            counts = [int(n) for n in move.get("tiles_left", [])]
+            for p, n in enumerate(counts[: g.players]):
+                g.set_tiles_left(p, n)
+            self.finished = True
+            return Applied("Game over", over=True)
+        raise CouldNotRead(f"unknown town77 move {move!r}; the journal may be from a newer version")
+
+    def undo(self) -> Move | None:
+        if not self.moves:
+            return None
+        last = self.moves[-1]
+        keep = self.moves[:-1]
+        rebuilt = Town77Session(self.options)
+        for m in keep:
+            rebuilt.apply(m)
+        self.__dict__.update(rebuilt.__dict__)
+        return last
+
+    # -- menus and end ------------------------------------------------------------------------
+    def actions(self) -> list[Action]:
+        g = self.game_state
+        if g.is_over() or self.finished or g.city.is_empty:
+            return []
+        return [Action(f"P{g.turn + 1} leaves", {"type": "leave", "player": g.turn})]
+
+    def fixes(self, undone: Move) -> list[Action]:
+        if undone.get("type") not in ("place", "pioneer") or "cell" not in undone:
+            return []
+        cell = Cell.parse(str(undone["cell"]))
+        city = self.game_state.city
+        out = []
+        for t in ALL_TILES:
+            if t.token != undone.get("tile") and t not in self.game_state.turned_over \
+                    and why_illegal(city, t, cell) is None:
+                move = self._place_move(t, cell, "fix")
+                out.append(Action(f"{t.token} at {cell.name}", move))
+        return out
+
+    def end_questions(self) -> list[Setting]:
+        return [Setting(f"p{p + 1}", f"P{p + 1} tiles left", tuple(range(0, 13)), 0)
+                for p in range(self.game_state.players)]
+
+    def finish(self, answers: dict[str, Any]) -> Move:
+        return {"type": "end",
+                "tiles_left": [int(answers.get(f"p{p + 1}", 0)) for p in range(self.game_state.players)]}
+
+    def is_over(self) -> bool:
+        return self.finished
+
+    # -- screens ---------------------------------------------------------------------------------
+    def status_screen(self) -> Image.Image:
+        g = self.game_state
+        if g.city.is_empty:
+            return scr.text_screen("Town 77", ["Place the", "Pioneer at A1"])
+        placed = len(g.city.tiles())
+        title = f"Town 77  {placed} tiles"
+        if g.is_over():
+            return scr.text_screen(title, ["All left", "MENU: end game"])
+        return scr.text_screen(title, [f"Player {g.turn + 1}", self.last_text or "to play"])
+
+    def result_screen(self) -> Image.Image:
+        try:
+            ranking = self.game_state.ranking()
+        except Exception:
+            return scr.text_screen("Game over", ["No ranking"])
+        lines = [f"{s.rank}. P{s.player + 1}  {s.tiles_left} left" for s in ranking[:3]]
+        return scr.text_screen("Ranking", lines)
+
+    def summary(self) -> dict[str, Any]:
+        g = self.game_state
+        out: dict[str, Any] = {"game": self.game, "notation": g.notation(),
+                               "moves": len(self.moves), "finished": self.finished}
+        if self.finished:
+            out["ranking"] = [[s.player, s.rank, s.tiles_left] for s in g.ranking()]
+        return out
+
+
+def _pitch(centres: dict[Cell, tuple[float, float]]) -> float:
+    """Cell pitch in mm from the observed tile centres (the synthetic and real cities vary)."""
+    est = []
+    items = list(centres.items())
+    for i, (a, pa) in enumerate(items):
+        for b, pb in items[i + 1:]:
+            d = abs(a.row - b.row) + abs(a.col - b.col)
+            if d == 1:
+                est.append(((pa[0] - pb[0]) ** 2 + (pa[1] - pb[1]) ** 2) ** 0.5)
+    if not est:
+        return DEFAULT_PITCH_MM
+    est.sort()
+    return float(est[len(est) // 2])
+
+
+def _rect(centre: tuple[float, float] | None, cell: Cell, pitch: float) -> Rect:
+    """Where placing a tile at `cell` may change pixels: the cell and a margin for the
+    tile being slightly off the grid."""
+    if centre is None:
+        return (0.0, 0.0, 0.0, 0.0)
+    h = 0.6 * pitch
+    return (centre[0] - h, centre[1] - h, centre[0] + h, centre[1] + h)
+
+
+KIND = GameKind(
+    name="town77",
+    title="Town 77",
+    settings=(Setting("players", "Players", tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)), 2),),
+    make=lambda options: Town77Session(options),
+)

@@ -1,0 +1,719 @@
+"""The referee loop: watch the table, read it when it is still, judge, show, journal.
+
+menu -> setup -> watching -> (verdict | alert | question) -> ... -> end -> menu
+
+One frame's path: camera preview -> MotionDetector (firmware.motion) -> still long
+enough and changed since the last look -> capture_still -> locate_table (markers found
+again every time; a shift means the camera or table moved) -> the game's reader ->
+foreign-object guard -> GameSession.interpret -> verdict on the display (and the move
+through the rules into the journal).
+
+Time comes from an injected Clock, so tests and replays never sleep: a recorded camera
+(frames:DIR, scripted synthetic scenes) runs on a virtual clock as fast as the CPU goes,
+and buttons are only asked when an answer is needed (so a button script lines up with
+the recording however fast it plays).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from PIL import Image
+
+from calibration.geometry import TableFit, TableNotFound, locate_table, rectify
+from calibration.profile import TableProfile, default_profile
+from firmware.buttons.base import ButtonEvent, Buttons
+from firmware.camera.base import CameraError, EndOfStream, Frame
+from firmware.display.base import Display
+from firmware.games import base as games
+from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
+from firmware.journal import Journal, last_game, unfinished_game
+from firmware.motion import MotionConfig, MotionDetector, foreign_change, touches
+from firmware.screens import base as scr
+from rules.errors import RulesError
+from vision.api import AnalyzeOptions, ReadError, get_reader
+
+log = logging.getLogger("tableref.loop")
+
+Analyze = Callable[[str, NDArray[np.uint8], TableFit, AnalyzeOptions], dict[str, Any]]
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class RealClock:
+    def now(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            time.sleep(seconds)
+
+
+class VirtualClock:
+    """Time that only moves when the loop waits: replays run at full speed."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.t = start
+
+    def now(self) -> float:
+        return self.t
+
+    def sleep(self, seconds: float) -> None:
+        self.t += max(0.0, seconds)
+
+
+class Alerts(Protocol):
+    def illegal(self) -> None: ...
+
+    def ok(self) -> None: ...
+
+
+class NoAlerts:
+    def illegal(self) -> None:
+        pass
+
+    def ok(self) -> None:
+        pass
+
+
+@dataclass
+class LoopConfig:
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    preview_interval: float = 0.1      # seconds between preview frames
+    look_change: float = 0.0005        # preview change since the last look that warrants a look
+    retry_first: float = 1.0           # camera back-off: 1, 2, 4 ... retry_max seconds
+    retry_max: float = 30.0
+    flash_times: int = 3               # inverted flashes of an illegal-move alert
+    flash_period: float = 0.25
+    stuck_looks: int = 3               # blocked stable looks before asking the players
+    guard_margin_mm: float = 15.0      # foreign change this close to the move blocks it
+    moved_mm: float = 4.0              # marker shift that means "camera or table moved"
+    replay: bool = False               # recorded camera: ask buttons only when needed
+    max_frames: int | None = None      # stop after this many analysed frames
+    resume_timeout: float = 10.0       # resume an unfinished game when nobody answers
+    prompt_timeout: float = 120.0      # a question nobody answers is dismissed
+
+
+@dataclass
+class Look:
+    """What one still frame gave: kept to compare the next look with."""
+
+    view: NDArray[np.uint8]
+
+
+class Stop(Exception):
+    """SIGTERM (or the end of a replay): leave the loop cleanly."""
+
+
+class Referee:
+    """The device: one camera, one display, three buttons, one journal."""
+
+    def __init__(self, camera: Any, display: Display, buttons: Buttons, journal: Journal, *,
+                 clock: Clock | None = None, config: LoopConfig | None = None,
+                 game: str | None = None, profile: TableProfile | None = None,
+                 analyze: Analyze | None = None, alerts: Alerts | None = None,
+                 reopen_camera: Callable[[], Any] | None = None) -> None:
+        self.camera = camera
+        self.display = display
+        self.buttons = buttons
+        self.journal = journal
+        self.clock: Clock = clock or RealClock()
+        self.cfg = config or LoopConfig()
+        self.fixed_game = game
+        self.fixed_profile = profile
+        self.analyze_fn: Analyze = analyze or _default_analyze
+        self.alerts: Alerts = alerts or NoAlerts()
+        self.reopen_camera = reopen_camera
+        self.motion = MotionDetector(self.cfg.motion)
+        self.session: GameSession | None = None
+        self.profile: TableProfile | None = None
+        self.fit: TableFit | None = None
+        self.reference: NDArray[np.uint8] | None = None   # guard view of the last accepted table
+        self.previous_view: NDArray[np.uint8] | None = None
+        self.current_view: NDArray[np.uint8] | None = None
+        self.previous_image: NDArray[np.uint8] | None = None
+        self.last_look_preview: NDArray[np.uint8] | None = None
+        self.blocked_looks = 0
+        self.frames = 0
+        self.skip_until_frame = -1
+        self.stopping = False
+        self.ended_stream = False
+        self.events: list[str] = []        # what happened, for tests and benches
+        self.timings: list[float] = []     # still-period end -> verdict shown, seconds
+        self._still_since: float | None = None
+        self.final_summary: dict[str, Any] | None = None
+
+    # -- plumbing ------------------------------------------------------------------------
+    def request_stop(self, *_: Any) -> None:
+        self.stopping = True
+
+    def install_signal_handlers(self) -> None:
+        signal.signal(signal.SIGTERM, self.request_stop)
+
+    def show(self, image: Image.Image) -> None:
+        self.display.show(image)
+
+    def note(self, text: str) -> None:
+        self.events.append(text)
+        log.info(text)
+
+    def _check_stop(self) -> None:
+        if self.stopping:
+            raise Stop()
+
+    def button(self, timeout: float) -> ButtonEvent | None:
+        """One button event; time passes on the clock either way."""
+        self._check_stop()
+        if isinstance(self.clock, RealClock):
+            ev = self.buttons.poll(timeout)
+        else:
+            ev = self.buttons.poll(0.0)
+            if ev is None:
+                self.clock.sleep(timeout)
+        self._check_stop()
+        return ev
+
+    def ask_button(self, timeout: float) -> ButtonEvent | None:
+        """Wait for an answer: in a replay the next scripted event or None at once."""
+        if self.cfg.replay:
+            return self.button(0.0)
+        deadline = self.clock.now() + timeout
+        while self.clock.now() < deadline:
+            ev = self.button(min(0.2, max(0.0, deadline - self.clock.now())))
+            if ev is not None:
+                return ev
+        return None
+
+    # -- the whole run ------------------------------------------------------------------------
+    def run(self) -> int:
+        try:
+            if self.journal.problem:
+                self.note(self.journal.problem)
+            self._boot()
+            while True:
+                if self.session is None:
+                    if not self._choose_and_setup():
+                        return 0
+                self._watch()
+                if self.ended_stream or (self.cfg.max_frames is not None
+                                         and self.frames >= self.cfg.max_frames):
+                    return 0
+        except Stop:
+            return 0
+        finally:
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        """Journal closed, camera released, a parked message on the display."""
+        try:
+            self.journal.close()
+        finally:
+            try:
+                self.show(scr.parked_screen("Stopped"))
+            except Exception:  # a dead display must not hide the journal being closed
+                pass
+            for thing in (self.camera, self.buttons):
+                try:
+                    thing.close()
+                except Exception:
+                    pass
+
+    # -- start: resume or choose ---------------------------------------------------------------
+    def _boot(self) -> None:
+        game = unfinished_game(self.journal.records)
+        if game is None:
+            return
+        start = game[0].data
+        if self.fixed_game and start.get("game") != self.fixed_game:
+            return
+        session = self._rebuild(game)
+        if session is None:
+            return
+        if not self.fixed_game:
+            self.show(scr.confirm_screen(f"{start.get('game')}, {len(session.moves)} moves",
+                                         "Resume game?", yes="Resume", no="New"))
+            ev = self.ask_button(self.cfg.resume_timeout)
+            if ev is ButtonEvent.PREV:
+                self.journal.append("end", {"abandoned": True})
+                return
+        self.session = session
+        self.profile = self._profile_for(session.game)
+        frames = [int(m["frame"]) for m in session.moves if isinstance(m.get("frame"), int)]
+        self.skip_until_frame = max(frames) if frames else -1
+        self.note(f"resumed {session.game} after {len(session.moves)} moves")
+
+    def _rebuild(self, records: list[Any]) -> GameSession | None:
+        try:
+            session = games.kind(str(records[0].data["game"])).make(
+                dict(records[0].data.get("options", {})))
+            for r in records[1:]:
+                if r.kind in ("move", "end"):
+                    session.apply(dict(r.data))
+                elif r.kind == "undo":
+                    session.undo()
+            return session
+        except (KeyError, ImportError, RulesError, ValueError, TypeError) as e:
+            self.note(f"journal: cannot restore the last game ({e}); starting fresh")
+            return None
+
+    def _profile_for(self, game: str) -> TableProfile:
+        return self.fixed_profile or default_profile(game)
+
+    def _choose_and_setup(self) -> bool:
+        kinds = games.kinds()
+        if self.fixed_game:
+            chosen = [k for k in kinds if k.name == self.fixed_game]
+            if not chosen:
+                raise games_error(self.fixed_game, kinds)
+            kind = chosen[0]
+        else:
+            index = 0
+            while True:
+                self.show(scr.game_menu_screen([k.title for k in kinds], index))
+                ev = self.ask_button(self.cfg.prompt_timeout)
+                if ev is None:
+                    if self.cfg.replay:
+                        return False
+                    continue
+                if ev is ButtonEvent.NEXT:
+                    index = (index + 1) % len(kinds)
+                elif ev is ButtonEvent.PREV:
+                    index = (index - 1) % len(kinds)
+                elif ev is ButtonEvent.SELECT:
+                    break
+            kind = kinds[index]
+        options: dict[str, Any] = {}
+        for s in kind.settings:
+            options[s.key] = self._choose_value(s.title, s.choices, s.default)
+        self.session = kind.make(options)
+        self.profile = self._profile_for(kind.name)
+        self.journal.append("game_start", {"game": kind.name, "options": options})
+        self.reference = None
+        self.note(f"new game {kind.name} {options}")
+        return True
+
+    def _choose_value(self, title: str, choices: tuple[Any, ...], default: Any) -> Any:
+        i = choices.index(default) if default in choices else 0
+        while True:
+            self.show(scr.number_screen(title, choices[i], "SELECT = OK"))
+            ev = self.ask_button(self.cfg.prompt_timeout)
+            if ev is None or ev is ButtonEvent.SELECT:
+                return choices[i]
+            if ev is ButtonEvent.NEXT:
+                i = (i + 1) % len(choices)
+            elif ev is ButtonEvent.PREV:
+                i = (i - 1) % len(choices)
+
+    # -- watching ----------------------------------------------------------------------------
+    def _watch(self) -> None:
+        assert self.session is not None
+        self.show(self.session.status_screen())
+        self.motion.reset(self.clock.now())
+        backoff = self.cfg.retry_first
+        while self.session is not None and not self.session.is_over():
+            self._check_stop()
+            if self.cfg.max_frames is not None and self.frames >= self.cfg.max_frames:
+                return
+            if not self.cfg.replay:
+                ev = self.button(0.0)
+                if ev is not None:
+                    self._on_button(ev)
+                    continue
+            try:
+                preview = self.camera.capture_preview()
+                backoff = self.cfg.retry_first
+            except EndOfStream:
+                self._end_of_stream()
+                return
+            except CameraError as e:
+                if _is_unreadable(e):
+                    self.note(f"skipped: {e}")
+                    continue
+                backoff = self._camera_lost(e, backoff)
+                continue
+            now = self.clock.now()
+            state = self.motion.update(preview, now)
+            if state.moving:
+                self._still_since = None
+            elif self._still_since is None:
+                self._still_since = now - state.still_for
+            if self.motion.is_still(now) and self._changed_since_look(preview):
+                still_end = self.clock.now()
+                self._look(preview, still_end)
+                if self.session is None:
+                    return
+                continue
+            self.clock.sleep(self.cfg.preview_interval)
+
+    def _changed_since_look(self, preview: NDArray[np.uint8]) -> bool:
+        if self.cfg.replay:
+            return True   # every recorded frame is a moment of the game: look at each
+        if self.last_look_preview is None or self.last_look_preview.shape != preview.shape:
+            return True
+        d = cv2.absdiff(preview, self.last_look_preview)
+        frac = float(np.count_nonzero(d > self.cfg.motion.pixel_threshold)) / d.size
+        return frac > self.cfg.look_change
+
+    def _camera_lost(self, error: Exception, backoff: float) -> float:
+        self.note(f"camera lost: {error}")
+        self.show(scr.camera_lost_screen(backoff))
+        waited = 0.0
+        while waited < backoff:
+            step = min(0.5, backoff - waited)
+            if self.cfg.replay:
+                self.clock.sleep(step)
+            else:
+                ev = self.button(step)
+                if ev is ButtonEvent.MENU:
+                    self._on_button(ev)
+            waited += step
+            self._check_stop()
+        if self.reopen_camera is not None:
+            try:
+                self.camera.close()
+            except Exception:
+                pass
+            try:
+                self.camera = self.reopen_camera()
+            except CameraError as e:
+                self.note(f"camera still lost: {e}")
+        self.motion.reset(self.clock.now())
+        return min(self.cfg.retry_max, backoff * 2)
+
+    def _end_of_stream(self) -> None:
+        """A recording ended: answer what the button script still holds, then stop."""
+        self.ended_stream = True
+        self.note("end of the recording")
+        while self.session is not None and not self.session.is_over():
+            ev = self.button(0.0)
+            if ev is None:
+                return
+            self._on_button(ev)
+
+    # -- one look at a still table ----------------------------------------------------------
+    def _look(self, preview: NDArray[np.uint8], still_end: float) -> None:
+        assert self.session is not None and self.profile is not None
+        self.last_look_preview = preview.copy()
+        try:
+            frame: Frame = self.camera.capture_still()
+        except EndOfStream:
+            raise
+        except CameraError as e:
+            self.note(f"skipped: {e}")
+            return
+        if frame.index <= self.skip_until_frame - 1:
+            return   # resumed replay: this frame was judged before the restart
+        self.frames += 1
+        verdict = self.judge(frame.image)
+        if isinstance(verdict, Unclear):
+            self.last_look_preview = None   # look again once still, even if nothing moves
+        self._act(verdict, frame)
+        self.timings.append(self.clock.now() - still_end)
+
+    def judge(self, image: NDArray[np.uint8]) -> Verdict:
+        """The verdict for one still frame (changes nothing but the guard's memory)."""
+        assert self.session is not None and self.profile is not None
+        if image is None or image.ndim != 3 or image.size == 0:
+            return Unclear("bad frame")
+        try:
+            fit = locate_table(image, self.profile)
+        except TableNotFound:
+            return Unclear("markers hidden")
+        moved = self._table_moved(fit)
+        self.fit = fit
+        if moved:
+            self.note("camera or table moved; re-fitted")
+            self.show(scr.camera_moved_screen())
+        try:
+            obs = self.analyze_fn(self.session.game, image, fit,
+                                  AnalyzeOptions(self.profile, previous=self.previous_image))
+        except ReadError as e:
+            return Unclear(f"unreadable: {e}")
+        verdict = self.session.interpret(obs)
+        view = self._guard_view(image, fit)
+        verdict = self._guard(verdict, view)
+        self.previous_view = view
+        self.current_view = view
+        self.previous_image = image
+        return verdict
+
+    def _table_moved(self, fit: TableFit) -> bool:
+        if self.fit is None or self.profile is None:
+            return False
+        ox, oy = self.profile.area_origin_mm
+        w, h = self.profile.area_size_mm
+        corners = np.array([[ox, oy], [ox + w, oy], [ox + w, oy + h], [ox, oy + h]], dtype=np.float64)
+        try:
+            px_old = self.fit.to_image(corners)
+            back = fit.to_table(px_old)
+        except cv2.error:
+            return True
+        return bool(np.max(np.linalg.norm(back - corners, axis=1)) > self.cfg.moved_mm)
+
+    def guard_area(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The guard watches the whole marked table, not just the play area, so an arm
+        reaching in from the edge is seen even when the hand is over one cell."""
+        assert self.profile is not None
+        ox, oy = self.profile.area_origin_mm
+        w, h = self.profile.area_size_mm
+        xs = [m.centre_mm[0] for m in self.profile.markers] + [ox, ox + w]
+        ys = [m.centre_mm[1] for m in self.profile.markers] + [oy, oy + h]
+        return (min(xs), min(ys)), (max(xs) - min(xs), max(ys) - min(ys))
+
+    def _guard_view(self, image: NDArray[np.uint8], fit: TableFit) -> NDArray[np.uint8]:
+        origin, size = self.guard_area()
+        return rectify(image, fit, origin, size, self.cfg.motion.guard_px_per_mm,
+                       interpolation=cv2.INTER_AREA)
+
+    def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
+        return self._foreign_mask(a, b, footprint)[0]
+
+    def _foreign_mask(self, a: NDArray[np.uint8], b: NDArray[np.uint8],
+                      footprint: Any) -> tuple[float, NDArray[np.uint8]]:
+        return foreign_change(a, b, footprint, self.guard_area()[0],
+                              self.cfg.motion.guard_px_per_mm, self.cfg.motion.guard_threshold)
+
+    def _guard(self, verdict: Verdict, view: NDArray[np.uint8]) -> Verdict:
+        """Hands, arms and cups never become moves.
+
+        Change since the last accepted table outside the move's footprint blocks the
+        move; a question waits until two looks agree (hands do not hold still); a move
+        with no accepted table to compare with (after a restart or an undo) needs two
+        agreeing looks; a block that stays for `stuck_looks` looks becomes a question.
+        """
+        footprint = getattr(verdict, "footprint", ())
+        limit = self.cfg.motion.guard_fraction
+        stable = self.previous_view is not None and \
+            self._foreign(self.previous_view, view, ()) <= limit
+        if isinstance(verdict, Unclear):
+            self.blocked_looks = 0
+            return verdict
+        if isinstance(verdict, NoChange):
+            # the table agrees with the game: whatever else lies there is background now
+            # (a cup put down, a hand resting); it can only block later moves, never make one
+            self.blocked_looks = 0
+            self.reference = view
+            return verdict
+        if isinstance(verdict, Ask) and not stable:
+            return Unclear("waiting for the table to settle")
+        if self.reference is None:
+            return verdict if stable else Unclear("taking a second look")
+        foreign, mask = self._foreign_mask(self.reference, view, footprint)
+        if foreign <= limit:
+            self.blocked_looks = 0
+            return verdict
+        if stable and footprint and not touches(mask, footprint, self.guard_area()[0],
+                                                self.cfg.motion.guard_px_per_mm,
+                                                self.cfg.guard_margin_mm):
+            self.blocked_looks = 0
+            return verdict   # a still object away from the move (a cup): the move stands
+        self.blocked_looks = self.blocked_looks + 1 if stable else 0
+        if self.blocked_looks >= self.cfg.stuck_looks and isinstance(verdict, Proposed):
+            self.blocked_looks = 0
+            return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
+        return Unclear(f"table not clear ({100 * foreign:.1f}% changed)")
+
+    # -- acting on a verdict ------------------------------------------------------------------
+    def _act(self, verdict: Verdict, frame: Frame) -> None:
+        assert self.session is not None
+        self.note(f"frame {frame.index}: {type(verdict).__name__} "
+                  f"{getattr(verdict, 'text', getattr(verdict, 'short', ''))}")
+        if isinstance(verdict, NoChange):
+            self.show(self.session.status_screen())
+        elif isinstance(verdict, Proposed):
+            self._apply(verdict.move, frame)
+            self.alerts.ok()
+        elif isinstance(verdict, Illegal):
+            self._alert(verdict)
+        elif isinstance(verdict, Ask):
+            self._question(verdict, frame)
+        elif isinstance(verdict, Unclear):
+            self.show(self.session.status_screen())
+
+    def _apply(self, move: dict[str, Any], frame: Frame | None, source: str | None = None) -> bool:
+        assert self.session is not None
+        m = dict(move)
+        if frame is not None:
+            m["frame"] = frame.index
+        if source:
+            m["source"] = source
+        try:
+            applied = self.session.apply(m)
+        except RulesError as e:
+            self.note(f"refused: {e}")
+            self.show(scr.error_screen("Refused", str(e).split("[")[0][:40]))
+            return False
+        self.journal.append("move", m)
+        self.reference = self.current_view
+        self.note(f"applied {applied.text}")
+        self.show(self.session.status_screen())
+        return True
+
+    def _alert(self, verdict: Illegal) -> None:
+        self.note(f"illegal: {verdict.message}")
+        self.alerts.illegal()
+        screen = scr.error_screen("Illegal move", verdict.short)
+        for _ in range(self.cfg.flash_times):
+            self.show(screen)
+            self.clock.sleep(self.cfg.flash_period)
+            self.show(scr.invert(screen))
+            self.clock.sleep(self.cfg.flash_period)
+        self.show(screen)
+
+    def _question(self, verdict: Ask, frame: Frame) -> None:
+        assert self.session is not None
+        labels = list(verdict.labels) + ["Not a move"]
+        index = 0
+        while True:
+            if verdict.candidates:
+                self.show(scr.menu_screen(verdict.text, labels, index))
+            else:
+                self.show(scr.confirm_screen(verdict.text, "Check table", yes="OK", no="Undo"))
+            ev = self.ask_button(self.cfg.prompt_timeout)
+            if ev is None:
+                self.note("question dismissed")
+                break
+            if verdict.candidates:
+                if ev is ButtonEvent.NEXT:
+                    index = (index + 1) % len(labels)
+                elif ev is ButtonEvent.PREV:
+                    index = (index - 1) % len(labels)
+                elif ev is ButtonEvent.SELECT:
+                    if index < len(verdict.candidates):
+                        self._apply(verdict.candidates[index], frame, "confirmed")
+                    break
+                elif ev in (ButtonEvent.BACK, ButtonEvent.MENU):
+                    break
+            else:
+                if ev is ButtonEvent.PREV or ev is ButtonEvent.UNDO:
+                    self._undo()
+                break
+        self.show(self.session.status_screen())
+
+    # -- buttons while watching ---------------------------------------------------------------
+    def _on_button(self, ev: ButtonEvent) -> None:
+        if self.session is None:
+            return
+        if ev is ButtonEvent.UNDO:
+            self._undo()
+        elif ev is ButtonEvent.MENU:
+            self._menu()
+        else:
+            self.show(self.session.status_screen())
+
+    def _undo(self) -> None:
+        """Take back the last move, then offer what it could have been (a misread)."""
+        assert self.session is not None
+        last = self.session.undo()
+        if last is None:
+            self.show(scr.text_screen("Undo", ["Nothing", "to undo"]))
+            return
+        self.journal.append("undo", {"move": last})
+        self.reference = None
+        self.last_look_preview = None
+        self.note(f"undone {last}")
+        fixes = self.session.fixes(last)
+        if not fixes:
+            self.show(self.session.status_screen())
+            return
+        items = ["Leave undone"] + [a.label for a in fixes]
+        index = 0
+        while True:
+            self.show(scr.menu_screen("Undone. Fix?", items, index))
+            ev = self.ask_button(self.cfg.prompt_timeout)
+            if ev is None or ev in (ButtonEvent.BACK, ButtonEvent.MENU):
+                break
+            if ev is ButtonEvent.NEXT:
+                index = (index + 1) % len(items)
+            elif ev is ButtonEvent.PREV:
+                index = (index - 1) % len(items)
+            elif ev is ButtonEvent.SELECT:
+                if index > 0:
+                    self._apply(fixes[index - 1].move, None, "fix")
+                break
+        self.show(self.session.status_screen())
+
+    def _menu(self) -> None:
+        assert self.session is not None
+        actions = self.session.actions()
+        items = ["Back"] + [a.label for a in actions] + ["Undo last move", "End game"]
+        index = 0
+        while True:
+            self.show(scr.menu_screen("Menu", items, index))
+            ev = self.ask_button(self.cfg.prompt_timeout)
+            if ev is None or ev in (ButtonEvent.BACK, ButtonEvent.MENU):
+                break
+            if ev is ButtonEvent.NEXT:
+                index = (index + 1) % len(items)
+            elif ev is ButtonEvent.PREV:
+                index = (index - 1) % len(items)
+            elif ev is ButtonEvent.SELECT:
+                label = items[index]
+                if label == "Undo last move":
+                    self._undo()
+                elif label == "End game":
+                    self._end_game()
+                    return
+                elif index >= 1:
+                    self._apply(actions[index - 1].move, None, "button")
+                break
+        if self.session is not None:
+            self.show(self.session.status_screen())
+
+    def _end_game(self) -> None:
+        assert self.session is not None
+        answers: dict[str, Any] = {}
+        for q in self.session.end_questions():
+            answers[q.key] = self._choose_value(q.title, q.choices, q.default)
+        move = self.session.finish(answers)
+        try:
+            self.session.apply(move)
+        except RulesError as e:
+            self.show(scr.error_screen("Cannot end", str(e)[:40]))
+            return
+        self.journal.append("end", move)
+        self.note(f"game over: {self.session.summary()}")
+        self.show(self.session.result_screen())
+        self.final_summary = self.session.summary()
+        self.ask_button(self.cfg.prompt_timeout)
+        self.session = None
+
+
+def games_error(name: str, kinds: list[games.GameKind]) -> Exception:
+    from firmware.cli import UserError
+    return UserError(f"game '{name}' has no device adapter yet; choose one of: "
+                     + ", ".join(k.name for k in kinds))
+
+
+def _is_unreadable(e: Exception) -> bool:
+    return type(e).__name__ == "UnreadableFrame"
+
+
+def _default_analyze(game: str, image: NDArray[np.uint8], fit: TableFit,
+                     options: AnalyzeOptions) -> dict[str, Any]:
+    return get_reader(game).analyze(image, fit, options)
+
+
+def summary_from_journal(journal_records: list[Any]) -> dict[str, Any] | None:
+    """The last game's state and scores, rebuilt from the journal (resume tests use it)."""
+    game = last_game(journal_records)
+    if not game:
+        return None
+    session = games.kind(str(game[0].data["game"])).make(dict(game[0].data.get("options", {})))
+    for r in game[1:]:
+        if r.kind in ("move", "end"):
+            session.apply(dict(r.data))
+        elif r.kind == "undo":
+            session.undo()
+    return session.summary()

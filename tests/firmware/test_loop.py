@@ -1,0 +1,138 @@
+"""The referee loop end to end on the mini table (real markers, pixels, rules, journal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import minitable
+from firmware.journal import load
+from firmware.loop import summary_from_journal
+from loopkit import referee
+
+
+@pytest.fixture(scope="module")
+def game6() -> tuple[list, list]:
+    placements = minitable.legal_game(7, 6)
+    return placements, minitable.game_frames(placements, 7)
+
+
+def _city(placements: list) -> set[tuple[int, int]]:
+    return {cell for cell, _ in placements}
+
+
+def test_a_game_with_hands_and_cups_is_refereed_exactly(tmp_path: Path, game6: tuple) -> None:
+    """Every placement becomes exactly one move; hands and cups never do."""
+    placements, frames = game6
+    ref = referee(tmp_path, frames)
+    assert ref.run() == 0
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [(m["cell"], m["tile"]) for m in moves] == [
+        ("ABCDEFG"[c] + str(r + 1), "abcdefg"[s] + str(k)) for (r, c), (s, k) in placements]
+    assert ref.journal.closed
+
+
+def test_illegal_placement_alerts_and_is_not_applied(tmp_path: Path) -> None:
+    """A tile breaking the row rule flashes the inverted alert and never enters the state."""
+    pioneer = ((0, 0), (1, 1))
+    bad = {(0, 0): (1, 1), (0, 1): (1, 3)}     # same shape in the row
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}), minitable.render(bad)]
+    alerts: list[str] = []
+    ref = referee(tmp_path, frames)
+    ref.alerts = type("A", (), {"illegal": lambda self: alerts.append("illegal"),
+                                "ok": lambda self: alerts.append("ok")})()
+    ref.run()
+    assert alerts == ["ok", "illegal"]
+    assert any("illegal: b3 at B1: a house of the same shape is already in this row" in e
+               for e in ref.events)
+    summary = summary_from_journal(load(tmp_path / "journal.jsonl").records)
+    assert summary is not None and summary["moves"] == 1
+    del pioneer
+
+
+def test_two_tiles_at_once_ask_and_the_players_choose(tmp_path: Path) -> None:
+    """Two new tiles are not applied by themselves; SELECT on the question picks one."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2), (1, 0): (3, 3)}),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2), (1, 0): (3, 3)}, seed=5)]
+    ref = referee(tmp_path, frames, buttons=["SELECT"])
+    ref.run()
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["tile"] for m in moves] == ["b1", "c2"]
+    assert moves[1]["source"] == "confirmed"
+
+
+def test_camera_lost_backs_off_and_comes_back(tmp_path: Path, game6: tuple) -> None:
+    """An unplugged camera shows the lost screen, waits 1, 2, 4 s, then the game goes on."""
+    placements, frames = game6
+    ref = referee(tmp_path, frames[:5], lost=[20, 21, 22])
+    ref.run()
+    lost = [e for e in ref.events if e.startswith("camera lost")]
+    assert len(lost) == 3
+    assert ref.clock.now() > 7.0     # type: ignore[attr-defined]
+    moves = [r for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert len(moves) == 2
+
+
+def test_corrupt_frame_is_skipped(tmp_path: Path) -> None:
+    """An unreadable frame is logged and skipped; the next one is read."""
+    frames = [minitable.render({}), None, minitable.render({(0, 0): (1, 1)})]
+    ref = referee(tmp_path, frames)
+    ref.run()
+    assert "skipped: frame1.jpg: not a readable image; skipping this frame" in ref.events
+    assert summary_from_journal(load(tmp_path / "journal.jsonl").records)["moves"] == 1  # type: ignore[index]
+
+
+def test_resume_restores_the_game_exactly(tmp_path: Path, game6: tuple) -> None:
+    """A second run on the same journal resumes the unfinished game and finishes it."""
+    placements, frames = game6
+    referee(tmp_path, frames[:6]).run()
+    half = summary_from_journal(load(tmp_path / "journal.jsonl").records)
+    assert half is not None and 0 < half["moves"] < len(placements)
+    ref = referee(tmp_path, frames)
+    ref.run()
+    assert any(e.startswith("resumed town77") for e in ref.events)
+    whole = summary_from_journal(load(tmp_path / "journal.jsonl").records)
+    other = tmp_path / "straight"
+    referee(other, frames).run()
+    assert whole == summary_from_journal(load(other / "journal.jsonl").records)
+
+
+def test_stop_request_closes_the_journal_and_parks_the_display(tmp_path: Path, game6: tuple) -> None:
+    """SIGTERM's handler makes the loop leave cleanly: journal closed, parked screen up."""
+    _, frames = game6
+    ref = referee(tmp_path, frames)
+    ref.cfg.max_frames = None
+    ref.request_stop()
+    assert ref.run() == 0
+    assert ref.journal.closed
+    from firmware.screens.base import parked_screen
+    assert ref.display.last is not None
+    assert ref.display.last.tobytes() == parked_screen("Stopped").tobytes()
+
+
+def test_camera_moved_is_noticed_and_refitted(tmp_path: Path) -> None:
+    """A knocked camera (a different view of the same table) is reported, not misread."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1)}, tilt=30.0),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)}, tilt=30.0)]
+    ref = referee(tmp_path, frames)
+    ref.run()
+    assert "camera or table moved; re-fitted" in ref.events
+    moves = [r.data["tile"] for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert moves == ["b1", "c2"]
+
+
+def test_end_game_from_the_menu_records_scores(tmp_path: Path) -> None:
+    """MENU > End game > tiles left per player gives an "end" record and the ranking."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)})]
+    # menu items: Back, P1 leaves, Undo last move, End game
+    buttons = ["MENU", "NEXT", "NEXT", "NEXT", "SELECT", "NEXT", "NEXT", "SELECT", "SELECT", "SELECT"]
+    ref = referee(tmp_path, frames, buttons=buttons)
+    ref.run()
+    recs = load(tmp_path / "journal.jsonl").records
+    assert recs[-1].kind == "end" and recs[-1].data["tiles_left"] == [2, 0]
+    summary = summary_from_journal(recs)
+    assert summary is not None and summary["ranking"] == [[1, 1, 0], [0, 2, 2]]
