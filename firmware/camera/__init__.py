@@ -2,7 +2,8 @@
 
 Specs (also from $TABLEREF_CAMERA, then the config file, then "auto"), in the spirit of
 gpiozero's pin factories:
-  auto                the Pi camera if attached, else /dev/video0, else synthetic:GAME
+  auto                the Pi camera if attached, else /dev/video0, else (on a Pi)
+                      picamera anyway, else (elsewhere) synthetic:GAME
   picamera[:N]        Raspberry Pi camera via picamera2 (full-res stills + low-res stream)
   usb[:N]             OpenCV VideoCapture device N
   file:PATH           one image file, returned for every capture

@@ -2,7 +2,8 @@
 
 Order of choice (like gpiozero's pin factories): the `spec` argument (--camera) >
 $TABLEREF_CAMERA > the config file's camera.spec > "auto". "auto" means the Pi camera
-when one is attached, else /dev/video0 when OpenCV can read it, else the synthetic table.
+when one is attached, else /dev/video0 when OpenCV can read it, else (on a Pi) the Pi
+camera anyway so the loop reports it missing, else (not a Pi) the synthetic table.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from firmware.camera.capture import UsbCamera, VideoCamera
 from firmware.camera.files import FileCamera, FramesCamera
 from firmware.camera.picam import PiCamera, picamera_present
 from firmware.camera.synthetic import SyntheticCamera, parse_option
+from firmware.buttons.factory import is_raspberry_pi
 from firmware.config import DeviceConfig, resolve_spec
 
 SPEC_HELP = ("picamera, usb:N, file:PATH, frames:DIR, video:PATH or synthetic:GAME[?seed=S]")
@@ -41,10 +43,18 @@ def real_camera_present() -> bool:
 
 
 def auto_camera_spec(config: DeviceConfig | None = None) -> str:
+    """What "auto" means here and now.
+
+    On a Raspberry Pi with no camera seen yet, still "picamera": the loop then shows
+    "Camera lost" and retries until the ribbon is fixed, rather than quietly refereeing
+    a synthetic table. Only machines that are not Pis fall back to the synthetic table.
+    """
     if picamera_present():
         return "picamera"
     if usb_camera_present(0):
         return "usb:0"
+    if is_raspberry_pi():
+        return "picamera"
     game = (config.game if config and config.game else "town77")
     return f"synthetic:{game}"
 
