@@ -283,6 +283,8 @@ class Railways:
             if self.settings.river_counts_once:
                 river = min(river, 1)
             placed = b.new_station_obstacles + river
+            if self.settings.station_penalty_once:
+                placed = min(placed, 1)
             if placed:
                 terms.append(ScoreTerm(me, -pos.penalty * placed, f"station on {placed} obstacle/River x{pos.penalty}", "placement"))
         return tuple(terms)

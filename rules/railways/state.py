@@ -168,11 +168,14 @@ class Settings:
     out_when_either_empty: a player counts as out of stock when clips OR cubes run out,
       instead of only when both have.
     cubes_per_player: cubes in one colour (rulebook: "25 wooden cubes in 5 player colours").
+    station_penalty_once: a new station on obstacles or the River pays the penalty once,
+      instead of once per obstacle tile and River part it touches.
     """
 
     penalty_rise: int = 0
     penalty_max: int = 6
     river_counts_once: bool = False
+    station_penalty_once: bool = False
     metropolis_min: str = "smaller"
     duplicate_any_owner: bool = False
     out_when_either_empty: bool = False

@@ -218,6 +218,12 @@ def test_station_on_an_obstacle_costs_the_penalty() -> None:
     assert score(b)["red"] == 0 + 2 + 5 - 4
 
 
+def test_station_penalty_once_setting() -> None:
+    """With station_penalty_once, a station on an obstacle and the River pays the penalty once."""
+    b = link(clips=5, to_station="N", new_card="town", new_station_obstacles=1, new_station_river_parts=1)
+    assert score(b, station_penalty_once=True)["red"] == 0 + 2 + 5 - 2
+
+
 def test_penalty_uses_the_track_value() -> None:
     """At penalty 3, one obstacle costs 3."""
     assert score(link(clips=5, obstacles=1), TOUCHY.replace("penalty=2", "penalty=3"))["red"] == 7 - 3
