@@ -112,7 +112,9 @@ def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],
     """
     a = normalise(reference)
     b = normalise(current)
-    diff = cv2.absdiff(a, b).max(axis=2)
+    diff = cv2.absdiff(a, b)
+    if diff.ndim == 3:
+        diff = diff.max(axis=2)
     raw = (diff > threshold).astype(np.uint8)
     # open: single noisy pixels and edge shimmer are not objects
     mask: GreyImage = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
