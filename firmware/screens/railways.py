@@ -168,9 +168,11 @@ def end_screen(result: FinalResult) -> Image.Image:
     return _rows(title, rows, (80, 48), inverted_row=top)
 
 
-def measure_screen(a: str, b: str, distance_mm: float, pitch_mm: float) -> Image.Image:
-    """Planning aid: the straight distance between two stations picked with the buttons."""
-    clips = clips_for_distance(distance_mm, pitch_mm)
+def measure_screen(a: str, b: str, distance_mm: float, pitch_mm: float,
+                   clip_length_mm: float | None = None) -> Image.Image:
+    """Planning aid: the straight distance between two stations picked with the buttons,
+    in the fewest clips that span it (see rules.railways.geometry.clips_for_distance)."""
+    clips = clips_for_distance(distance_mm, pitch_mm, clip_length_mm)
     return text_screen(f"Measure {a} - {b}", [f"{clips} clips", f"{distance_mm:.0f} mm straight"])
 
 

@@ -152,8 +152,16 @@ def polylines_near(p: tuple[Point, ...], q: tuple[Point, ...], reach: float) -> 
     return polyline_distance(p, q) < reach
 
 
-def clips_for_distance(distance_mm: float, pitch_mm: float) -> int:
-    """The fewest clips whose chain spans `distance_mm` in a straight line (the measure screen)."""
+def clips_for_distance(distance_mm: float, pitch_mm: float, clip_length_mm: float | None = None) -> int:
+    """The fewest clips whose straight chain spans `distance_mm` (the measure screen).
+
+    A chain of n clips is n x pitch long, or (n - 1) x pitch + clip length when the
+    length of one clip is given.
+    """
     if pitch_mm <= 0:
         raise ValueError(f"clip pitch must be positive, got {pitch_mm}")
-    return max(0, math.ceil(distance_mm / pitch_mm - 1e-9))
+    if clip_length_mm is None:
+        return max(0, math.ceil(distance_mm / pitch_mm - 1e-9))
+    if distance_mm <= 0:
+        return 0
+    return max(1, math.ceil((distance_mm - clip_length_mm) / pitch_mm - 1e-9) + 1)

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from rules.railways.cards import Ability, AbilityKind, Catalogue, Role, StationCard, StationType
 from rules.railways.engine import FinalResult, Railways, rules_for
 from rules.railways.geometry import (
-    Point, Rect, polyline_contacts, polyline_near_rect, polyline_rect_distance, polylines_near, trim,
+    Point, Rect, clips_for_distance, polyline_contacts, polyline_near_rect, polyline_rect_distance, polylines_near, trim,
 )
 from rules.railways.state import COLOURS, BuiltLink, Draw, Move, Pass, Phase, Position, Settings
 
@@ -29,12 +29,17 @@ from rules.railways.state import COLOURS, BuiltLink, Draw, Move, Pass, Phase, Po
 class SimGeometry:
     """Physical sizes; the vision helper may pass its own to match its renderer."""
 
+    def chain_mm(self, clips: int) -> float:
+        """Length of a straight chain of `clips` clips."""
+        return (clips - 1) * self.clip_pitch_mm + self.clip_length_mm if clips > 0 else 0.0
+
     area_mm: float = 1000.0
-    clip_pitch_mm: float = 14.0       # one clip's share of a chain's length
-    clip_width_mm: float = 7.0
-    card_w_mm: float = 63.0
-    card_h_mm: float = 88.0
-    board_mm: float = 200.0           # the Metropolis board
+    clip_pitch_mm: float = 22.0       # each further clip adds this much to a chain
+    clip_length_mm: float = 32.0      # one clip alone (vision/synth/clips.py's standard clip)
+    clip_width_mm: float = 9.0
+    card_w_mm: float = 60.0           # stations are drawn as 60 mm squares by vision/synth
+    card_h_mm: float = 60.0
+    board_mm: float = 140.0           # the Metropolis board
     river_clips: int = 32
     station_gap_mm: float = 12.0      # sim keeps stations this far apart
     end_overlap_mm: float = 6.0       # how far the end clip reaches into its station
@@ -52,7 +57,7 @@ class SimLayout:
 @dataclass(frozen=True)
 class SimMove:
     """One turn. For a build: `path` is the link's centre line (its length is
-    clips x pitch) and `new_station` the rectangle of a station placed this turn."""
+    SimGeometry.chain_mm(clips)) and `new_station` the rectangle of a station placed this turn."""
 
     colour: str
     move: Move
@@ -175,14 +180,14 @@ class _Table:
         self.g = g
 
     def path_between(self, a: Rect, b: Rect, clips: int, rng: random.Random) -> tuple[Point, ...] | None:
-        """A bowed two-segment path of exactly clips x pitch from border to border, or None."""
+        """A bowed two-segment path of exactly chain_mm(clips) from border to border, or None."""
         g = self.g
         ang = math.atan2(b.cy - a.cy, b.cx - a.cx)
         da, db = a.exit_distance(ang) - g.end_overlap_mm, b.exit_distance(ang + math.pi) - g.end_overlap_mm
         p = (a.cx + da * math.cos(ang), a.cy + da * math.sin(ang))
         q = (b.cx - db * math.cos(ang), b.cy - db * math.sin(ang))
         straight = math.dist(p, q)
-        length = clips * g.clip_pitch_mm
+        length = g.chain_mm(clips)
         if length < straight - 1e-6:
             return None
         bow = math.sqrt(max(0.0, (length / 2) ** 2 - (straight / 2) ** 2)) * rng.choice((-1.0, 1.0))
@@ -257,7 +262,7 @@ def _try_build(rules: Railways, pos: Position, table: _Table, rng: random.Random
             a = table.rects[dep.sid]
             probe = Rect(0, 0, g.card_w_mm, g.card_h_mm)
             dist = (a.exit_distance(ang) + probe.exit_distance(ang) - 2 * g.end_overlap_mm
-                    + clips * g.clip_pitch_mm)
+                    + g.chain_mm(clips))
             rect = Rect(a.cx + dist * math.cos(ang), a.cy + dist * math.sin(ang), g.card_w_mm, g.card_h_mm)
             sid = f"N{len(pos.stations) + 1}"
             path = table.path_between(a, rect, clips, rng)
@@ -275,7 +280,7 @@ def _try_build(rules: Railways, pos: Position, table: _Table, rng: random.Random
             path0 = table.path_between(a, rect, 10_000, rng)
             if path0 is None:
                 continue
-            need = math.ceil(math.dist(path0[0], path0[-1]) / g.clip_pitch_mm)
+            need = clips_for_distance(math.dist(path0[0], path0[-1]), g.clip_pitch_mm, g.clip_length_mm)
             clips = max(least, need) + rng.choice((0, 0, 1))
             path = table.path_between(a, rect, clips, rng)
             if path is None:

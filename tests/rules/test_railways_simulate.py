@@ -19,7 +19,7 @@ def test_same_seed_same_game() -> None:
 
 
 def test_build_paths_are_clips_long_and_inside_the_area() -> None:
-    """Each build's path is clips x pitch long, starts and ends in its stations, stays inside."""
+    """Each build's path is as long as its chain, starts and ends in its stations, stays inside."""
     g = SimGeometry()
     game = simulate_game(random.Random(11), 4, "gigantopolis", geometry=g)
     rects = dict(game.layout.stations)
@@ -29,7 +29,7 @@ def test_build_paths_are_clips_long_and_inside_the_area() -> None:
         assert isinstance(m.move, BuiltLink)
         if m.new_station is not None:
             rects[m.move.to_station] = m.new_station
-        assert math.isclose(polyline_length(m.path), m.move.clips * g.clip_pitch_mm, rel_tol=1e-6)
+        assert math.isclose(polyline_length(m.path), g.chain_mm(m.move.clips), rel_tol=1e-6)
         assert rects[m.move.from_station].contains(m.path[0])
         assert rects[m.move.to_station].contains(m.path[-1])
         assert all(0 <= c <= g.area_mm for p in m.path for c in p)
@@ -54,3 +54,13 @@ def test_scene_after_grows_with_the_builds() -> None:
     assert [(lid, c, n) for lid, c, n, _ in end.links] == [(k.lid, k.colour, k.clips) for k in game.end.links]
     assert set(end.stations) == {s.sid for s in game.end.stations}
     assert all(end.stations[s.sid][1] == s.card for s in game.end.stations)
+
+
+def test_clips_for_distance_matches_chain_length() -> None:
+    """clips_for_distance gives the fewest clips whose chain reaches the distance."""
+    from rules.railways.geometry import clips_for_distance
+    g = SimGeometry()
+    for d in (1.0, 31.9, 32.0, 32.1, 54.0, 54.1, 500.0):
+        n = clips_for_distance(d, g.clip_pitch_mm, g.clip_length_mm)
+        assert g.chain_mm(n) >= d - 1e-9 and (n == 1 or g.chain_mm(n - 1) < d)
+    assert clips_for_distance(231.0, 14.0) == 17 and clips_for_distance(0.0, 14.0) == 0
