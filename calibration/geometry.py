@@ -204,8 +204,26 @@ def fit_from_corners(corners_px: Sequence[Sequence[float]], area_mm: tuple[float
     return TableFit(hm, (), 0.0, "corners", lens)
 
 
+def _lens_at_frame_size(profile: TableProfile, image: NDArray[np.uint8]) -> TableProfile:
+    """The profile's lens rescaled to this frame (same sensor mode at another size)."""
+    lens = profile.lens
+    if lens is None:
+        return profile
+    h, w = image.shape[:2]
+    lw, lh = lens.image_size
+    if (lw, lh) == (w, h):
+        return profile
+    if abs(lw / lh - w / h) > 0.01 * (w / h):
+        raise TableNotFound(f"the lens was calibrated at {lw}x{lh} but this frame is {w}x{h} "
+                            "(another aspect ratio); calibrate the lens at this resolution")
+    from calibration.lens import lens_for_size   # late: lens builds on this module
+
+    return profile.with_lens(lens_for_size(lens, (w, h)))
+
+
 def locate_table(image: NDArray[np.uint8], profile: TableProfile) -> TableFit:
     """Markers when any is seen, else the profile's fixed homography, else TableNotFound."""
+    profile = _lens_at_frame_size(profile, image)
     found = detect_markers(image, profile.dictionary) if profile.markers else {}
     known = [i for i in found if profile.marker(i) is not None]
     if known:

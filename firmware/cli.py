@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corners")
     p.add_argument("--area")
     p.add_argument("--out", help="where to write the check picture or the profile")
+    p.add_argument("--palette", help="taught palette TOML: check prints its colour margins")
+    p.add_argument("--model", choices=["auto", "standard", "rational"], default="auto",
+                   help="lens distortion model (rational for very wide lenses)")
 
     for name, helptext in (("run", "run the referee loop"),
                            ("demo", "the referee loop on the synthetic table, display in the terminal")):
