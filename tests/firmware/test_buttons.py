@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
@@ -201,3 +203,19 @@ def test_gpio_without_pins_is_one_line_error(monkeypatch: pytest.MonkeyPatch) ->
         GpioButtons()
     assert str(info.value).startswith("gpio buttons on BCM 5,6,13: ")
     assert str(info.value).endswith("; or use --buttons keyboard")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["prev", "SELECT", "next", "menu", "undo", "back",
+                                           "wait 0.5", "wait", "wait -1", "# note", "",
+                                           "nextt", "wait 1e9", "wait nan"]),
+                          st.text(max_size=10)), max_size=12))
+def test_generated_scripts_parse_or_fail_in_one_line(lines: list[str]) -> None:
+    """Any script parses to events in non-decreasing time, or fails naming one line."""
+    try:
+        events = parse_script("\n".join(lines), "s.txt")
+    except ButtonsError as e:
+        assert str(e).startswith("s.txt: line ") and "\n" not in str(e)
+    else:
+        times = [t for t, _ in events]
+        assert times == sorted(times) and all(isinstance(ev, ButtonEvent) for _, ev in events)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware.config import (ConfigError, DeviceConfig, ButtonsConfig, _field_names, _SCHEMA,
                              _SECTIONS, load_config, resolve_spec)
@@ -157,3 +159,54 @@ def test_cli_treats_config_error_as_user_error() -> None:
     from firmware import cli
 
     assert ConfigError in cli._user_error_types()
+
+
+KEYS = [f"{t}.{k}" for t, checks in _SCHEMA.items() for k in checks]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(KEYS + ["camera.x", "nope.y"]),
+                          st.one_of(st.integers(-5, 300), st.floats(allow_nan=True),
+                                    st.text(max_size=12), st.booleans(),
+                                    st.lists(st.integers(0, 5000), max_size=3))),
+                max_size=6))
+def test_generated_configs_load_or_fail_in_one_line(pairs: list[tuple[str, object]]) -> None:
+    """Any mix of known and unknown keys with any values loads or gives a one-line ConfigError."""
+    import json
+    tables: dict[str, dict[str, str]] = {}
+    for key, value in pairs:
+        table, name = key.split(".")
+        if isinstance(value, float) and value != value:
+            text = "nan"
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = json.dumps(value)
+        tables.setdefault(table, {})[name] = text
+    body = "\n".join(f"[{t}]\n" + "\n".join(f"{k} = {v}" for k, v in kv.items())
+                     for t, kv in tables.items())
+    try:
+        cfg = _parse_text(body)
+    except ConfigError as e:
+        assert "\n" not in str(e) and str(e).startswith("config.toml")
+    else:
+        assert isinstance(cfg, DeviceConfig)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_garbage_bytes_never_crash(data: bytes) -> None:
+    """Random bytes as a config file: defaults or a one-line ConfigError, never another error."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "config.toml"
+        p.write_bytes(data)
+        try:
+            load_config(p)
+        except ConfigError as e:
+            assert "\n" not in str(e)
+
+
+def _parse_text(text: str) -> DeviceConfig:
+    from firmware.config import _parse
+    return _parse("config.toml", text)
