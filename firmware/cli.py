@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--profile")
         p.add_argument("--seed", type=int, default=1)
         p.add_argument("--max-frames", type=int, help="stop after this many analysed frames")
+        p.add_argument("--players", type=int, help="number of players (skips that setup question)")
 
     p = sub.add_parser("bench", help="measure accuracy, speed and memory on synthetic scenes")
     p.add_argument("--game", help="one suite (geometry, town77, railways, calibration, loop); default all")
