@@ -121,18 +121,27 @@ def _fit_block(draw: ImageDraw.ImageDraw, lines: Sequence[str], width: int, heig
 
 def _draw_lines(draw: ImageDraw.ImageDraw, lines: Sequence[str], top: int, bottom: int,
                 sizes: Sequence[int] = FACT_SIZES) -> None:
-    """Lines centred horizontally, the block centred vertically, as large as they fit."""
+    """Lines centred horizontally, the block centred vertically, as large as they fit.
+
+    When even the smallest size at normal spacing cannot hold every line, the lines are
+    packed by their ink height instead (descenders of one line may then touch the next
+    line's accents, never its letters), and only what still does not fit is dropped.
+    """
     if not lines:
         return
     width = WIDTH - 2
     f = _fit_block(draw, lines, width, bottom - top, sizes)
     step = _line_height(f)
+    lift = 0
+    if step * len(lines) > bottom - top:
+        ink_top, ink_bottom = f.getbbox("Hgjy")[1], f.getbbox("Hgjy")[3]
+        step, lift = int(ink_bottom - ink_top) + 1, int(ink_top)
     shown = list(lines[: max(1, (bottom - top) // step)])
     y = top + max(0, (bottom - top - step * len(shown)) // 2)
     for line in shown:
         text = ellipsize(draw, line, f, width)
         x = (WIDTH - text_width(draw, text, f)) // 2
-        draw.text((x, y), text, font=f, fill=ON)
+        draw.text((x, y - lift), text, font=f, fill=ON)
         y += step
 
 

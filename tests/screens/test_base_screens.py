@@ -131,3 +131,16 @@ def test_reference_check_reports_difference(assert_matches_ref: Callable[..., No
     with pytest.raises(AssertionError, match=r"absent.png: no reference image; run the test with "
                                              r"TABLEREF_UPDATE_REFS=1"):
         assert_matches_ref(image, "absent", tmp_path)
+
+
+def test_many_lines_are_packed_not_dropped() -> None:
+    """Four lines under a title and five without one all get drawn (packed by ink height)."""
+    four = base.text_screen("Scores", ["Ann 12", "Bob 9", "Cy 7", "Dee 15"])
+    five = base.text_screen("", ["one", "two", "three", "four", "five"])
+
+    def bands(image: Image.Image, top: int) -> int:
+        """Runs of lit rows below `top`: one per text line."""
+        rows = [any(image.getpixel((x, y)) for x in range(128)) for y in range(top, 64)]
+        return sum(1 for i, lit in enumerate(rows) if lit and (i == 0 or not rows[i - 1]))
+    assert bands(four, base.BODY_TOP) == 4
+    assert bands(five, 0) == 5
