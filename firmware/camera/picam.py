@@ -80,6 +80,9 @@ class PiCamera:
                 "main": {"size": tuple(self.resolution), "format": "RGB888"},
                 "lores": {"size": tuple(self.preview_size), "format": "YUV420"},
                 "buffer_count": 2,
+                # still configurations allow very long exposures (slow frames in a dim
+                # room); 10-30 fps keeps the motion check responsive
+                "controls": {"FrameDurationLimits": (33333, 100000)},
             }
             if self.rotation == 180:
                 from libcamera import Transform  # noqa: PLC0415  (ships with picamera2)

@@ -298,6 +298,7 @@ def test_picamera_configures_two_streams_and_locks_exposure(
     config = pi.calls[0][1]
     assert config["main"] == {"size": (640, 360), "format": "RGB888"}
     assert config["lores"] == {"size": (320, 180), "format": "YUV420"}
+    assert config["buffer_count"] == 2 and "transform" not in config
     assert slept == [1.5] and "af" in pi.calls
     assert ("controls", {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12000,
                          "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}) in pi.calls
@@ -335,3 +336,17 @@ def test_camera_present_command_with_pi_camera(fake_picamera2: type[FakePicamera
     """camera-present exits 0 when libcamera lists a camera."""
     from firmware import cli
     assert cli.main(["camera-present"]) == 0
+
+
+def test_picamera_rotation_180_flips_both_axes(fake_picamera2: type[FakePicamera2],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """rotation = 180 asks libcamera for hflip and vflip; no exposure lock when disabled."""
+    libcamera = types.ModuleType("libcamera")
+    libcamera.Transform = lambda **kw: ("Transform", kw)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "libcamera", libcamera)
+    cam = PiCamera((640, 360), lock_exposure=False, rotation=180, sleep=lambda s: None)
+    cam.start()
+    pi = fake_picamera2.instances[0]
+    assert pi.calls[0][1]["transform"] == ("Transform", {"hflip": 1, "vflip": 1})
+    assert not any(isinstance(c, tuple) and c[0] == "controls" for c in pi.calls)
+    cam.close()
