@@ -32,6 +32,7 @@ class Role(enum.Enum):
     STATION = "station"
     STARTING_CITY = "starting-city"
     METROPOLIS = "metropolis"
+    METROPOLIS_SECTION = "metropolis-section"
 
 
 class AbilityKind(enum.Enum):
@@ -70,6 +71,7 @@ class StationCard:
     count: int = 1
     role: Role = Role.STATION
     also_types: frozenset[StationType] = frozenset()
+    sections: tuple[str, ...] = ()
 
     @property
     def types(self) -> frozenset[StationType]:
@@ -133,7 +135,7 @@ def _card(card_id: str, raw: Any) -> StationCard:
     if not isinstance(raw, dict):
         raise CouldNotRead(f"{where}: expected a table of fields")
     known = {"name", "type", "points", "capacity", "min_length", "abilities", "count", "role",
-             "also_types"}
+             "also_types", "sections"}
     extra = sorted(set(raw) - known)
     if extra:
         raise CouldNotRead(f"{where}: unknown field '{extra[0]}' (fields: {', '.join(sorted(known))})")
@@ -159,6 +161,9 @@ def _card(card_id: str, raw: Any) -> StationCard:
     also = raw.get("also_types", [])
     if not isinstance(also, list):
         raise CouldNotRead(f"{where}: 'also_types' must be a list like [\"suburban\"]")
+    sections = raw.get("sections", [])
+    if not isinstance(sections, list) or not all(isinstance(x, str) for x in sections):
+        raise CouldNotRead(f"{where}: 'sections' must be a list of card ids like [\"metro-1\"]")
     return StationCard(
         id=card_id, name=name,
         type=_enum(StationType, raw.get("type"), where),
@@ -167,6 +172,7 @@ def _card(card_id: str, raw: Any) -> StationCard:
         count=_int(raw, "count", where, 1),
         role=_enum(Role, raw.get("role", "station"), where),
         also_types=frozenset(_enum(StationType, t, f"{where} also_types") for t in also),
+        sections=tuple(sections),
     )
 
 
@@ -179,7 +185,12 @@ def parse_catalogue(text: str) -> Catalogue:
     cards_raw = data.get("cards")
     if not isinstance(cards_raw, dict):
         raise CouldNotRead("railways catalogue has no [cards.<id>] tables; add at least one card")
-    return Catalogue(MappingProxyType({cid: _card(cid, raw) for cid, raw in cards_raw.items()}))
+    cards = {cid: _card(cid, raw) for cid, raw in cards_raw.items()}
+    for card in cards.values():
+        for sid in card.sections:
+            if sid not in cards:
+                raise CouldNotRead(f"card '{card.id}': section '{sid}' is not a card in the catalogue; add it")
+    return Catalogue(MappingProxyType(cards))
 
 
 def _q(text: str) -> str:
@@ -193,6 +204,8 @@ def card_to_toml(card: StationCard) -> str:
         lines.append(f"role = {_q(card.role.value)}")
     if card.also_types:
         lines.append("also_types = [" + ", ".join(_q(t.value) for t in sorted(card.also_types, key=lambda t: t.value)) + "]")
+    if card.sections:
+        lines.append("sections = [" + ", ".join(_q(x) for x in card.sections) + "]")
     lines += [f"points = {card.points}", f"capacity = {card.capacity}", f"count = {card.count}"]
     mins = ", ".join(f"{t.value} = {card.min_length[t]}" for t in StationType if t in card.min_length)
     lines.append("min_length = { " + mins + " }" if mins else "min_length = {}")

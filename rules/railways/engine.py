@@ -125,6 +125,17 @@ class Railways:
     def card(self, station: StationInPlay) -> StationCard:
         return self.catalogue[station.card]
 
+    def section_card(self, station: StationInPlay, section: int | None) -> StationCard:
+        """The card whose points and minimum lengths apply at this end of a link: a named
+        Metropolis section, else the station's own card."""
+        card = self.card(station)
+        if section is None or not card.sections:
+            return card
+        if not 1 <= section <= len(card.sections):
+            raise CouldNotRead(f"station {station.sid} has sections 1-{len(card.sections)}, not {section}; "
+                               "check the reading")
+        return self.catalogue[card.sections[section - 1]]
+
     def is_full(self, station: StationInPlay) -> bool:
         return len(station.cubes) >= self.card(station).capacity
 
@@ -203,6 +214,9 @@ class Railways:
             if dest is not None:
                 no(Refusal.NEW_STATION_ID_TAKEN, f"{b.to_station} is {dest.card}")
             dest = StationInPlay(b.to_station, self.catalogue[b.new_card].id)
+        for station, section in ((dep, b.from_section), (dest, b.to_section)):
+            if station is not None:
+                self.section_card(station, section)  # a section the board lacks is a misreading
         if dep is None:
             no(Refusal.DEPARTURE_NOT_IN_PLAY, f"in play: {', '.join(s.sid for s in pos.stations)}")
         if dest is None:
@@ -217,7 +231,7 @@ class Railways:
         if b.from_station == b.to_station:
             no(Refusal.SAME_STATION)
         if dep is not None and dest is not None:
-            least = self.min_length(self.card(dep), self.card(dest))
+            least = self.min_length(self.section_card(dep, b.from_section), self.card(dest))
             if least is None:
                 kinds = "/".join(t.value for t in sorted(self.card(dest).types, key=lambda t: t.value))
                 no(Refusal.TYPE_NOT_ALLOWED, f"{dep.sid} cannot link to {kinds}")
@@ -266,7 +280,9 @@ class Railways:
         if dep is None or dest_card is None:
             raise CouldNotRead(f"cannot score {b.from_station}-{b.to_station}: station not in play {_summary(pos)}")
         me = b.colour
-        terms = [ScoreTerm(me, self.card(dep).points, f"station {dep.sid}", "station"),
+        if dest is not None and b.new_card is None:
+            dest_card = self.section_card(dest, b.to_section)
+        terms = [ScoreTerm(me, self.section_card(dep, b.from_section).points, f"station {dep.sid}", "station"),
                  ScoreTerm(me, dest_card.points, f"station {b.to_station}", "station"),
                  ScoreTerm(me, b.clips, f"{b.clips} clips", "clips")]
         for lid in dict.fromkeys(b.touches_links):

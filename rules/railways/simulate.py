@@ -110,13 +110,19 @@ def placeholder_catalogue() -> Catalogue:
 
     def card(cid: str, name: str, t: StationType, pts: int, cap: int, count: int,
              mins: dict[StationType, int], abilities: tuple[Ability, ...] = (),
-             role: Role = Role.STATION, also: frozenset[StationType] = frozenset()) -> StationCard:
-        return StationCard(cid, name, t, pts, cap, MappingProxyType(mins), abilities, count, role, also)
+             role: Role = Role.STATION, also: frozenset[StationType] = frozenset(),
+             sections: tuple[str, ...] = ()) -> StationCard:
+        return StationCard(cid, name, t, pts, cap, MappingProxyType(mins), abilities, count, role, also,
+                           sections)
 
     cards = [
         card("starting-city", "Starting City", C, 0, 3, 1, {C: 8, T: 4, S: 4, X: 6}, role=Role.STARTING_CITY),
         card("metropolis", "Metropolis", T, 2, 5, 1, {C: 6, T: 4, S: 3, X: 6}, role=Role.METROPOLIS,
-             also=frozenset({S})),
+             also=frozenset({S}), sections=("metro-1", "metro-2", "metro-3", "metro-4")),
+        card("metro-1", "Metropolis Town 1", T, 2, 5, 1, {C: 6, T: 4, S: 4, X: 6}, role=Role.METROPOLIS_SECTION),
+        card("metro-2", "Metropolis Suburb 2", S, 1, 5, 1, {C: 6, T: 3, S: 3, X: 6}, role=Role.METROPOLIS_SECTION),
+        card("metro-3", "Metropolis Town 3", T, 2, 5, 1, {C: 6, T: 4, S: 4, X: 6}, role=Role.METROPOLIS_SECTION),
+        card("metro-4", "Metropolis Suburb 4", S, 1, 5, 1, {C: 6, T: 3, S: 3, X: 6}, role=Role.METROPOLIS_SECTION),
         card("example", "Rulebook Example", T, 2, 3, 1, {T: 3, S: 3, X: 6},
              (Ability(AbilityKind.FREE_CLIPS, 1),)),
         card("city", "City", C, 4, 4, 11, {C: 8, T: 4, S: 4, X: 6}, (Ability(AbilityKind.END_POINTS, 2),)),
@@ -228,6 +234,16 @@ class _Table:
                        outside_area=outside, **extra)  # type: ignore[arg-type]
 
 
+def _section(rules: Railways, pos: Position, sid: str, table: _Table, end: Point) -> int | None:
+    """The Metropolis section (1-4 clockwise from top-left) a link end lies in, else None."""
+    station = pos.station(sid)
+    if station is None or not rules.card(station).sections:
+        return None
+    r = table.rects[sid]
+    right, below = end[0] >= r.cx, end[1] >= r.cy
+    return {(False, False): 1, (True, False): 2, (True, True): 3, (False, True): 4}[(right, below)]
+
+
 def _cards_needed(clips: int, free: int, per_card: int) -> int:
     return max(1, math.ceil(max(0, clips - free) / per_card))
 
@@ -288,7 +304,9 @@ def _try_build(rules: Railways, pos: Position, table: _Table, rng: random.Random
             dest_sid = dest.sid
             rect = None
         cards = _cards_needed(clips, free, per)
-        b = BuiltLink(me.colour, clips, dep.sid, dest_sid, cards_discarded=cards, new_card=new_card)
+        b = BuiltLink(me.colour, clips, dep.sid, dest_sid, cards_discarded=cards, new_card=new_card,
+                      from_section=_section(rules, pos, dep.sid, table, path[0]),
+                      to_section=_section(rules, pos, dest_sid, table, path[-1]))
         if rules.refusals(pos, b):
             continue  # measuring the geometry only adds refusals, so skip it early
         b = table.facts(pos, b, path, rect)

@@ -112,6 +112,8 @@ class BuiltLink:
     hand. `touches_links` lists link ids touched or crossed (any owner; own ones are free).
     `obstacles` and `river_parts` count obstacle tiles and River parts touched or crossed;
     the `new_station_*` fields describe where a new station was put down.
+    `from_section` / `to_section` (1-4) name the Metropolis section an end lies in, when
+    the camera can tell; that section's points and minimum lengths then apply.
     """
 
     colour: str
@@ -132,6 +134,8 @@ class BuiltLink:
     new_station_river_parts: int = 0
     new_station_touches_station: bool = False
     new_station_outside: bool = False
+    from_section: int | None = None
+    to_section: int | None = None
 
 
 @dataclass(frozen=True)

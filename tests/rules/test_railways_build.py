@@ -138,6 +138,24 @@ def test_metropolis_minimum_uses_the_smaller_of_town_and_suburban() -> None:
     assert Refusal.TOO_SHORT in reasons(link(from_station="K", clips=2), text, metropolis_min="larger")
 
 
+def test_metropolis_section_sets_points_and_minimums() -> None:
+    """Leaving from Metropolis section 2 (a suburb section: Town 3) allows 3 clips where the
+    board's own card asks 4; arriving at section 2 scores its 1 point."""
+    text = position(("metropolis cubes=-", "metropolis cubes=red"))
+    town = link(from_station="M", to_station="N", new_card="town", clips=3)
+    assert Refusal.TOO_SHORT in reasons(town, text)
+    assert Refusal.TOO_SHORT not in reasons(replace(town, from_section=2), text)
+    assert score(link(clips=5, to_section=2), TOUCHY)["red"] == 0 + 1 + 5
+    assert score(link(clips=5), TOUCHY)["red"] == 0 + 2 + 5
+
+
+def test_metropolis_section_out_of_range_is_a_reading_error() -> None:
+    """Section 5 of a four-section board raises CouldNotRead."""
+    with pytest.raises(CouldNotRead) as e:
+        rules().refusals(parse_position(BASE), link(to_section=5))
+    assert str(e.value) == "station M has sections 1-4, not 5; check the reading"
+
+
 def test_metropolis_takes_one_cube_per_player() -> None:
     """A second link into Metropolis places no cube there and needs no cube for it."""
     r = rules()

@@ -82,7 +82,7 @@ def test_unknown_card_lookup_names_the_fix() -> None:
      "card 'a': 'points' must be a whole number >= 0 (got -1)"),
     ('[cards.a]\ntype = "town"\npoints = 1\ncapacity = 1\ncolour = "red"',
      "card 'a': unknown field 'colour' (fields: abilities, also_types, capacity, count, min_length, "
-     "name, points, role, type)"),
+     "name, points, role, sections, type)"),
     ('[cards.a]\ntype = "town"\npoints = 1\ncapacity = 1\nmin_length = { lake = 2 }',
      "card 'a' min_length: 'lake' is not one of city, town, suburban, countryside"),
     ('[cards.a]\ntype = "town"\npoints = 1\ncapacity = 1\nabilities = [{ kind = "fly", amount = 1 }]',

@@ -34,6 +34,14 @@ def test_reading_is_oriented_from_the_owned_station() -> None:
     assert R.build(parse_position(POS), b)[1].points_for("red") == 1
 
 
+def test_reading_names_a_metropolis_section() -> None:
+    """'M:2' is station M, section 2, on whichever end it is."""
+    b = link_from_reading(R, parse_position(POS), {"colour": "white", "clips": 5, "stations": ["M:2", "S-white"]}, 2)
+    assert (b.from_station, b.from_section, b.to_station, b.to_section) == ("S-white", None, "M", 2)
+    b = link_from_reading(R, parse_position(POS), {"colour": "white", "clips": 5, "stations": ["S-white", "M4"]}, 2)
+    assert (b.to_station, b.to_section) == ("M", 4)
+
+
 def test_reading_to_a_new_station() -> None:
     """A station id not in play becomes the new station with the given card."""
     b = link_from_reading(R, parse_position(POS), {"colour": "white", "clips": 4, "stations": ["N7", "S-white"],

@@ -64,3 +64,13 @@ def test_clips_for_distance_matches_chain_length() -> None:
         n = clips_for_distance(d, g.clip_pitch_mm, g.clip_length_mm)
         assert g.chain_mm(n) >= d - 1e-9 and (n == 1 or g.chain_mm(n - 1) < d)
     assert clips_for_distance(231.0, 14.0) == 17 and clips_for_distance(0.0, 14.0) == 0
+
+
+def test_links_into_metropolis_name_the_section_they_reach() -> None:
+    """A simulated link ending on the Metropolis board carries the quadrant it ends in."""
+    ends = [(m.move.to_section, m.path[-1]) for seed in range(3) for m in simulate_game(random.Random(seed), 4).moves
+            if isinstance(m.move, BuiltLink) and m.move.to_station == "M"]
+    assert ends
+    for section, (x, y) in ends:
+        c = SimGeometry().area_mm / 2
+        assert section == {(False, False): 1, (True, False): 2, (True, True): 3, (False, True): 4}[(x >= c, y >= c)]
