@@ -70,5 +70,13 @@ def preview_from_still(image: NDArray[np.uint8],
     sees the same number of pixels whatever the source.
     """
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape[:2]
+    k = min(w // size[0], h // size[1])
+    if k >= 2:
+        # OpenCV's INTER_AREA has a much faster path for an exact integer factor (about
+        # 1 ms instead of 11 ms for 2304x1296 grey here), so average k x k blocks first
+        # (dropping < k edge pixels), then area-resize the small remainder.
+        grey = cv2.resize(grey[: h - h % k, : w - w % k], (w // k, h // k),
+                          interpolation=cv2.INTER_AREA)
     small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
     return np.ascontiguousarray(small, dtype=np.uint8)
