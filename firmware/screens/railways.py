@@ -176,6 +176,18 @@ def measure_screen(a: str, b: str, distance_mm: float, pitch_mm: float,
     return text_screen(f"Measure {a} - {b}", [f"{clips} clips", f"{distance_mm:.0f} mm straight"])
 
 
-__all__ = ["REFUSAL_SHORT", "build_screen", "confirm_build_screen", "cards_paid_screen",
+# The fields a person enters with PREV/NEXT/SELECT when the camera meets an unknown card,
+# in order; a blank minimum ("-") means no link may go to that type.
+CARD_FIELDS = ("Type", "Points", "Capacity", "Min to City", "Min to Town", "Min to Suburb",
+               "Min to Country", "Free clips", "End points")
+
+
+def card_field_screen(step: int, value: int | str) -> Image.Image:
+    """One step of entering a new station card: the field, its value, the progress."""
+    field = CARD_FIELDS[step]
+    return number_screen(field, value, hint=f"new card {step + 1}/{len(CARD_FIELDS)} - SELECT ok")
+
+
+__all__ = ["CARD_FIELDS", "card_field_screen", "REFUSAL_SHORT", "build_screen", "confirm_build_screen", "cards_paid_screen",
            "illegal_screen", "scores_screen", "longest_link_screen", "end_screen", "measure_screen",
            "WIDTH", "HEIGHT"]

@@ -91,6 +91,12 @@ def test_illegal_screen(assert_matches_ref: Ref) -> None:
     assert_matches_ref(screens.illegal_screen(Refusal.TOO_SHORT, "3 < 4"), "railways_illegal")
 
 
+def test_card_entry_screens(assert_matches_ref: Ref) -> None:
+    """Entering an unknown card: a type step and a number step."""
+    assert_matches_ref(screens.card_field_screen(0, "countryside"), "railways_card_type")
+    assert_matches_ref(screens.card_field_screen(6, "-"), "railways_card_min")
+
+
 @pytest.mark.parametrize("reason", list(Refusal))
 def test_every_refusal_has_a_short_text_that_fits(reason: Refusal) -> None:
     """Each refusal has a short OLED text no wider than the screen at 12 px."""
