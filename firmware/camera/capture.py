@@ -76,6 +76,9 @@ class UsbCamera(_CaptureCamera):
         if self.resolution:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.resolution[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.resolution[1])
+        # V4L2 queues several frames; with one buffer a still is the table now, not the
+        # table of a few frames ago (ignored by drivers that cannot do it)
+        cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
         return cap
 
     def _on_read_failure(self) -> None:
