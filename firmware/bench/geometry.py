@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+from numpy.typing import NDArray
 
 from calibration.geometry import TableNotFound, locate_table
 from calibration.profile import Lens, default_profile
@@ -17,7 +18,7 @@ from firmware.bench.common import md_table, median, verdict
 from vision.synth import render_scene, random_scene
 
 
-def _grid(profile_name: str, n: int = 21) -> np.ndarray:
+def _grid(profile_name: str, n: int = 21) -> NDArray[np.float64]:
     p = default_profile(profile_name)
     (x0, y0), (w, h) = p.area_origin_mm, p.area_size_mm
     xs, ys = np.meshgrid(np.linspace(x0, x0 + w, n), np.linspace(y0, y0 + h, n))
