@@ -3,7 +3,9 @@
 png:DIR and terminal push each frame through luma.core's `dummy` device (which keeps the
 displayed image in its .image attribute), so they see exactly what luma would send to an
 OLED. PNG files are numbered 000000.png, 000001.png, ... continuing after any numbered
-PNGs already in DIR, so a re-run never overwrites an earlier one.
+PNGs already in DIR, so a re-run never overwrites an earlier one. Both skip a frame
+identical to the one just shown (a loop redrawing the same screen twice a second would
+otherwise fill the disk or the log), so every file or drawing is a change.
 
 The terminal draws the 128x64 image with Unicode half blocks, two pixel rows per text
 row: 128 columns x 32 rows, '█' both lit, '▀' top lit, '▄' bottom lit, ' ' none. On a tty
@@ -29,6 +31,10 @@ _CELLS = {(False, False): " ", (True, False): "\u2580", (False, True): "\u2584",
 def _dummy() -> object:
     from luma.core.device import dummy  # noqa: PLC0415
     return dummy(width=WIDTH, height=HEIGHT, mode="1")
+
+
+def _same_as(previous: Image.Image | None, frame: Image.Image) -> bool:
+    return previous is not None and previous.tobytes() == frame.tobytes()
 
 
 def half_blocks(image: Image.Image) -> list[str]:
@@ -81,7 +87,10 @@ class PngDisplay:
         self.written: list[Path] = []
 
     def show(self, image: Image.Image) -> None:
-        self.device.display(as_frame(image))  # type: ignore[attr-defined]
+        frame = as_frame(image)
+        if _same_as(self.device.image, frame):  # type: ignore[attr-defined]
+            return
+        self.device.display(frame)  # type: ignore[attr-defined]
         path = self.folder / f"{self.next_number:06d}.png"
         self.device.image.save(path)  # type: ignore[attr-defined]
         self.next_number += 1
@@ -121,7 +130,10 @@ class TerminalDisplay:
             ["\u2514" + bar + "\u2518"]
 
     def show(self, image: Image.Image) -> None:
-        self.device.display(as_frame(image))  # type: ignore[attr-defined]
+        frame = as_frame(image)
+        if self._drawn and _same_as(self.device.image, frame):  # type: ignore[attr-defined]
+            return
+        self.device.display(frame)  # type: ignore[attr-defined]
         lines = self._lines(self.device.image)  # type: ignore[attr-defined]
         if self.in_place:
             # \r\n, not \n: the keyboard backend puts the tty in raw mode (no CR added)

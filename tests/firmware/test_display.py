@@ -36,6 +36,7 @@ def test_png_display_writes_numbered_frames_equal_to_shown(tmp_path: Path) -> No
     display = open_display(f"png:{tmp_path / 'shots'}", environ={})
     assert isinstance(display, PngDisplay)
     display.show(a)
+    display.show(a)          # unchanged: no new file
     display.show(b)
     files = sorted(p.name for p in (tmp_path / "shots").iterdir())
     assert files == ["000000.png", "000001.png"]
@@ -58,14 +59,16 @@ def test_half_blocks_map_pixel_pairs() -> None:
 
 
 def test_terminal_appends_frames_when_not_a_tty() -> None:
-    """Off a tty each frame is 32 lines then a blank line, appended."""
+    """Off a tty each changed frame is 32 lines then a blank line, appended; repeats are skipped."""
     out = io.StringIO()
     display = open_display("terminal", stream=out, environ={})
     assert isinstance(display, TerminalDisplay) and not display.in_place
+    blank = Image.new("1", (128, 64), 0)
     display.show(_dots())
     display.show(_dots())
+    display.show(blank)
     expected = "\n".join(half_blocks(_dots()) + [""]) + "\n"
-    assert out.getvalue() == expected * 2
+    assert out.getvalue() == expected + "\n".join(half_blocks(blank) + [""]) + "\n"
 
 
 def test_terminal_redraws_in_place_on_a_tty() -> None:
@@ -78,7 +81,7 @@ def test_terminal_redraws_in_place_on_a_tty() -> None:
     assert len(lines) == 35 and lines[-1] == ""
     assert lines[0] == "\u250c" + "\u2500" * 128 + "\u2510"
     assert lines[1] == "\u2502" + half_blocks(_dots())[0] + "\u2502"
-    display.show(_dots())
+    display.show(text_screen("A", ["1"]))
     assert out.getvalue()[len(first):].startswith("\x1b[34A\r\u250c")
     display.close()   # a blank frame is drawn over the last one
     assert out.getvalue().rstrip("\r\n").endswith("\u2502" + " " * 128 + "\u2502\r\n\u2514"
