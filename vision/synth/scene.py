@@ -1,0 +1,176 @@
+"""render_scene: a JSON-able scene description -> a camera frame and its ground truth.
+
+The pipeline, in the order light travels: table surface, markers and pieces are drawn
+flat on a top-down canvas (albedo + height map), the room light shades it (gradient,
+shadows, glare), the camera sees it through one remap (pose + lens distortion), and the
+sensor degrades it (cast, vignetting, blur, noise, tone curve, JPEG). The schema is in
+docs/synthetic-table.md.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from calibration.profile import TableProfile, default_profile, profile_from_dict
+from vision.synth.camera import CameraModel, render_plane
+from vision.synth.canvas import TableCanvas
+from vision.synth.colour import lin
+from vision.synth.degrade import finish
+from vision.synth.lighting import apply_lighting
+from vision.synth.markers import draw_markers, marker_bounds
+from vision.synth.pieces import DrawContext, get_piece
+from vision.synth.surfaces import draw_surface
+
+F64 = NDArray[np.float64]
+
+MAX_CANVAS_PX = 24_000_000      # ~290 MB of float32 BGR: the memory cap of one canvas
+OVERSAMPLE = 1.5                # canvas px per finest camera px
+
+
+class SceneError(ValueError):
+    """A scene dict that cannot be rendered; the message names the key and the fix."""
+
+
+@dataclass
+class Rendered:
+    """A rendered frame: uint8 BGR image, JSON-ready truth and camera, and the exact
+    table -> image projection (lens distortion included)."""
+
+    image: NDArray[np.uint8]
+    truth: dict[str, Any]
+    camera: dict[str, Any]
+    model: CameraModel = field(repr=False)
+    profile: TableProfile = field(repr=False)
+
+    def table_to_image(self, pts_mm: ArrayLike) -> F64:
+        """Table points (Nx2 mm on the table plane, or Nx3 with height) -> image pixels."""
+        return self.model.project(pts_mm)
+
+
+def scene_profile(scene: dict[str, Any]) -> TableProfile:
+    """The scene's table profile: a shipped profile name or an inline profile dict."""
+    p = scene.get("profile", scene.get("game", "default"))
+    if isinstance(p, dict):
+        return profile_from_dict(p, "scene profile")
+    if isinstance(p, str):
+        return default_profile(p)
+    raise SceneError(f"scene 'profile' must be a profile name or a dict, got {type(p).__name__}")
+
+
+def camera_from_scene(scene: dict[str, Any], profile: TableProfile) -> CameraModel:
+    res = scene.get("resolution", [1920, 1080])
+    if not (isinstance(res, (list, tuple)) and len(res) == 2 and all(int(v) > 0 for v in res)):
+        raise SceneError(f"scene 'resolution' must be [width, height], got {res!r}")
+    cam = dict(scene.get("camera") or {})
+    lens = dict(scene.get("lens") or {})
+    x0, y0, x1, y1 = marker_bounds(profile)
+    target = cam.get("target_mm", [(x0 + x1) / 2, (y0 + y1) / 2])
+    hfov = float(lens.get("hfov_deg", 66.0))
+    if "height_mm" not in cam:
+        # straight down, just high enough to see every marker with a 5% margin
+        span = max((x1 - x0) / (int(res[0])), (y1 - y0) / (int(res[1]))) * int(res[0])
+        cam["height_mm"] = 1.1 * span / 2 / math.tan(math.radians(hfov) / 2)
+    dist = lens.get("dist", [0.0, 0.0, 0.0, 0.0, 0.0])
+    return CameraModel(resolution=(int(res[0]), int(res[1])), hfov_deg=hfov,
+                       dist=tuple(float(v) for v in dist),
+                       height_mm=float(cam["height_mm"]), tilt_deg=float(cam.get("tilt_deg", 0.0)),
+                       tilt_dir_deg=float(cam.get("tilt_dir_deg", 90.0)),
+                       yaw_deg=float(cam.get("yaw_deg", 0.0)),
+                       target_mm=(float(target[0]), float(target[1])))
+
+
+def make_canvas(scene: dict[str, Any], camera: CameraModel, profile: TableProfile) -> TableCanvas:
+    """A canvas covering what the camera sees of the table (plus the floor near it), at
+    OVERSAMPLE x the camera's finest sampling, capped at MAX_CANVAS_PX."""
+    box, finest = camera.footprint_mm()
+    surf = scene.get("surface") or {}
+    t = surf.get("table_mm")
+    mb = marker_bounds(profile, 300.0)
+    lim = [float(v) for v in t] if t else list(mb)
+    lim = [min(lim[0], mb[0]) - 150, min(lim[1], mb[1]) - 150, max(lim[2], mb[2]) + 150, max(lim[3], mb[3]) + 150]
+    x0, y0 = max(box[0], lim[0]), max(box[1], lim[1])
+    x1, y1 = min(box[2], lim[2]), min(box[3], lim[3])
+    if x1 <= x0 or y1 <= y0:
+        raise SceneError("the camera does not see the table; point 'camera' target_mm at the play area")
+    ppm = float(scene.get("px_per_mm") or OVERSAMPLE * finest)
+    cap = math.sqrt(float(scene.get("max_canvas_px", MAX_CANVAS_PX)) / ((x1 - x0) * (y1 - y0)))
+    ppm = max(0.5, min(ppm, cap))
+    return TableCanvas((x0, y0), (x1 - x0, y1 - y0), ppm, background=None)
+
+
+def _with_px(obj: Any, camera: CameraModel) -> Any:
+    """Add image coordinates next to every centre_mm / corners_mm / polygon_mm in truth."""
+    if isinstance(obj, dict):
+        out = {k: _with_px(v, camera) for k, v in obj.items()}
+        for key in ("centre_mm", "corners_mm", "polygon_mm"):
+            if key in obj and key.replace("_mm", "_px") not in obj:
+                pts = np.asarray(obj[key], dtype=np.float64)
+                if pts.size >= 2 and pts.size % 2 == 0:
+                    px = camera.project(pts.reshape(-1, 2))
+                    out[key.replace("_mm", "_px")] = (px[0].tolist() if pts.ndim == 1 else px.tolist())
+        return out
+    if isinstance(obj, list):
+        return [_with_px(v, camera) for v in obj]
+    return obj
+
+
+def render_scene(scene: dict[str, Any]) -> Rendered:
+    """Render a scene dict (see docs/synthetic-table.md) to a frame and its truth."""
+    if not isinstance(scene, dict):
+        raise SceneError("a scene must be a dict (the JSON object of a scene file)")
+    seed = int(scene.get("seed", 0))
+    profile = scene_profile(scene)
+    camera = camera_from_scene(scene, profile)
+    canvas = make_canvas(scene, camera, profile)
+    surf = dict(scene.get("surface") or {"kind": "mat", "tone": "light", "seed": seed})
+    draw_surface(canvas, surf)
+    markers = draw_markers(canvas, profile, scene.get("markers"), seed=int(surf.get("seed", seed)))
+    piece_truth: list[dict[str, Any]] = []
+    for group, key in (("pieces", "pieces"), ("occluders", "occluders")):
+        for i, piece in enumerate(scene.get(key) or []):
+            if not isinstance(piece, dict) or "kind" not in piece:
+                raise SceneError(f"scene '{key}' #{i + 1} needs a 'kind'")
+            fn = get_piece(str(piece["kind"]))
+            ctx = DrawContext(rng=random.Random(f"{seed}:{group}:{i}"),
+                              nprng=np.random.default_rng([seed, 1 if group == "pieces" else 2, i]),
+                              scene=scene, profile=profile, index=i)
+            t = fn(canvas, piece, ctx)
+            if t is not None:
+                t = dict(t)
+                t.setdefault("kind", piece["kind"])
+                t["group"] = group
+                t["index"] = i
+                piece_truth.append(t)
+    light = dict(scene.get("light") or {})
+    area0 = profile.area_origin_mm
+    area1 = (area0[0] + profile.area_size_mm[0], area0[1] + profile.area_size_mm[1])
+    apply_lighting(canvas, light, (area0[0], area0[1], area1[0], area1[1]))
+    floor = lin((surf.get("floor") or [40, 45, 50]))
+    bg = tuple(v * float(light.get("floor_light", 0.6)) for v in floor)
+    radiance = render_plane(canvas, camera, bg)
+    image = finish(radiance, light, dict(scene.get("degrade") or {}), seed)
+    del radiance
+    cam_dict = camera.to_dict()
+    area_corners = [[area0[0], area0[1]], [area1[0], area0[1]], [area1[0], area1[1]], [area0[0], area1[1]]]
+    truth: dict[str, Any] = {
+        "game": scene.get("game"), "seed": seed, "profile": profile.name,
+        "resolution": cam_dict["resolution"],
+        "markers": markers,
+        "play_area": {"origin_mm": list(area0), "size_mm": list(profile.area_size_mm),
+                      "corners_mm": area_corners},
+        "pieces": [t for t in piece_truth if t["group"] == "pieces"],
+        "occluders": [t for t in piece_truth if t["group"] == "occluders"],
+        "canvas": {"origin_mm": list(canvas.origin_mm), "size_mm": list(canvas.size_mm),
+                   "px_per_mm": canvas.px_per_mm},
+        "camera": cam_dict,
+    }
+    for k, v in (scene.get("meta") or {}).items():
+        truth.setdefault(k, v)
+    truth = _with_px(truth, camera)
+    return Rendered(image=image, truth=truth, camera=cam_dict, model=camera, profile=profile)
