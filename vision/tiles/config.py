@@ -17,6 +17,8 @@ class TilesConfig:
     # -- grid --------------------------------------------------------------------
     min_pitch_mm: float = 14.0
     max_pitch_mm: float = 60.0
+    corner_window_mm: float = 5.0
+    """Window of the structure tensor that tells tiles (edges both ways) from grain."""
     edge_percentile: float = 80.0
     """Only gradients above this percentile vote for the grid orientation."""
     # -- occupancy ---------------------------------------------------------------

@@ -42,13 +42,36 @@ class CellGeometry:
 
     size: int
     cheb: F32          # Chebyshev distance from the cell centre, in pitches
+    radius: F32        # Euclidean distance from the cell centre, in pitches
 
     @staticmethod
     def make(size: int) -> "CellGeometry":
         c = (size - 1) / 2.0
         ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
         cheb = np.maximum(np.abs(xs - c), np.abs(ys - c)) / float(size)
-        return CellGeometry(size, cheb.astype(np.float32))
+        rad = np.hypot(xs - c, ys - c) / float(size)
+        return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32))
+
+
+def face_colour(px: F64, radius: F32) -> F64:
+    """The face colour of a ring that a big symbol may cover in part: split the ring in
+    two colours, and the one lying further out (around the symbol) is the face."""
+    med = np.median(px, axis=0)
+    d = np.linalg.norm(px - med, axis=1)
+    if float(np.percentile(d, 90.0)) < 12.0:
+        return np.asarray(med, dtype=np.float64)
+    # two-means, seeded at the two ends of the main colour axis
+    a = px[int(np.argmax(d))]
+    b = px[int(np.argmax(np.linalg.norm(px - a, axis=1)))]
+    for _ in range(6):
+        near_a = np.linalg.norm(px - a, axis=1) < np.linalg.norm(px - b, axis=1)
+        if near_a.all() or not near_a.any():
+            return np.asarray(med, dtype=np.float64)
+        a, b = np.median(px[near_a], axis=0), np.median(px[~near_a], axis=0)
+    if float(np.linalg.norm(a - b)) < 15.0:
+        return np.asarray(med, dtype=np.float64)
+    out_a = float(radius[near_a].mean()) > float(radius[~near_a].mean())
+    return np.asarray(a if out_a else b, dtype=np.float64)
 
 
 def _local_angle(grey: F32, band: NDArray[np.bool_], limit_deg: float = 12.0) -> float:
@@ -77,13 +100,10 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     ring = (geo.cheb >= r0) & (geo.cheb <= r1)
     inner = geo.cheb < r1
     ring_px = lab[ring].astype(np.float64)
-    face = np.median(ring_px, axis=0)
+    face = face_colour(ring_px, geo.radius[ring])
     de_ring = np.linalg.norm(ring_px - face, axis=1)
-    near = de_ring < 20.0
-    if np.count_nonzero(near) > 10:
-        face = np.median(ring_px[near], axis=0)
-        de_ring = np.linalg.norm(ring_px - face, axis=1)
-    spread = float(np.median(de_ring))
+    on_face = de_ring[de_ring < 20.0]
+    spread = float(np.median(on_face if on_face.size > 0.2 * de_ring.size else de_ring))
     d = np.linalg.norm(lab.astype(np.float64) - face, axis=2)
     d_in = d[inner]
     peak = float(np.percentile(d_in, 98.0))

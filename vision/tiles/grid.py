@@ -62,12 +62,24 @@ def gradients(gray: F32) -> tuple[F32, F32]:
     return np.asarray(gx, np.float32), np.asarray(gy, np.float32)
 
 
-def orientation(gx: F32, gy: F32, cfg: TilesConfig) -> float:
+def cornerness(gx: F32, gy: F32, window_px: float) -> F32:
+    """Smaller eigenvalue of the local structure tensor, square-rooted: high where edges
+    run in two directions (tiles, their corners and symbols), near zero along the
+    one-directional grain or plank seams of a table."""
+    jxx = cv2.GaussianBlur(gx * gx, (0, 0), window_px)
+    jyy = cv2.GaussianBlur(gy * gy, (0, 0), window_px)
+    jxy = cv2.GaussianBlur(gx * gy, (0, 0), window_px)
+    half = 0.5 * (jxx + jyy)
+    lam2 = half - np.sqrt(0.25 * (jxx - jyy) ** 2 + jxy ** 2)
+    return np.asarray(np.sqrt(np.maximum(lam2, 0.0)), dtype=np.float32)
+
+
+def orientation(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None) -> float:
     """The dominant edge direction modulo 90 degrees, in (-45, 45] degrees (radians).
 
     Strong gradients vote with their magnitude in a histogram of angle mod 90; the
     peak is refined by a circular mean around it (tile jitter averages out)."""
-    mag = np.hypot(gx, gy)
+    mag = np.hypot(gx, gy) if weight is None else np.hypot(gx, gy) * weight
     thr = float(np.percentile(mag, cfg.edge_percentile))
     sel = mag > max(thr, 1e-6)
     if not np.any(sel):
@@ -81,21 +93,50 @@ def orientation(gx: F32, gy: F32, cfg: TilesConfig) -> float:
     hs = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), k, mode="valid")
     peak = (int(np.argmax(hs)) + 0.5) / nb * 2 * math.pi
     d = np.angle(np.exp(1j * (a4 - peak)))
-    near = np.abs(d) < math.radians(4 * 4.0)
+    near = np.abs(d) < math.radians(4 * 2.0)
     mean4 = peak + float(np.angle(np.sum(w[near] * np.exp(1j * d[near])))) if np.any(near) else peak
     theta = mean4 / 4.0
     theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
     return float(theta)
 
 
-def _profiles(gx: F32, gy: F32, theta: float, px_per_mm: float,
+def refine_orientation(gx: F32, gy: F32, weight: F32, theta0: float, px_per_mm: float,
+                       span_deg: float = 4.0, step_deg: float = 0.25, keep: float = 0.06) -> float:
+    """The turn that makes the strongest edges project into the sharpest profiles:
+    edges of tiles jittered a few degrees each still line up best at the grid's mean
+    turn, which a histogram of edge angles blurs (table grain adds a peak of its own)."""
+    w = (np.hypot(gx, gy) * weight).ravel()
+    n = w.size
+    k = max(200, int(n * keep))
+    idx = np.argpartition(w, n - k)[n - k:]
+    h, wd = gx.shape
+    ys, xs = np.divmod(idx, wd)
+    X = (xs + 0.5) / px_per_mm
+    Y = (ys + 0.5) / px_per_mm
+    Gx, Gy, W = gx.ravel()[idx], gy.ravel()[idx], weight.ravel()[idx]
+    best, best_t = -1.0, theta0
+    binmm = 1.0 / px_per_mm
+    for t in theta0 + np.radians(np.arange(-span_deg, span_deg + 1e-9, step_deg)):
+        c, s_ = math.cos(t), math.sin(t)
+        gu, gv = np.abs(Gx * c + Gy * s_) * W, np.abs(-Gx * s_ + Gy * c) * W
+        u = X * c + Y * s_
+        v = -X * s_ + Y * c
+        hu = np.bincount(((u - u.min()) / binmm).astype(np.int64), weights=np.where(gu > 2 * gv, gu, 0))
+        hv = np.bincount(((v - v.min()) / binmm).astype(np.int64), weights=np.where(gv > 2 * gu, gv, 0))
+        score = float(np.sum(hu * hu) + np.sum(hv * hv))
+        if score > best:
+            best, best_t = score, float(t)
+    return best_t
+
+
+def _profiles(gx: F32, gy: F32, weight: F32, theta: float, px_per_mm: float,
               origin_mm: tuple[float, float]) -> tuple[F64, F64, float, float, float]:
     """Edge energy of lines along each grid axis, binned by position across them."""
     h, w = gx.shape
     c, s = math.cos(theta), math.sin(theta)
     gu = gx * c + gy * s
     gv = -gx * s + gy * c
-    au, av = np.abs(gu), np.abs(gv)
+    au, av = np.abs(gu) * weight, np.abs(gv) * weight
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     X = origin_mm[0] + (xs + 0.5) / px_per_mm
     Y = origin_mm[1] + (ys + 0.5) / px_per_mm
@@ -150,8 +191,11 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     """The lattice of the tiles in a top-down grey view whose pixel (0, 0) starts at
     table point origin_mm, px_per_mm pixels per millimetre."""
     gx, gy = gradients(gray)
-    theta = orientation(gx, gy, cfg)
-    pu, pv, u0, v0, binmm = _profiles(gx, gy, theta, px_per_mm, origin_mm)
+    weight = cornerness(gx, gy, cfg.corner_window_mm * px_per_mm)
+    theta = orientation(gx, gy, cfg, weight)
+    theta = refine_orientation(gx, gy, weight, theta, px_per_mm)
+    theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
+    pu, pv, u0, v0, binmm = _profiles(gx, gy, weight, theta, px_per_mm, origin_mm)
     sig = 4.0 / binmm
     hu, hv = _highpass(pu, sig), _highpass(pv, sig)
     ru, rv = _autocorr(hu), _autocorr(hv)

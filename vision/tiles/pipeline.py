@@ -114,9 +114,15 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> None:
             t.face_down = not t.look.has_symbol
         return
     faces = np.array(fronts)
-    lab = agglomerate(pairwise(faces), cfg.facedown_delta_e)
-    biggest = max(set(lab), key=lab.count)
-    front = np.median(faces[np.array(lab) == biggest], axis=0)
+    lab = np.array(agglomerate(pairwise(faces), cfg.facedown_delta_e))
+    # The fronts are the face colour carrying the most different symbols: a tile
+    # back's logo, or print on the table, repeats one symbol.
+    sym = [t for t in tiles if t.look.has_symbol]
+    colour_ids = np.array(agglomerate(pairwise(np.array([t.look.symbol_lab for t in sym])),
+                                      cfg.colour_merge))
+    best = max(set(lab.tolist()), key=lambda g: (len(set(colour_ids[lab == g].tolist())),
+                                                   int(np.count_nonzero(lab == g))))
+    front = np.median(faces[lab == best], axis=0)
     for t in tiles:
         far = float(np.linalg.norm(t.look.face_lab - front)) > cfg.facedown_delta_e
         t.face_down = (not t.look.has_symbol) or far

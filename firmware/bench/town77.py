@@ -1,0 +1,146 @@
+"""`tableref bench --game town77`: the tile reader on seeded synthetic cities, its speed
+against the frame floor, the real Qwirkle photos, and illegal-placement alerts over
+simulated games. The reader only ever sees pixels; truth is compared afterwards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from firmware.bench.common import floor_seconds, md_table, median, pct, verdict
+
+REAL_DIR = Path("/work/shared/realdata/qwirkle-game1")
+REAL_CELL_MM = 22.0
+
+
+@dataclass
+class Score:
+    """Counts for the accuracy targets (pairs agree when same-truth == same-group)."""
+
+    tiles: int = 0
+    found: int = 0
+    extra: int = 0
+    face_down: int = 0
+    face_down_found: int = 0
+    face_up_called_down: int = 0
+    pairs: int = 0
+    shape_ok: int = 0
+    colour_ok: int = 0
+    labelled: int = 0
+    shape_label_ok: int = 0
+    colour_label_ok: int = 0
+    times: list[float] = field(default_factory=list)
+    floors: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def add(self, other: "Score") -> None:
+        for k, v in vars(other).items():
+            if isinstance(v, int):
+                setattr(self, k, getattr(self, k) + v)
+            elif isinstance(v, list):
+                getattr(self, k).extend(v)
+
+
+def score_frame(truth: Sequence[dict[str, Any]], pred: Sequence[dict[str, Any]],
+                match_mm: float) -> tuple[Score, dict[int, dict[str, Any]]]:
+    """Match predicted tiles to true ones by centre (nearest within match_mm), then
+    count occupancy, face-down and pair agreement. A true tile the reader missed or
+    called face down makes every pair it belongs to count as a disagreement."""
+    s = Score()
+    s.tiles = len(truth)
+    used: set[int] = set()
+    match: dict[int, dict[str, Any]] = {}
+    if pred:
+        pc = np.array([p["centre_mm"] for p in pred], dtype=np.float64)
+        for i, t in enumerate(truth):
+            d = np.linalg.norm(pc - np.asarray(t["centre_mm"], dtype=np.float64), axis=1)
+            for j in np.argsort(d):
+                if d[j] > match_mm:
+                    break
+                if int(j) not in used:
+                    used.add(int(j))
+                    match[i] = pred[int(j)]
+                    break
+    s.found = len(match)
+    s.extra = len(pred) - len(used)
+    for i, t in enumerate(truth):
+        if t["face_down"]:
+            s.face_down += 1
+            if i in match and match[i]["face_down"]:
+                s.face_down_found += 1
+        elif i in match and match[i]["face_down"]:
+            s.face_up_called_down += 1
+    up = [i for i, t in enumerate(truth) if not t["face_down"]]
+    for a, b in itertools.combinations(up, 2):
+        s.pairs += 1
+        pa, pb = match.get(a), match.get(b)
+        if pa is None or pb is None or pa["face_down"] or pb["face_down"]:
+            continue
+        ta, tb = truth[a], truth[b]
+        s.shape_ok += int((ta["shape"] == tb["shape"]) == (pa["shape"] == pb["shape"]))
+        s.colour_ok += int((ta["colour"] == tb["colour"]) == (pa["colour"] == pb["colour"]))
+    return s, match
+
+
+# ---- real photos ------------------------------------------------------------------
+
+def real_truth(ann: dict[str, Any], name: str) -> dict[tuple[int, int], tuple[str, str]]:
+    """(row, col) 0-based -> (shape code, colour code) of every tile on the board."""
+    game = ann["games"][str(ann["images"][name]["game"])]
+    out: dict[tuple[int, int], tuple[str, str]] = {}
+    for cell, code in game["start_tiles_visual"].items():
+        out[(int(cell[:-1]) - 1, ord(cell[-1]) - 65)] = (code[0], code[1])
+    for t in ann["images"][name]["tiles"]:
+        out[(int(t["row"]) - 1, ord(t["col"]) - 65)] = (str(t["shape"]), str(t["colour"]))
+    return out
+
+
+def real_photos(directory: Path = REAL_DIR) -> tuple[Score, list[list[Any]]]:
+    """Read every annotated photo through its given grid corners; the reader's lattice
+    is matched to the board's by the integer cell offset that agrees best (the tiles'
+    tops stand above the board, so their lattice is magnified a little)."""
+    import cv2
+
+    from calibration.geometry import fit_from_corners
+    from calibration.profile import default_profile
+    from vision.api import AnalyzeOptions
+    from vision.tiles.reader import read
+
+    ann = json.loads((directory / "annotations.json").read_text(encoding="utf-8"))
+    side = 16 * REAL_CELL_MM
+    profile = replace(default_profile("tiles"), markers=())
+    total = Score()
+    rows: list[list[Any]] = []
+    for name in sorted(ann["images"]):
+        image = cv2.imread(str(directory / name))
+        fit = fit_from_corners(ann["images"][name]["corners"], (side, side))
+        opts = AnalyzeOptions(profile, None, {"area_mm": (side, side), "shapes": 6, "colours": 6})
+        t0 = time.perf_counter()
+        reading = read(image, fit, opts)
+        dt = time.perf_counter() - t0
+        truth = real_truth(ann, name)
+        tiles = reading.tiles
+        best = (-1, 0, 0)
+        for dr, dc in itertools.product(range(-20, 20), repeat=2):
+            m = sum((t.row + dr, t.col + dc) in truth for t in tiles)
+            if m > best[0]:
+                best = (m, dr, dc)
+        _, dr, dc = best
+        truth_list = [{"centre_mm": [float(r), float(c)], "face_down": False, "shape": sh,
+                       "colour": co} for (r, c), (sh, co) in sorted(truth.items())]
+        pred = [{"centre_mm": [float(t.row + dr), float(t.col + dc)], "face_down": t.face_down,
+                 "shape": t.shape, "colour": t.colour} for t in tiles]
+        s, _ = score_frame(truth_list, pred, 0.1)
+        s.times.append(dt)
+        total.add(s)
+        rows.append([name, s.tiles, s.found, s.extra, s.face_up_called_down,
+                     f"{s.shape_ok}/{s.pairs}", f"{s.colour_ok}/{s.pairs}", f"{dt * 1000:.0f}"])
+    return total, rows
