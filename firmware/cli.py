@@ -32,11 +32,12 @@ def _user_error_types() -> tuple[type[BaseException], ...]:
         types.append(CameraError)
     except ImportError:  # pragma: no cover
         pass
-    try:
-        from firmware.config import ConfigError  # type: ignore[attr-defined]
-        types.append(ConfigError)
-    except ImportError:
-        pass
+    from firmware.alerts import AlertsError
+    from firmware.buttons.base import ButtonsError
+    from firmware.config import ConfigError
+    from firmware.display.base import DisplayError
+
+    types += [ConfigError, DisplayError, ButtonsError, AlertsError]
     return tuple(types)
 
 
@@ -123,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="also write the Markdown to this file")
 
     p = sub.add_parser("camera-present", help="exit 0 when a real camera is attached")
+
+    p = sub.add_parser("display-clear", help="blank the display (the service's stop hook)")
+    p.add_argument("--config", help="device config TOML")
+    p.add_argument("--display", help="display spec")
+    p.add_argument("--after-service", action="store_true",
+                   help="run as systemd's ExecStopPost: say 'Stopped' on the panel after a failure")
     return parser
 
 
