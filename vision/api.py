@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -56,8 +56,11 @@ def games() -> list[str]:
 def get_reader(game: str) -> Reader:
     if game not in READERS:
         raise ReadError(f"unknown game '{game}'; choose one of: {', '.join(games())}")
+    name = READERS[game]
     try:
-        module = importlib.import_module(READERS[game])
+        module = importlib.import_module(name)
     except ModuleNotFoundError as e:
+        if e.name is None or not name.startswith(e.name):
+            raise  # a missing dependency inside the reader is a bug, not a missing reader
         raise ReadError(f"the reader for '{game}' is not built yet ({e.name})") from None
-    return module  # type: ignore[return-value]
+    return cast(Reader, module)
