@@ -74,16 +74,18 @@ class VirtualClock:
 
 
 class Alerts(Protocol):
-    def illegal(self) -> None: ...
+    """firmware.alerts: buzzer and LED patterns (non-blocking)."""
 
-    def ok(self) -> None: ...
+    def alert_illegal(self) -> None: ...
+
+    def alert_ok(self) -> None: ...
 
 
 class NoAlerts:
-    def illegal(self) -> None:
+    def alert_illegal(self) -> None:
         pass
 
-    def ok(self) -> None:
+    def alert_ok(self) -> None:
         pass
 
 
@@ -123,7 +125,8 @@ class Referee:
                  clock: Clock | None = None, config: LoopConfig | None = None,
                  game: str | None = None, profile: TableProfile | None = None,
                  analyze: Analyze | None = None, alerts: Alerts | None = None,
-                 reopen_camera: Callable[[], Any] | None = None) -> None:
+                 reopen_camera: Callable[[], Any] | None = None,
+                 preset: dict[str, Any] | None = None, source: str = "") -> None:
         self.camera = camera
         self.display = display
         self.buttons = buttons
@@ -135,6 +138,8 @@ class Referee:
         self.analyze_fn: Analyze = analyze or _default_analyze
         self.alerts: Alerts = alerts or NoAlerts()
         self.reopen_camera = reopen_camera
+        self.preset = dict(preset or {})   # setup answers given on the command line
+        self.source = source               # camera spec, kept in game_start
         self.motion = MotionDetector(self.cfg.motion)
         self.session: GameSession | None = None
         self.profile: TableProfile | None = None
@@ -153,6 +158,8 @@ class Referee:
         self.timings: list[float] = []     # still-period end -> verdict shown, seconds
         self._still_since: float | None = None
         self.final_summary: dict[str, Any] | None = None
+        self.already_done = False
+        self._shown: bytes | None = None
 
     # -- plumbing ------------------------------------------------------------------------
     def request_stop(self, *_: Any) -> None:
@@ -162,6 +169,11 @@ class Referee:
         signal.signal(signal.SIGTERM, self.request_stop)
 
     def show(self, image: Image.Image) -> None:
+        """Show a screen; the same picture twice is not sent again (I2C time, PNG spam)."""
+        data = image.tobytes()
+        if data == self._shown:
+            return
+        self._shown = data
         self.display.show(image)
 
     def note(self, text: str) -> None:
@@ -201,6 +213,8 @@ class Referee:
             if self.journal.problem:
                 self.note(self.journal.problem)
             self._boot()
+            if self.already_done:
+                return 0
             while True:
                 if self.session is None:
                     if not self._choose_and_setup():
@@ -233,6 +247,12 @@ class Referee:
     def _boot(self) -> None:
         game = unfinished_game(self.journal.records)
         if game is None:
+            done = last_game(self.journal.records)
+            if self.cfg.replay and done and self.source and \
+                    done[0].data.get("source") == self.source:
+                # a restarted replay whose game already ended: nothing left to referee
+                self.note("this recording was already refereed to the end")
+                self.already_done = True
             return
         start = game[0].data
         if self.fixed_game and start.get("game") != self.fixed_game:
@@ -295,10 +315,16 @@ class Referee:
             kind = kinds[index]
         options: dict[str, Any] = {}
         for s in kind.settings:
-            options[s.key] = self._choose_value(s.title, s.choices, s.default)
+            if s.key in self.preset:
+                if self.preset[s.key] not in s.choices:
+                    raise setting_error(kind.title, s.key, self.preset[s.key], s.choices)
+                options[s.key] = self.preset[s.key]
+            else:
+                options[s.key] = self._choose_value(s.title, s.choices, s.default)
         self.session = kind.make(options)
         self.profile = self._profile_for(kind.name)
-        self.journal.append("game_start", {"game": kind.name, "options": options})
+        self.journal.append("game_start", {"game": kind.name, "options": options,
+                                           "source": self.source})
         self.reference = None
         self.note(f"new game {kind.name} {options}")
         return True
@@ -533,7 +559,7 @@ class Referee:
             self.show(self.session.status_screen())
         elif isinstance(verdict, Proposed):
             self._apply(verdict.move, frame)
-            self.alerts.ok()
+            self.alerts.alert_ok()
         elif isinstance(verdict, Illegal):
             self._alert(verdict)
         elif isinstance(verdict, Ask):
@@ -562,7 +588,7 @@ class Referee:
 
     def _alert(self, verdict: Illegal) -> None:
         self.note(f"illegal: {verdict.message}")
-        self.alerts.illegal()
+        self.alerts.alert_illegal()
         screen = scr.error_screen("Illegal move", verdict.short)
         for _ in range(self.cfg.flash_times):
             self.show(screen)
@@ -694,6 +720,11 @@ def games_error(name: str, kinds: list[games.GameKind]) -> Exception:
     from firmware.cli import UserError
     return UserError(f"game '{name}' has no device adapter yet; choose one of: "
                      + ", ".join(k.name for k in kinds))
+
+
+def setting_error(title: str, key: str, value: Any, choices: tuple[Any, ...]) -> Exception:
+    from firmware.cli import UserError
+    return UserError(f"--{key} {value}: {title} takes {choices[0]} to {choices[-1]}")
 
 
 def _is_unreadable(e: Exception) -> bool:

@@ -31,36 +31,83 @@ from rules.town77.tiles import ALL_TILES, SHAPE_LETTERS, Tile
 DEFAULT_PITCH_MM = 400.0 / 7.0
 
 
-def _index(value: Any, kind: str) -> int:
-    """A reader's shape/colour group (0-6, "0"-"6" or "a"-"g") as an index."""
+def _direct(value: Any) -> int | None:
+    """A label that IS an index (0-6, "0"-"6", "a"-"g"), else None (a name or group id)."""
     if isinstance(value, bool):
-        raise CouldNotRead(f"bad {kind} {value!r}")
-    if isinstance(value, int) and 0 <= value < 7:
-        return value
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value < 7 else None
     if isinstance(value, str):
         v = value.strip().lower()
-        if v.isdigit() and 0 <= int(v) < 7:
+        if len(v) == 1 and v.isdigit() and int(v) < 7:
             return int(v)
         if len(v) == 1 and v in SHAPE_LETTERS:
             return SHAPE_LETTERS.index(v)
-    raise CouldNotRead(f"bad {kind} {value!r} in the observation; expected a group 0-6")
+    return None
+
+
+class Labels:
+    """Vision's shape and colour labels -> the rules' indices, learnt from the city.
+
+    A reader without a taught palette names groups per frame ("shape-3"), so the same
+    house may carry another label in the next frame. Tiles already in the city vote for
+    what each label means in this frame; a label no known tile carries is a shape (or
+    colour) the city does not have yet and takes the lowest free index. Only equality
+    matters to the rules, so this labelling is as good as the real names.
+    """
+
+    def __init__(self, city_tiles: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]]) -> None:
+        self.maps: list[dict[Any, int]] = []
+        self.free: list[list[int]] = []
+        for axis in (0, 1):
+            votes: dict[Any, dict[int, int]] = {}
+            for cell, tile in city_tiles.items():
+                if cell in raw:
+                    idx = tile.shape if axis == 0 else tile.colour
+                    box = votes.setdefault(raw[cell][axis], {})
+                    box[idx] = box.get(idx, 0) + 1
+            mapping = {label: max(box, key=lambda i: (box[i], -i)) for label, box in votes.items()}
+            used = {(t.shape if axis == 0 else t.colour) for t in city_tiles.values()}
+            self.maps.append(mapping)
+            self.free.append([i for i in range(7) if i not in used and i not in mapping.values()])
+
+    def index(self, label: Any, axis: int) -> int | None:
+        d = _direct(label)
+        if d is not None:
+            return d
+        if label is None:
+            return None
+        mapping = self.maps[axis]
+        if label not in mapping:
+            if not self.free[axis]:
+                return None
+            mapping[label] = self.free[axis].pop(0)
+        return mapping[label]
+
+    def tile(self, shape_label: Any, colour_label: Any) -> Tile | None:
+        s = self.index(shape_label, 0)
+        c = self.index(colour_label, 1)
+        return None if s is None or c is None else Tile(s, c)
 
 
 def tile_of(entry: dict[str, Any]) -> Tile:
+    """An entry whose labels are indices or tokens (tests, tools); see Labels otherwise."""
     if "token" in entry and isinstance(entry["token"], str):
         return Tile.parse(entry["token"])
-    return Tile(_index(entry.get("shape"), "shape"), _index(entry.get("colour"), "colour"))
+    s, c = _direct(entry.get("shape")), _direct(entry.get("colour"))
+    if s is None or c is None:
+        raise CouldNotRead(f"bad shape/colour {entry.get('shape')!r}/{entry.get('colour')!r}; "
+                           "expected indices 0-6")
+    return Tile(s, c)
 
 
-def readings(entry: dict[str, Any]) -> list[Tile]:
+def readings(entry: dict[str, Any], labels: Labels) -> list[Tile]:
     """The top reading, then any alternatives the reader hesitated between."""
-    out = [tile_of(entry)]
+    top = labels.tile(entry.get("shape"), entry.get("colour"))
+    out = [top] if top is not None else []
     for alt in entry.get("candidates", entry.get("alternatives", [])) or []:
-        try:
-            t = tile_of(alt) if isinstance(alt, dict) else Tile.parse(str(alt))
-        except CouldNotRead:
-            continue
-        if t not in out:
+        t = labels.tile(alt.get("shape"), alt.get("colour")) if isinstance(alt, dict) else None
+        if t is not None and t not in out:
             out.append(t)
     return out
 
@@ -84,22 +131,32 @@ class Town77Session:
         seen: dict[Cell, Tile | None] = {}     # None = face down
         centres: dict[Cell, tuple[float, float]] = {}
         entries: dict[Cell, dict[str, Any]] = {}
+        raw: dict[Cell, tuple[Any, Any]] = {}
         for t in observation.get("tiles", []):
             try:
                 cell = Cell(int(t["row"]), int(t["col"]))
             except (KeyError, TypeError, ValueError):
                 continue
-            if t.get("face_down"):
-                seen[cell] = None
-            else:
-                try:
-                    seen[cell] = tile_of(t)
-                except CouldNotRead:
-                    return Ask(f"{cell.name}: cannot read the tile")
             entries[cell] = t
+            if not t.get("face_down"):
+                raw[cell] = (t.get("shape"), t.get("colour"))
             c = t.get("centre_mm")
             if isinstance(c, (list, tuple)) and len(c) == 2:
                 centres[cell] = (float(c[0]), float(c[1]))
+        labels = Labels(city.tiles(), raw)
+        for cell in sorted(entries):          # known cells first, so votes settle labels
+            if cell in raw and cell in city.tiles():
+                seen[cell] = labels.tile(*raw[cell])
+        for cell in sorted(entries):
+            if cell in seen:
+                continue
+            if cell not in raw:
+                seen[cell] = None
+                continue
+            got = labels.tile(*raw[cell])
+            if got is None:
+                return Ask(f"{cell.name}: cannot read the tile")
+            seen[cell] = got
         pitch = _pitch(centres)
         expected = {cell: (None if x is FACE_DOWN else x) for cell, x in city if x is not None}
         added = [c for c in seen if c not in expected]
@@ -133,17 +190,18 @@ class Town77Session:
             return Ask("A tile turned and one added", (), (), fp(turned + added))
         if len(added) > 1:
             options = []
-            labels = []
+            texts: list[str] = []
             for c in added:
                 t = seen[c]
                 if t is not None and why_illegal(city, t, c) is None:
                     options.append(self._place_move(t, c, "confirmed"))
-                    labels.append(f"{t.token} at {c.name}")
-            return Ask(f"{len(added)} tiles at once", tuple(options), tuple(labels), fp(added))
+                    texts.append(f"{t.token} at {c.name}")
+            return Ask(f"{len(added)} tiles at once", tuple(options), tuple(texts), fp(added))
         cell = added[0]
-        if seen[cell] is None:
+        new = seen[cell]
+        if new is None:
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
-        return self._judge(cell, readings(entries[cell]), fp(added))
+        return self._judge(cell, readings(entries[cell], labels) or [new], fp(added))
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...]) -> Verdict:
         city = self.game_state.city

@@ -70,4 +70,4 @@ def referee(tmp: Path, frames: Sequence[np.ndarray | None], buttons: Sequence[st
     config = LoopConfig(replay=True, **cfg)
     return Referee(ListCamera(frames, lost), NullDisplay(), ScriptButtons(script), Journal(tmp),
                    clock=VirtualClock(), config=config, game="town77",
-                   profile=minitable.PROFILE, analyze=minitable.analyze)
+                   profile=minitable.PROFILE, analyze=minitable.loop_analyze)

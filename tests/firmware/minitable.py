@@ -83,6 +83,11 @@ def render(cells: Cells, occluders: Sequence[dict[str, Any]] = (), seed: int = 0
     return np.clip(noisy, 0, 255).astype(np.uint8)
 
 
+def analyze(image: np.ndarray, fit: TableFit, options: Any = None) -> dict[str, Any]:
+    """The reader contract (vision.api): register as READERS["town77"] = "minitable"."""
+    return read(image, fit, options)
+
+
 def read(image: np.ndarray, fit: TableFit, options: Any = None) -> dict[str, Any]:
     """Decode the cells from pixels: red tiles carry shape/colour in blue/green."""
     top = rectify(image, fit, ORIGIN, (400.0, 400.0), 1.0)
@@ -105,7 +110,8 @@ def read(image: np.ndarray, fit: TableFit, options: Any = None) -> dict[str, Any
     return {"game": "town77", "tiles": tiles, "conflicts": []}
 
 
-def analyze(game: str, image: np.ndarray, fit: TableFit, options: Any) -> dict[str, Any]:
+def loop_analyze(game: str, image: np.ndarray, fit: TableFit, options: Any) -> dict[str, Any]:
+    """The loop's injectable analyse function."""
     return read(image, fit, options)
 
 

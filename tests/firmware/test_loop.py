@@ -38,10 +38,10 @@ def test_illegal_placement_alerts_and_is_not_applied(tmp_path: Path) -> None:
     pioneer = ((0, 0), (1, 1))
     bad = {(0, 0): (1, 1), (0, 1): (1, 3)}     # same shape in the row
     frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}), minitable.render(bad)]
-    alerts: list[str] = []
     ref = referee(tmp_path, frames)
-    ref.alerts = type("A", (), {"illegal": lambda self: alerts.append("illegal"),
-                                "ok": lambda self: alerts.append("ok")})()
+    from firmware.alerts import NullAlerts
+    ref.alerts = NullAlerts()
+    alerts = ref.alerts.history
     ref.run()
     assert alerts == ["ok", "illegal"]
     assert any("illegal: b3 at B1: a house of the same shape is already in this row" in e
