@@ -31,7 +31,9 @@ F32 = NDArray[Any]   # float32 by convention (the cv2 stubs lose dtypes)
 F64 = NDArray[Any]   # float64 by convention
 
 SS = 4                     # supersampling per axis for coverage masks
-_BIG_ROI = 3_000_000       # above this many canvas px, draw at 1x with LINE_AA (large fills)
+_BIG_ROI = 1_000_000       # above this many canvas px, draw at 1x with LINE_AA (large fills)
+
+_U8_TO_LINEAR = srgb_to_linear(np.arange(256, dtype=np.float32) / 255.0)
 
 __all__ = ["TableCanvas", "Coverage", "lin", "rotated_rect", "circle_pts"]
 
@@ -156,7 +158,8 @@ class TableCanvas:
             return self._empty()
         x0, y0, x1, y1 = roi
         w, h = x1 - x0, y1 - y0
-        ss = 1 if w * h > _BIG_ROI else SS
+        # supersampling costs ss^2 per pixel: full for piece-sized shapes, less for big ones
+        ss = SS if w * h <= 250_000 else (2 if w * h <= _BIG_ROI else 1)
         line = cv2.LINE_AA if ss == 1 else cv2.LINE_8
         shift = 4
 
@@ -252,7 +255,7 @@ class TableCanvas:
         if src.ndim == 2:
             src = np.repeat(src[..., None], 3, axis=2)
         if src.dtype == np.uint8:
-            rgb: F32 = srgb_to_linear(src[..., :3].astype(np.float32) / 255.0)
+            rgb: F32 = _U8_TO_LINEAR[src[..., :3]]
             alpha_src: F32 | None = src[..., 3].astype(np.float32) / 255.0 if src.shape[2] == 4 else None
         else:
             rgb = src[..., :3].astype(np.float32)

@@ -91,9 +91,11 @@ def make_canvas(scene: dict[str, Any], camera: CameraModel, profile: TableProfil
     box, finest = camera.footprint_mm()
     surf = scene.get("surface") or {}
     t = surf.get("table_mm")
-    mb = marker_bounds(profile, 300.0)
-    lim = [float(v) for v in t] if t else list(mb)
-    lim = [min(lim[0], mb[0]) - 150, min(lim[1], mb[1]) - 150, max(lim[2], mb[2]) + 150, max(lim[3], mb[3]) + 150]
+    # beyond the table top the camera sees the floor, a flat colour that render_plane
+    # supplies for rays off the canvas: the canvas need only cover the table
+    mb = marker_bounds(profile, 20.0)
+    lim = [float(v) for v in t] if t else list(marker_bounds(profile, 300.0))
+    lim = [min(lim[0], mb[0]) - 20, min(lim[1], mb[1]) - 20, max(lim[2], mb[2]) + 20, max(lim[3], mb[3]) + 20]
     x0, y0 = max(box[0], lim[0]), max(box[1], lim[1])
     x1, y1 = min(box[2], lim[2]), min(box[3], lim[3])
     if x1 <= x0 or y1 <= y0:
