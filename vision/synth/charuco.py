@@ -91,9 +91,10 @@ def random_scene(seed: int, **options: Any) -> dict[str, Any]:
         tilt = rng.uniform(tilt_lo, tilt_hi)
         span = 2 * height * math.tan(math.radians(hfov) / 2)
         target = (bw / 2 + rng.uniform(-0.35, 0.35) * span, bh / 2 + rng.uniform(-0.35, 0.35) * span * h / w)
-        cand = {"height_mm": height, "tilt_deg": tilt, "tilt_dir_deg": rng.uniform(0, 360),
-                "yaw_deg": rng.uniform(0, 360), "target_mm": [target[0], target[1]]}
-        cam = CameraModel((w, h), hfov, dist, height, tilt, cand["tilt_dir_deg"], cand["yaw_deg"], target)
+        tdir, yaw = rng.uniform(0, 360), rng.uniform(0, 360)
+        cand: dict[str, Any] = {"height_mm": height, "tilt_deg": tilt, "tilt_dir_deg": tdir,
+                                "yaw_deg": yaw, "target_mm": [target[0], target[1]]}
+        cam = CameraModel((w, h), hfov, dist, height, tilt, tdir, yaw, target)
         if not bool(cam.in_front_and_valid(outline).all()):
             continue
         px = cam.project(outline)
