@@ -148,23 +148,43 @@ def shadow_map(canvas: TableCanvas, az_deg: float, elev_deg: float,
     acc: F32 = np.zeros((fh, fw), dtype=np.float32)
     ux, uy = math.cos(math.radians(az_deg)), math.sin(math.radians(az_deg))
     hsmall = cv2.resize(hm, (fw, fh), interpolation=cv2.INTER_AREA) if fine > 1 else hm
-    hmax = float(hm.max())
+    # floating casters are in the height map (so nothing below them is lit through
+    # them) but must not cast a solid object's swept shadow
+    solid = hm
+    if canvas.floating:
+        solid = hm.copy()
+        for cov, _ in canvas.floating:
+            ch, cw = cov.alpha.shape
+            view = solid[cov.y0 - by0: cov.y0 - by0 + ch, cov.x0 - bx0: cov.x0 - bx0 + cw]
+            view[cov.alpha[: view.shape[0], : view.shape[1]] > 0.5] = 0.0
+    hmax = float(solid.max())
 
-    def add(occ: F32, t: float, sig_mm: float) -> None:
+    def add(occ: F32, t: float, sig_mm: float, sweep: bool = False) -> None:
         off_mm = t * cot
         st = fine * max(1, int(sig_mm * ppm / (2.0 * fine)))
         sh, sw = int(math.ceil(H / st)), int(math.ceil(W / st))
         occ_s = cv2.resize(occ, (sw, sh), interpolation=cv2.INTER_AREA) if st > 1 else occ
-        s = _shift_blur(occ_s, ux * off_mm * ppm / st, uy * off_mm * ppm / st, sig_mm * ppm / st)
+        if sweep:
+            # a column standing on the table shades everything from its foot to its
+            # top's shadow: the union of all shifts 0..off, a dilation by that segment
+            L = off_mm * ppm / st
+            n = int(math.ceil(L))
+            if n >= 1:
+                k = np.zeros((2 * n + 1, 2 * n + 1), dtype=np.uint8)
+                cv2.line(k, (n, n), (int(round(n + ux * L)), int(round(n + uy * L))), (1,), 1)
+                occ_s = cv2.dilate(occ_s, k[::-1, ::-1].copy(), anchor=(n, n))
+            s = cv2.GaussianBlur(occ_s, (0, 0), sig_mm * ppm / st) if sig_mm * ppm / st > 0.3 else occ_s
+        else:
+            s = _shift_blur(occ_s, ux * off_mm * ppm / st, uy * off_mm * ppm / st, sig_mm * ppm / st)
         if (sh, sw) != (fh, fw):
             s = cv2.resize(s, (fw, fh), interpolation=cv2.INTER_LINEAR)
         s = s * (hsmall < t * 0.85)
         np.maximum(acc, s, out=acc)
 
     if hmax > 0.25:
-        n = int(min(10, max(2, math.ceil(math.log2(hmax / 0.3)) + 2)))
+        n = int(min(8, max(2, math.ceil(math.log2(hmax / 0.3)) + 1)))
         for t in np.geomspace(0.3, hmax, n):
-            add((hm >= t).astype(np.float32), float(t), 0.25 + softness * float(t) * 1.5)
+            add((solid >= t).astype(np.float32), float(t), 0.25 + softness * float(t) * 1.5, sweep=True)
     for cov, height in canvas.floating:
         if cov.empty:
             continue

@@ -96,6 +96,15 @@ def make_canvas(scene: dict[str, Any], camera: CameraModel, profile: TableProfil
     mb = marker_bounds(profile, 20.0)
     lim = [float(v) for v in t] if t else list(marker_bounds(profile, 300.0))
     lim = [min(lim[0], mb[0]) - 20, min(lim[1], mb[1]) - 20, max(lim[2], mb[2]) + 20, max(lim[3], mb[3]) + 20]
+    for occ in scene.get("occluders") or []:
+        # arms come in from beyond the table: the canvas must hold them too
+        if isinstance(occ, dict) and "wrist_mm" in occ:
+            wx, wy = (float(v) for v in occ["wrist_mm"])
+            a = math.radians(float(occ.get("reach_deg", 0.0)))
+            back = float(occ.get("arm_mm", 500.0)) + 60.0
+            for ex, ey in ((wx + 220 * math.cos(a), wy + 220 * math.sin(a)),
+                           (wx - back * math.cos(a), wy - back * math.sin(a))):
+                lim = [min(lim[0], ex - 80), min(lim[1], ey - 80), max(lim[2], ex + 80), max(lim[3], ey + 80)]
     x0, y0 = max(box[0], lim[0]), max(box[1], lim[1])
     x1, y1 = min(box[2], lim[2]), min(box[3], lim[3])
     if x1 <= x0 or y1 <= y0:
