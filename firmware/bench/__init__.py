@@ -10,5 +10,6 @@ SUITES: dict[str, str] = {
     "calibration": "firmware.bench.calibration",
     "town77": "firmware.bench.town77",
     "railways": "firmware.bench.railways",
+    "railways-games": "firmware.bench.railways_games",
     "loop": "firmware.bench.loop",
 }

@@ -1,0 +1,503 @@
+"""`tableref bench --game railways-games`: whole simulated Paperclip Railways games played
+frame by frame through the reader and the device's game session.
+
+Each game is a seeded random legal game (rules.railways.simulate). Its table is drawn
+after every build (vision.synth.railways_game), read by the railways reader with the
+frame before as `previous`, and the reading goes to RailwaysSession.interpret() exactly
+as on the device. Draws and passes come from the menu (the camera cannot see cards);
+a proposed build is applied with the true number of cards discarded (the device asks the
+players). A question with candidates is answered the way the players would (the true
+move, if offered). Some games get a deliberately illegal link laid before a build
+(departure not owned, too short, across a station): it must be alerted, then it is taken
+back. A game is right when no correction was needed and the final scores equal the
+simulator's.
+
+When the reader is not built, the same games run on the true readings (the drawn
+geometry turned into the reader's JSON) so the session and rules are still measured;
+that figure is labelled as such and is NOT a vision figure.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from firmware.bench.common import md_table, pct, verdict
+from firmware.games.base import Ask, Illegal, NoChange, Proposed
+from firmware.games.railways import RailwaysSession, link_to_json
+from rules.railways.cards import Catalogue, Role
+from rules.railways.engine import Refusal, rules_for
+from rules.railways.geometry import Rect, clips_for_distance
+from rules.railways.simulate import SimGame, SimGeometry, placeholder_catalogue, scene_after, simulate_game
+from rules.railways.state import END_OF_LINE, BuiltLink, Draw, Pass, Position
+
+Point = tuple[float, float]
+ORIGIN = (40.0, 40.0)
+METRO_TYPES = ("town", "suburban", "town", "suburban")
+
+
+def bench_catalogue() -> Catalogue:
+    """The shipped placeholder cards without the one-off 'example' card: the camera tells a
+    card by its printed type, so each type must be one card (the device asks otherwise)."""
+    base = placeholder_catalogue()
+    from types import MappingProxyType
+    return Catalogue(MappingProxyType({k: v for k, v in base.cards.items() if k != "example"}))
+
+
+# ---- truth ------------------------------------------------------------------------------------
+
+def positions(game: SimGame, catalogue: Catalogue) -> list[Position]:
+    """The true position before each move (and after the last)."""
+    rules = rules_for(game.variant, catalogue)
+    pos = game.start
+    out = [pos]
+    for m in game.moves:
+        pos = rules.play(pos, m.move)
+        out.append(pos)
+    return out
+
+
+def _mm(p: Point) -> list[float]:
+    return [round(p[0] + ORIGIN[0], 1), round(p[1] + ORIGIN[1], 1)]
+
+
+def _metro_end(r: Rect, end: Point) -> str:
+    right, below = end[0] >= r.cx, end[1] >= r.cy
+    return "M" + str({(False, False): 1, (True, False): 2, (True, True): 3, (False, True): 4}[(right, below)])
+
+
+def true_reading(game: SimGame, moves: int, catalogue: Catalogue,
+                 extra: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """What a perfect reader would report for the table after `moves` moves (reader JSON,
+    table mm, the reader's own ids: stations S1.., Metropolis parts M1..M4)."""
+    sc = scene_after(game, moves)
+    start_of = {s.sid: s.start for s in game.start.stations}
+    ids: dict[str, str] = {}
+    stations: list[dict[str, Any]] = []
+    for sid, (r, card_id) in sc.stations.items():
+        card = catalogue[card_id]
+        if card.role is Role.METROPOLIS:
+            for k, (sx, sy) in enumerate(((-1, -1), (1, -1), (1, 1), (-1, 1))):
+                c = (r.cx + sx * r.w / 4, r.cy + sy * r.w / 4)
+                stations.append({"id": f"M{k + 1}", "type": METRO_TYPES[k], "metropolis": True,
+                                 "centre_mm": _mm(c)})
+            continue
+        rid = f"S{len(ids) + 1}"
+        ids[sid] = rid
+        kind = "start" if card.role is Role.STARTING_CITY else card.type.value
+        entry: dict[str, Any] = {"id": rid, "type": kind, "centre_mm": _mm((r.cx, r.cy))}
+        if start_of.get(sid):
+            entry["player"] = start_of[sid]
+        stations.append(entry)
+    links: list[dict[str, Any]] = []
+    builds = [m for m in game.moves[:moves] if isinstance(m.move, BuiltLink)]
+    for i, m in enumerate(builds):
+        b = m.move
+        assert isinstance(b, BuiltLink)
+        ends = []
+        for sid, end in ((b.from_station, m.path[0]), (b.to_station, m.path[-1])):
+            ends.append(_metro_end(sc.stations[sid][0], end) if sid == "M" else ids[sid])
+        crosses = [f"link:{int(lid[1:]) - 1}" for lid in b.touches_links]
+        crosses += ["obstacle"] * b.obstacles + ["river"] * b.river_parts
+        links.append({"colour": b.colour, "clips": b.clips, "confidence": 1.0,
+                      "path_mm": [_mm(p) for p in m.path], "stations": ends, "crosses": crosses})
+    for e in extra:
+        ends = [_metro_end(sc.stations[s][0], p) if s == "M" else ids[s]
+                for s, p in ((e["from"], e["path"][0]), (e["to"], e["path"][-1]))]
+        links.append({"colour": e["colour"], "clips": e["clips"], "confidence": 1.0,
+                      "path_mm": [_mm(p) for p in e["path"]], "stations": ends, "crosses": []})
+    return {"game": "railways", "links": links, "stations": stations,
+            "river": {"path_mm": [_mm(p) for p in sc.river]},
+            "obstacles": [{"parts_mm": [[_mm((x, y)) for x, y in ((q.x0, q.y0), (q.x1, q.y0), (q.x1, q.y1),
+                                                                 (q.x0, q.y1))] for q in ob]}
+                          for ob in sc.obstacles]}
+
+
+# ---- deliberately illegal links -------------------------------------------------------------------
+
+def _bowed(a: Rect, b: Rect, clips: int, g: SimGeometry, rng: random.Random,
+           via: Point | None = None) -> tuple[Point, ...] | None:
+    """A path of exactly chain_mm(clips) from a's border to b's (bowed, or through `via`)."""
+    target = via if via is not None else (b.cx, b.cy)
+    ang = math.atan2(target[1] - a.cy, target[0] - a.cx)
+    p = (a.cx + (a.exit_distance(ang) - g.end_overlap_mm) * math.cos(ang),
+         a.cy + (a.exit_distance(ang) - g.end_overlap_mm) * math.sin(ang))
+    src = via if via is not None else (a.cx, a.cy)
+    ang2 = math.atan2(b.cy - src[1], b.cx - src[0])
+    q = (b.cx - (b.exit_distance(ang2 + math.pi) - g.end_overlap_mm) * math.cos(ang2),
+         b.cy - (b.exit_distance(ang2 + math.pi) - g.end_overlap_mm) * math.sin(ang2))
+    length = g.chain_mm(clips)
+    if via is not None:
+        if math.dist(p, via) + math.dist(via, q) > length + 1e-6:
+            return None
+        return (p, via, q)
+    straight = math.dist(p, q)
+    if length < straight - 1e-6:
+        return None
+    bow = math.sqrt(max(0.0, (length / 2) ** 2 - (straight / 2) ** 2)) * rng.choice((-1.0, 1.0))
+    d = math.atan2(q[1] - p[1], q[0] - p[0])
+    mid = ((p[0] + q[0]) / 2 - bow * math.sin(d), (p[1] + q[1]) / 2 + bow * math.cos(d))
+    return (p, mid, q)
+
+
+def illegal_link(kind: str, game: SimGame, moves: int, pos: Position, catalogue: Catalogue,
+                 rng: random.Random, g: SimGeometry | None = None) -> dict[str, Any] | None:
+    """A link the player to move may not build, laid on the table after `moves` moves:
+    'not-owned' (neither end is theirs), 'too-short' (fewer clips than the minimum, both
+    ways) or 'crosses' (through a third station). None when the table offers none."""
+    g = g or SimGeometry()
+    rules = rules_for(game.variant, catalogue)
+    me = pos.to_move
+    sc = scene_after(game, moves)
+    plain = [s for s in pos.stations if s.sid in sc.stations and not rules.card(s).sections
+             and not rules.is_full(s)]
+    rng.shuffle(plain)
+    owned = [s for s in plain if s.start == me or me in s.cubes]
+    others = [s for s in plain if not (s.start == me or me in s.cubes)]
+    rect = {sid: r for sid, (r, _) in sc.stations.items()}
+
+    def least(a: Any, b: Any) -> int | None:
+        return rules.min_length(rules.card(a), rules.card(b))
+
+    if kind == "not-owned":
+        for a in others:
+            for b in others:
+                n = least(a, b)
+                if a.sid == b.sid or n is None:
+                    continue
+                dist = math.dist((rect[a.sid].cx, rect[a.sid].cy), (rect[b.sid].cx, rect[b.sid].cy))
+                if dist > 400:
+                    continue
+                clips = max(n, clips_for_distance(dist - g.card_w_mm + 2 * g.end_overlap_mm,
+                                                  g.clip_pitch_mm, g.clip_length_mm) + 1)
+                path = _bowed(rect[a.sid], rect[b.sid], clips, g, rng)
+                if path is not None:
+                    return {"kind": kind, "colour": me, "clips": clips, "from": a.sid, "to": b.sid,
+                            "path": path, "reason": Refusal.DEPARTURE_NOT_OWNED}
+    if kind == "too-short":
+        for a in owned:
+            for b in plain:
+                n = least(a, b)
+                back = least(b, a) if (b.start == me or me in b.cubes) else None
+                if a.sid == b.sid or n is None:
+                    continue
+                dist = math.dist((rect[a.sid].cx, rect[a.sid].cy), (rect[b.sid].cx, rect[b.sid].cy))
+                need = clips_for_distance(dist - g.card_w_mm + 2 * g.end_overlap_mm,
+                                          g.clip_pitch_mm, g.clip_length_mm)
+                if need < 1 or need >= n or (back is not None and need >= back):
+                    continue
+                path = _bowed(rect[a.sid], rect[b.sid], need, g, rng)
+                if path is not None:
+                    return {"kind": kind, "colour": me, "clips": need, "from": a.sid, "to": b.sid,
+                            "path": path, "reason": Refusal.TOO_SHORT}
+    if kind == "crosses":
+        for a in owned:
+            for b in plain:
+                n = least(a, b)
+                if a.sid == b.sid or n is None:
+                    continue
+                for x in plain:
+                    if x.sid in (a.sid, b.sid):
+                        continue
+                    via = (rect[x.sid].cx, rect[x.sid].cy)
+                    d = (math.dist((rect[a.sid].cx, rect[a.sid].cy), via)
+                         + math.dist(via, (rect[b.sid].cx, rect[b.sid].cy)))
+                    if d > 500:
+                        continue
+                    clips = max(n, clips_for_distance(d - g.card_w_mm + 2 * g.end_overlap_mm,
+                                                      g.clip_pitch_mm, g.clip_length_mm))
+                    path = _bowed(rect[a.sid], rect[b.sid], clips, g, rng, via)
+                    if path is not None:
+                        return {"kind": kind, "colour": me, "clips": clips, "from": a.sid, "to": b.sid,
+                                "path": path, "reason": Refusal.CROSSES_STATION}
+    return None
+
+
+# ---- playing one game ---------------------------------------------------------------------------
+
+@dataclass
+class GameScore:
+    """What happened in one game."""
+
+    builds: int = 0
+    proposed: int = 0
+    exact: int = 0              # proposed with the true clip count and ends
+    asked: int = 0              # a question the players answered with the true move
+    failed: int = 0             # no verdict the players could accept without correcting
+    wrong: int = 0              # a proposed build that was not the true one
+    false_changes: int = 0      # a frame with nothing new that was not NoChange
+    illegal: int = 0
+    alerted: int = 0
+    right_reason: int = 0
+    setup_ok: bool = False
+    scores_equal: bool = False
+    diverged: str = ""
+    failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _same_build(move: dict[str, Any], truth: BuiltLink, session: RailwaysSession,
+                ends_mm: Sequence[Point]) -> bool:
+    """The same colour, clip count and end stations (by where they lie: ids differ)."""
+    link = move.get("link", {})
+    if link.get("colour") != truth.colour or int(link.get("clips", -1)) != truth.clips:
+        return False
+    got: list[Point] = []
+    for sid in (link.get("from_station"), link.get("to_station")):
+        spot = session.spots.get(str(sid))
+        ns = move.get("new_station_mm")
+        if spot is None and link.get("new_card") and isinstance(ns, list):
+            got.append((float(ns[0]), float(ns[1])))
+        elif spot is not None:
+            got.append((spot.x, spot.y))
+    if len(got) != 2:
+        return False
+    return all(min(math.dist(p, q) for q in got) < 30.0 for p in ends_mm) and \
+        all(min(math.dist(p, q) for q in ends_mm) < 30.0 for p in got)
+
+
+Reader = Callable[[int, Sequence[dict[str, Any]], Any], dict[str, Any]]
+
+
+def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Random,
+              illegal_kinds: Sequence[str] = ()) -> GameScore:
+    """Play `game` through a session; read(moves, extra_links, previous_key) -> reading."""
+    t0 = time.perf_counter()
+    s = GameScore()
+    truth = positions(game, catalogue)
+    players = len(game.start.players)
+    session = RailwaysSession({"players": players, "variant": game.variant,
+                               "first": game.start.players[0].colour}, catalogue)
+    v = session.interpret(read(0, (), None))
+    if not isinstance(v, Proposed) or v.move.get("type") != "setup":
+        s.diverged = f"setup: {type(v).__name__} {getattr(v, 'text', '')}"
+        s.seconds = time.perf_counter() - t0
+        return s
+    session.apply(v.move)
+    s.setup_ok = True
+    builds = [k for k, m in enumerate(game.moves) if isinstance(m.move, BuiltLink)]
+    planned: dict[int, str] = {}
+    for kind in illegal_kinds:
+        if builds:
+            planned[rng.choice(builds)] = kind
+    correct = True
+    for k, m in enumerate(game.moves):
+        mv = m.move
+        try:
+            if isinstance(mv, Draw):
+                n = rules_for(game.variant, catalogue).draw_count(players)
+                session.apply({"type": "draw", "colour": mv.colour,
+                               "end_of_line": END_OF_LINE in truth[k].deck[:n]})
+                continue
+            if isinstance(mv, Pass):
+                session.apply({"type": "pass", "colour": mv.colour})
+                continue
+            assert isinstance(mv, BuiltLink)
+            if k in planned:
+                bad = illegal_link(planned[k], game, k, truth[k], catalogue, rng)
+                if bad is not None:
+                    s.illegal += 1
+                    v = session.interpret(read(k, (bad,), k))
+                    if isinstance(v, Illegal):
+                        s.alerted += 1
+                        reason = bad["reason"]
+                        assert isinstance(reason, Refusal)
+                        rules = session.rules
+                        assert session.pos is not None
+                        from firmware.games.railways import link_from_json
+                        got = rules.refusals(session.pos, link_from_json(dict(v.move["link"])))
+                        s.right_reason += int(any(r is reason for r, _ in got))
+                    else:
+                        s.failures.append(f"move {k}: illegal {bad['kind']} -> {type(v).__name__} "
+                                          f"{getattr(v, 'text', '')}")
+                    back = session.interpret(read(k, (), "back"))
+                    if not isinstance(back, NoChange):
+                        s.false_changes += 1
+            s.builds += 1
+            after = scene_after(game, k + 1).stations
+            ends_mm = [(after[e][0].cx + ORIGIN[0], after[e][0].cy + ORIGIN[1])
+                       for e in (mv.from_station, mv.to_station)]
+            v = session.interpret(read(k + 1, (), k))
+            chosen: dict[str, Any] | None = None
+            if isinstance(v, Proposed):
+                s.proposed += 1
+                if _same_build(v.move, mv, session, ends_mm):
+                    s.exact += 1
+                    chosen = v.move
+                else:
+                    s.wrong += 1
+                    chosen = v.move
+                    correct = False
+                    s.failures.append(f"move {k}: proposed {v.text}, truth {mv.colour} {mv.clips} "
+                                      f"{mv.from_station}-{mv.to_station}")
+            elif isinstance(v, Ask) and any(_same_build(c, mv, session, ends_mm) for c in v.candidates):
+                s.asked += 1
+                chosen = next(c for c in v.candidates if _same_build(c, mv, session, ends_mm))
+            else:
+                s.failed += 1
+                correct = False
+                s.failures.append(f"move {k}: {type(v).__name__} {getattr(v, 'text', getattr(v, 'message', ''))}"
+                                  f" (truth {mv.colour} {mv.clips} {mv.from_station}-{mv.to_station})")
+                chosen = _truth_move(mv, m.path, m.new_station)   # the players fix it by hand
+            chosen = dict(chosen)
+            chosen["cards"] = mv.cards_discarded
+            session.apply(chosen)
+        except Exception as e:  # the session lost step with the game: record and stop
+            s.diverged = f"move {k}: {type(e).__name__}: {str(e)[:160]}"
+            correct = False
+            break
+    if not s.diverged:
+        session.apply(session.finish({}))
+        result = session.final_result()
+        s.scores_equal = correct and result is not None and result.totals == game.final.totals
+        if result is not None and result.totals != game.final.totals:
+            s.failures.append(f"final {result.totals} != truth {game.final.totals}")
+    s.seconds = time.perf_counter() - t0
+    return s
+
+
+def _truth_move(b: BuiltLink, path: Sequence[Point], new_station: Rect | None) -> dict[str, Any]:
+    move: dict[str, Any] = {"type": "build", "link": link_to_json(b), "path_mm": [_mm(p) for p in path]}
+    if new_station is not None:
+        c = _mm((new_station.cx, new_station.cy))
+        move["new_station_mm"] = [c[0], c[1], new_station.w]
+    return move
+
+
+# ---- readers -------------------------------------------------------------------------------------
+
+def oracle_reader(game: SimGame, catalogue: Catalogue) -> Reader:
+    def read(moves: int, extra: Sequence[dict[str, Any]], _prev: Any) -> dict[str, Any]:
+        return true_reading(game, moves, catalogue, extra)
+    return read
+
+
+def vision_reader(game: SimGame, catalogue: Catalogue, seed: int, resolution: tuple[int, int],
+                  stats: dict[str, float]) -> Reader:
+    """Renders the table and reads it with the railways reader (previous = the last frame)."""
+    from calibration.geometry import locate_table
+    from calibration.profile import default_profile
+    from vision.api import AnalyzeOptions, get_reader
+    from vision.synth.railways_game import link_piece, new_table, scene_after_move
+    from vision.synth.scene import render_scene
+
+    table = new_table(game, seed, resolution, catalogue)
+    profile = default_profile("railways")
+    reader = get_reader("railways")
+    frames: dict[Any, Any] = {}
+    last: list[Any] = [None]
+
+    def read(moves: int, extra: Sequence[dict[str, Any]], _prev: Any) -> dict[str, Any]:
+        pieces = [link_piece(table, f"illegal:{moves}", e["colour"], e["clips"], e["path"]) for e in extra]
+        key = (moves, len(pieces))
+        if key not in frames:
+            t = time.perf_counter()
+            if len(frames) > 4:
+                frames.clear()
+            frames[key] = render_scene(scene_after_move(table, moves, pieces)).image
+            stats["render"] = stats.get("render", 0.0) + time.perf_counter() - t
+        image = frames[key]
+        t = time.perf_counter()
+        fit = locate_table(image, profile)
+        out = reader.analyze(image, fit, AnalyzeOptions(profile, previous=last[0]))
+        stats["read"] = stats.get("read", 0.0) + time.perf_counter() - t
+        stats["frames"] = stats.get("frames", 0.0) + 1
+        last[0] = image
+        return out
+    return read
+
+
+# ---- the suite ----------------------------------------------------------------------------------
+
+KINDS = ("not-owned", "too-short", "crosses")
+
+
+def games_for(scenes: int, seed: int, catalogue: Catalogue) -> list[tuple[int, SimGame]]:
+    out = []
+    for i in range(scenes):
+        rng = random.Random(seed * 100_003 + i)
+        players = rng.randint(2, 5)
+        variant = "gigantopolis" if rng.random() < 0.25 else "metropolis"
+        out.append((seed * 100_003 + i, simulate_game(rng, players, variant, catalogue)))
+    return out
+
+
+def measure(scenes: int, seed: int, resolution: tuple[int, int] | None,
+            oracle: bool) -> tuple[list[GameScore], dict[str, float]]:
+    catalogue = bench_catalogue()
+    stats: dict[str, float] = {}
+    out = []
+    for i, (gseed, game) in enumerate(games_for(scenes, seed, catalogue)):
+        rng = random.Random(gseed + 1)
+        read = (oracle_reader(game, catalogue) if oracle
+                else vision_reader(game, catalogue, gseed, resolution or (2304, 1296), stats))
+        kinds = [KINDS[i % len(KINDS)]] if i % 2 == 0 else []
+        out.append(play_game(game, catalogue, read, rng, kinds))
+    return out, stats
+
+
+def _section(title: str, scores: list[GameScore], note: str) -> str:
+    n = len(scores)
+    right = sum(s.scores_equal for s in scores)
+    builds = sum(s.builds for s in scores)
+    exact = sum(s.exact for s in scores)
+    asked = sum(s.asked for s in scores)
+    illegal = sum(s.illegal for s in scores)
+    alerted = sum(s.alerted for s in scores)
+    rows = [
+        ["games whose final scores all equal the truth (no correction)", pct(right, n), ">= 99%",
+         verdict(n > 0 and right / n >= 0.99)],
+        ["set-ups read", pct(sum(s.setup_ok for s in scores), n), "", ""],
+        ["builds proposed with the true count and ends", pct(exact, builds), "", ""],
+        ["builds asked (players pick the true one)", pct(asked, builds), "", ""],
+        ["builds proposed wrong", pct(sum(s.wrong for s in scores), builds), "", ""],
+        ["builds not offered (corrected by hand)", pct(sum(s.failed for s in scores), builds), "", ""],
+        ["illegal links alerted", pct(alerted, illegal), "every one", verdict(alerted == illegal)],
+        ["... with the intended reason first or among the refusals", pct(sum(s.right_reason for s in scores), illegal),
+         "", ""],
+        ["frames after a take-back not read as unchanged", str(sum(s.false_changes for s in scores)), "0", ""],
+        ["games that lost step", str(sum(bool(s.diverged) for s in scores)), "0", ""],
+    ]
+    lines = [f"### {title}", "", note, "", md_table(["measure", "value", "target", ""], rows)]
+    fails = [f"- game {i}: {f}" for i, s in enumerate(scores) for f in ([s.diverged] if s.diverged else []) + s.failures]
+    if fails:
+        lines += ["", "First problems:", ""] + fails[:12]
+    return "\n".join(lines)
+
+
+def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> str:
+    n = scenes or 100
+    res = resolution or (2304, 1296)
+    out = [f"## Paperclip Railways: {n} simulated games frame by frame (seed {seed})", ""]
+    from vision.api import ReadError, get_reader
+    try:
+        get_reader("railways")
+        have_reader = True
+    except ReadError as e:
+        have_reader = False
+        out += [f"The railways reader is not available ({e}); no vision figure.", ""]
+    if have_reader:
+        t = time.perf_counter()
+        scores, stats = measure(n, seed, res, oracle=False)
+        frames = int(stats.get("frames", 0))
+        note = (f"Rendered at {res[0]}x{res[1]}, read by vision.railways.reader with the previous "
+                f"frame; {frames} frames, render {stats.get('render', 0):.0f} s, read "
+                f"{stats.get('read', 0):.0f} s ({stats.get('read', 0) / max(1, frames):.2f} s/frame), "
+                f"total {time.perf_counter() - t:.0f} s.")
+        out.append(_section("Camera + reader + session", scores, note))
+        out.append("")
+    scores, _ = measure(n, seed, None, oracle=True)
+    out.append(_section("Session and rules on the true readings (not a vision figure)", scores,
+                        "The same games with the reader replaced by the drawn geometry in the "
+                        "reader's JSON: measures the game adapter and rules alone."))
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+    print(run(int(sys.argv[1]) if len(sys.argv) > 1 else 5, 0, None))

@@ -1,0 +1,692 @@
+"""Paperclip Railways on the device: the table the camera sees, turned into referee moves.
+
+The camera sees stations, cubes and clip chains, never the cards in hand. So the
+session keeps hands and the deck as unknown cards ('?', which the engine accepts): only
+their counts matter to legality, and the players tell what the camera cannot see (a
+draw, End of Line, how many cards paid for a build). The first reading of the table
+sets the game up: Starting Cities by their colour band, the Metropolis (or the four
+Gigantopolis stations), the Boundary Stations, each card by its type. After that a still
+frame whose links differ from the game by exactly one new link is a build by the player
+whose colour it is; anything else is a question for the players.
+
+Reader station ids are the reader's own, frame by frame; the session matches them to
+its stations by position (table millimetres), and the reader's link references to its
+links by colour and end stations. The geometric facts the engine needs (links touched,
+obstacles, River parts, stations crossed) come from the reader; a station crossed is
+also checked here from the link's path, so a missed report cannot hide an illegal link.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Sequence
+
+from PIL import Image
+
+from firmware.games.base import (
+    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, Rect, Setting, Unclear,
+    Verdict,
+)
+from firmware.screens import base as scr
+from firmware.screens.railways import REFUSAL_SHORT, end_screen, scores_screen
+from rules.errors import CouldNotRead
+from rules.railways.cards import Catalogue, Role, StationType
+from rules.railways.engine import BuildReport, FinalResult, Railways, Refusal, rules_for
+from rules.railways.geometry import Rect as Box
+from rules.railways.geometry import polyline_rect_distance
+from rules.railways.notation import format_position
+from rules.railways.reading import link_from_reading
+from rules.railways.state import (
+    COLOURS, END_OF_LINE, UNKNOWN_CARD, BuiltLink, Draw, Pass, Phase, Position, Settings,
+    StationInPlay,
+)
+
+STATION_MM = 60.0           # a station card as vision/synth draws it
+BOARD_MM = 140.0            # the Metropolis board
+MATCH_FRACTION = 0.6        # a reader station within this many sizes of ours is ours
+LOW_CONFIDENCE = 0.5        # below this the clip count is asked, not proposed
+END_FREE_MM = 30.0          # a link's path may lie inside a station this far from its ends
+NEW_STATION_TOUCH_MM = 2.0  # a new station closer than this to another touches it
+READER_TYPES = {"city": StationType.CITY, "town": StationType.TOWN, "suburban": StationType.SUBURBAN,
+                "suburb": StationType.SUBURBAN, "countryside": StationType.COUNTRYSIDE}
+START_TYPES = ("start", "starting-city", "starting_city")
+METRO_KINDS = ("metropolis", "metro_part", "metropolis_section")
+
+
+# ---- small geometry ------------------------------------------------------------------------
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where a station of the game lies on the table (centre and side, table mm)."""
+
+    x: float
+    y: float
+    size: float
+
+    def box(self) -> Box:
+        return Box(self.x, self.y, self.size, self.size)
+
+    def dist(self, p: Point) -> float:
+        return math.hypot(p[0] - self.x, p[1] - self.y)
+
+
+def _point(value: Any) -> Point | None:
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        try:
+            return float(value[0]), float(value[1])
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _path(value: Any) -> tuple[Point, ...]:
+    if not isinstance(value, (list, tuple)):
+        return ()
+    pts = [_point(p) for p in value]
+    return tuple(p for p in pts if p is not None)
+
+
+def _arc_trimmed(path: Sequence[Point], start: float, end: float) -> list[Point]:
+    """The points of a path more than `start` mm from its beginning and `end` mm from its
+    end along the path (densified every 2 mm so short paths still have inner points)."""
+    dense: list[Point] = []
+    for a, b in zip(path, path[1:]):
+        n = max(1, int(math.dist(a, b) / 2.0))
+        dense += [(a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n) for i in range(n)]
+    if path:
+        dense.append(path[-1])
+    cum = [0.0]
+    for a, b in zip(dense, dense[1:]):
+        cum.append(cum[-1] + math.dist(a, b))
+    total = cum[-1] if cum else 0.0
+    return [p for p, s in zip(dense, cum) if start <= s <= total - end]
+
+
+def _footprint(path: Sequence[Point], extra: Iterable[Spot] = (), margin: float = 25.0) -> tuple[Rect, ...]:
+    pts = list(path) + [(s.x + dx, s.y + dy) for s in extra for dx in (-s.size / 2, s.size / 2)
+                        for dy in (-s.size / 2, s.size / 2)]
+    if not pts:
+        return ()
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return ((min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin),)
+
+
+def _polygon_box(poly: Any) -> Box | None:
+    pts = _path(poly)
+    if len(pts) < 3:
+        return None
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return Box((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2, max(xs) - min(xs), max(ys) - min(ys))
+
+
+# ---- moves as JSON -------------------------------------------------------------------------
+
+def link_to_json(b: BuiltLink) -> dict[str, Any]:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(b).items()}
+
+
+def link_from_json(d: dict[str, Any]) -> BuiltLink:
+    names = {f.name for f in dataclasses.fields(BuiltLink)}
+    unknown = set(d) - names
+    if unknown:
+        raise CouldNotRead(f"railways build move has unknown fields {sorted(unknown)}; "
+                           "the journal may be from a newer version")
+    args: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()}
+    return BuiltLink(**args)
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n >= 0 else str(n)
+
+
+@dataclass
+class _Seen:
+    """One reader link, resolved against the game: its ends as our station ids."""
+
+    index: int
+    entry: dict[str, Any]
+    colour: str
+    clips: int
+    ends: list[tuple[str, int | None] | None]     # (sid, section) or None (unresolved)
+    new_ends: list[int]                           # positions in `ends` at a new station
+    path: tuple[Point, ...]
+
+
+class RailwaysSession:
+    """A Paperclip Railways game being refereed: the engine's Position plus where things lie."""
+
+    game = "railways"
+
+    def __init__(self, options: dict[str, Any], catalogue: Catalogue | None = None,
+                 settings: Settings | None = None) -> None:
+        players = int(options.get("players", 2))
+        variant = str(options.get("variant", "metropolis"))
+        first = str(options.get("first", COLOURS[0]))
+        self.options: dict[str, Any] = {"players": players, "variant": variant, "first": first}
+        if options.get("colours"):
+            self.options["colours"] = str(options["colours"])
+        if catalogue is None:
+            from firmware.railways_catalogue import load_catalogue
+            catalogue = load_catalogue()
+        self.catalogue = catalogue
+        self.settings = settings or Settings()
+        self.rules: Railways = rules_for(variant, catalogue, self.settings)
+        self.moves: list[Move] = []
+        self.pos: Position | None = None
+        self.spots: dict[str, Spot] = {}
+        self.paths: dict[str, tuple[Point, ...]] = {}
+        self.last_text = ""
+        self.last_report: BuildReport | None = None
+        self.finished = False
+        self.result: FinalResult | None = None
+
+    # ---- cards by what the camera sees -------------------------------------------------------
+    def card_for_type(self, kind: str) -> str | None:
+        """The catalogue card a station of this printed type is (the commonest of the type)."""
+        t = READER_TYPES.get(kind.strip().lower())
+        if t is None:
+            return None
+        cards = [c for c in self.catalogue.cards.values() if c.role is Role.STATION and c.type is t]
+        if not cards:
+            return None
+        return max(cards, key=lambda c: c.count).id
+
+    # ---- setting up from the first look ----------------------------------------------------
+    def _setup_verdict(self, obs: dict[str, Any]) -> Verdict:
+        entries = [s for s in obs.get("stations", []) or [] if isinstance(s, dict)]
+        starts: list[tuple[str, Point]] = []
+        metro: list[Point] = []
+        plain: list[tuple[str, Point]] = []
+        for s in entries:
+            c = _point(s.get("centre_mm"))
+            if c is None:
+                continue
+            kind = str(s.get("type", "")).lower()
+            if _is_metro(s):
+                metro.append(c)
+            elif kind in START_TYPES or s.get("start"):
+                colour = s.get("player") or s.get("colour") or s.get("start")
+                if not isinstance(colour, str) or colour not in COLOURS:
+                    return Ask("Starting City colour unread")
+                starts.append((colour, c))
+            else:
+                card = self.card_for_type(kind)
+                if card is None:
+                    return Ask(f"Unknown station type '{kind}'")
+                plain.append((card, c))
+        n = self.options["players"]
+        if len(starts) != n:
+            return Ask(f"Set out {n} Starting Cities ({len(starts)} seen)")
+        if len({c for c, _ in starts}) != n:
+            return Ask("Two Starting Cities alike")
+        allc = [c for _, c in starts] + metro + [c for _, c in plain]
+        centre = (sum(p[0] for p in allc) / len(allc), sum(p[1] for p in allc) / len(allc))
+        stations: list[dict[str, Any]] = []
+        if self.options["variant"] == "gigantopolis":
+            if len(plain) < 4:
+                return Ask("Put 4 stations on the board")
+            plain.sort(key=lambda cp: math.dist(cp[1], centre))
+            board, plain = plain[:4], plain[4:]
+            bc = (sum(p[0] for _, p in board) / 4, sum(p[1] for _, p in board) / 4)
+            board.sort(key=lambda cp: (cp[1][1] > bc[1], cp[1][0] > bc[0]))
+            for i, (card, c) in enumerate(board):
+                stations.append({"sid": f"G{i + 1}", "card": card, "centre_mm": list(c), "size_mm": STATION_MM})
+        else:
+            if not metro:
+                return Ask("Metropolis not seen")
+            mc = (sum(p[0] for p in metro) / len(metro), sum(p[1] for p in metro) / len(metro))
+            stations.append({"sid": "M", "card": self.catalogue.with_role(Role.METROPOLIS).id,
+                             "centre_mm": list(mc), "size_mm": BOARD_MM})
+        start_card = self.catalogue.with_role(Role.STARTING_CITY).id
+
+        def angle(p: Point) -> float:
+            return math.atan2(p[1] - centre[1], p[0] - centre[0]) % (2 * math.pi)
+
+        for colour, c in starts:
+            stations.append({"sid": f"S-{colour}", "card": start_card, "centre_mm": list(c),
+                             "size_mm": STATION_MM, "start": colour})
+        for i, (card, c) in enumerate(sorted(plain, key=lambda cp: angle(cp[1]))):
+            stations.append({"sid": f"B{i + 1}", "card": card, "centre_mm": list(c), "size_mm": STATION_MM})
+        if self.options.get("colours"):
+            colours = [c.strip() for c in str(self.options["colours"]).split(",") if c.strip()]
+        else:  # play passes clockwise round the table from the first player
+            ring = [c for c, _ in sorted(starts, key=lambda cp: angle(cp[1]))]
+            k = ring.index(self.options["first"]) if self.options["first"] in ring else 0
+            colours = ring[k:] + ring[:k]
+        if sorted(colours) != sorted(c for c, _ in starts):
+            return Ask(f"Colours {','.join(colours)} but Starting Cities "
+                       f"{','.join(sorted(c for c, _ in starts))}")
+        move = {"type": "setup", "colours": colours, "stations": stations}
+        text = (f"{len(starts)} players, {len(plain)} Boundary"
+                + (", Metropolis" if self.options["variant"] != "gigantopolis" else ", Gigantopolis"))
+        return Proposed(move, text, ())
+
+    # ---- reading the table ---------------------------------------------------------------------
+    def interpret(self, observation: dict[str, Any]) -> Verdict:
+        if self.pos is None:
+            return self._setup_verdict(observation)
+        pos = self.pos
+        if self.finished or pos.phase is Phase.OVER:
+            return NoChange()
+        resolve, new_stations = self._match_stations(observation)
+        seen: list[_Seen] = []
+        for i, e in enumerate(observation.get("links", []) or []):
+            if not isinstance(e, dict):
+                continue
+            try:
+                colour, clips = str(e["colour"]), int(e["clips"])
+                ends_raw = list(e["stations"])
+            except (KeyError, TypeError, ValueError):
+                return Ask("A link is unreadable")
+            ends: list[tuple[str, int | None] | None] = []
+            new_ends: list[int] = []
+            for k, rid in enumerate(ends_raw[:2]):
+                got = resolve.get(str(rid)) if rid is not None else None
+                if got is None and rid is not None and str(rid) in new_stations:
+                    new_ends.append(k)
+                ends.append(got)
+            while len(ends) < 2:
+                ends.append(None)
+            seen.append(_Seen(i, e, colour, clips, ends, new_ends, _path(e.get("path_mm"))))
+        known = {frozenset((k.a, k.b)) | {k.colour}: k.lid for k in pos.links}
+        matched: dict[int, str] = {}
+        for s in seen:
+            if all(x is not None for x in s.ends):
+                key = frozenset(x[0] for x in s.ends if x is not None) | {s.colour}
+                if key in known and known[key] not in matched.values():
+                    matched[s.index] = known[key]
+        fresh = [s for s in seen if s.index not in matched]
+        vanished = [k.lid for k in pos.links if k.lid not in matched.values()]
+        if vanished and not fresh:
+            if len(vanished) > 2:
+                return Unclear(f"{len(vanished)} links hidden")
+            fp = tuple(r for lid in vanished for r in _footprint(self.paths.get(lid, ())))
+            return Ask(f"{', '.join(vanished)} missing: put it back", (), (), fp)
+        if not fresh:
+            return NoChange()
+        if vanished:
+            return Ask(f"Link moved? {vanished[0]} gone, new {fresh[0].colour} link",
+                       (), (), _footprint(fresh[0].path))
+        if len(fresh) > 1:
+            options: list[Move] = []
+            labels: list[str] = []
+            for s in fresh:
+                verdict = self._judge(s, observation, matched, new_stations)
+                if isinstance(verdict, Proposed):
+                    options.append(verdict.move)
+                    labels.append(verdict.text)
+            fp = tuple(r for s in fresh for r in _footprint(s.path))
+            return Ask(f"{len(fresh)} new links at once", tuple(options), tuple(labels), fp)
+        return self._judge(fresh[0], observation, matched, new_stations, ask_low=True)
+
+    def _match_stations(self, obs: dict[str, Any]) -> tuple[dict[str, tuple[str, int | None]],
+                                                              dict[str, dict[str, Any]]]:
+        """Reader station id -> (our sid, Metropolis section or None); and the reader's
+        stations that are none of ours (a station put down this turn)."""
+        resolve: dict[str, tuple[str, int | None]] = {}
+        unknown: dict[str, dict[str, Any]] = {}
+        for s in obs.get("stations", []) or []:
+            if not isinstance(s, dict) or "id" not in s:
+                continue
+            c = _point(s.get("centre_mm"))
+            if c is None:
+                continue
+            best = min(self.spots.items(), key=lambda kv: kv[1].dist(c), default=None)
+            if best is not None and best[1].dist(c) <= MATCH_FRACTION * best[1].size:
+                sid, spot = best
+                section = None
+                if self._has_sections(sid) and spot.dist(c) > spot.size * 0.1:
+                    section = _quadrant(spot, c)
+                m = re.fullmatch(r"M:?([1-4])", str(s["id"]))
+                if m and self._has_sections(sid):
+                    section = int(m.group(1))
+                resolve[str(s["id"])] = (sid, section)
+            else:
+                unknown[str(s["id"])] = s
+        return resolve, unknown
+
+    def _has_sections(self, sid: str) -> bool:
+        assert self.pos is not None
+        st = self.pos.station(sid)
+        return st is not None and bool(self.rules.card(st).sections)
+
+    def _judge(self, s: _Seen, obs: dict[str, Any], matched: dict[int, str],
+               new_stations: dict[str, dict[str, Any]], ask_low: bool = False) -> Verdict:
+        pos = self.pos
+        assert pos is not None
+        fp = _footprint(s.path)
+        if s.colour not in [p.colour for p in pos.players]:
+            return Ask(f"A {s.colour} link: not a player", (), (), fp)
+        new_card: str | None = None
+        new_spot: Spot | None = None
+        if s.new_ends and sum(x is None for x in s.ends) == 1:
+            entry = new_stations[str(s.entry["stations"][s.new_ends[0]])]
+            new_card = self.card_for_type(str(entry.get("type", "")))
+            c = _point(entry.get("centre_mm"))
+            if new_card is None or c is None:
+                return Ask(f"New station: type '{entry.get('type')}' unknown", (), (), fp)
+            new_spot = Spot(c[0], c[1], float(entry.get("size_mm", STATION_MM)))
+            fp = _footprint(s.path, [new_spot])
+        elif any(x is None for x in s.ends):
+            return Ask(f"{s.colour} link: an end is not at a station", (), (), fp)
+        new_sid = f"N{len(pos.stations) + 1}"
+        names = [new_sid if x is None else (f"{x[0]}:{x[1]}" if x[1] else x[0]) for x in s.ends]
+        reading = {"colour": s.colour, "clips": s.clips, "stations": names,
+                   "crosses": self._crosses(s, obs, matched),
+                   "outside": bool(s.entry.get("outside", False)),
+                   "middle_touch": bool(s.entry.get("middle_touch", False)),
+                   "self_touch": bool(s.entry.get("self_touch", False))}
+        conf = s.entry.get("confidence", 1.0)
+        low = isinstance(conf, (int, float)) and conf < LOW_CONFIDENCE
+        counts = [s.clips] + ([c for c in (s.clips - 1, s.clips + 1) if c >= 1] if low else [])
+        verdicts = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp) for n in counts]
+        if low and ask_low:
+            legal = [v for v in verdicts if isinstance(v, Proposed)]
+            if legal:
+                return Ask(f"{s.colour} link: how many clips?", tuple(v.move for v in legal),
+                           tuple(v.text for v in legal), fp)
+        return verdicts[0]
+
+    def _verdict_for(self, reading: dict[str, Any], s: _Seen, new_card: str | None,
+                     new_spot: Spot | None, obs: dict[str, Any], fp: tuple[Rect, ...]) -> Verdict:
+        pos = self.pos
+        assert pos is not None
+        free = self.rules.free_clips(pos, s.colour)
+        per = self.settings.clips_per_card
+        cards = max(1, math.ceil(max(0, int(reading["clips"]) - free) / per))
+        try:
+            b = link_from_reading(self.rules, pos, reading, cards, new_card)
+        except CouldNotRead as e:
+            return Ask(str(e).split(";")[0][:60], (), (), fp)
+        if new_spot is not None:
+            b = replace(b, **self._new_station_facts(new_spot, obs))
+        move: Move = {"type": "build", "link": link_to_json(b),
+                      "path_mm": [[round(x, 1), round(y, 1)] for x, y in _decimate(s.path)]}
+        if new_spot is not None:
+            move["new_station_mm"] = [round(new_spot.x, 1), round(new_spot.y, 1), new_spot.size]
+        problems = self.rules.refusals(pos, b)
+        if problems:
+            reason, message = problems[0]
+            return Illegal(move, REFUSAL_SHORT.get(reason, reason.value),
+                           f"{message} [{format_position(pos).strip()}]".replace("\n", " | "), fp)
+        terms = self.rules.score_build(pos, b)
+        gains: dict[str, int] = {}
+        for t in terms:
+            gains[t.colour] = gains.get(t.colour, 0) + t.points
+        extras = []
+        if b.touches_links:
+            extras.append(f"x{len(b.touches_links)} link")
+        if b.obstacles:
+            extras.append(f"{b.obstacles} obst")
+        if b.river_parts:
+            extras.append("river")
+        text = (f"{b.colour} {b.clips}: {b.from_station}-{b.to_station}"
+                + (f" ({', '.join(extras)})" if extras else "") + " "
+                + " ".join(f"{c} {_signed(n)}" for c, n in gains.items()))
+        return Proposed(move, text, fp)
+
+    def _crosses(self, s: _Seen, obs: dict[str, Any], matched: dict[int, str]) -> list[str]:
+        """The reader's crossings in the engine's words; stations crossed also from the path."""
+        assert self.pos is not None
+        links = [e for e in obs.get("links", []) or [] if isinstance(e, dict)]
+        by_id = {str(e.get("id")): i for i, e in enumerate(links) if e.get("id") is not None}
+        out: list[str] = []
+        seen_obstacles: set[str] = set()
+        stations_out: set[str] = set()
+        resolve, _ = self._match_stations(obs)
+        for item in s.entry.get("crosses", []) or []:
+            text = str(item)
+            kind, _, ident = text.partition(":")
+            if text == "river" or kind == "river":
+                out.append("river")
+            elif kind == "obstacle":
+                if ident and ident in seen_obstacles:
+                    continue
+                seen_obstacles.add(ident or str(len(seen_obstacles)))
+                out.append("obstacle")
+            elif kind == "station" and ident:
+                got = resolve.get(ident)
+                if got is not None and got[0] not in (e[0] for e in s.ends if e is not None):
+                    stations_out.add(got[0])
+            elif kind == "link" or re.fullmatch(r"L\d+", text):
+                ref = ident if kind == "link" else text
+                j = by_id.get(ref)
+                if j is None and ref.isdigit():
+                    j = int(ref)
+                if j is not None and j in matched:
+                    out.append(matched[j])
+                elif self.pos.link(ref) is not None:
+                    out.append(ref)
+        ends = {e[0] for e in s.ends if e is not None}
+        inner = _arc_trimmed(s.path, END_FREE_MM, END_FREE_MM)
+        for sid, spot in self.spots.items():
+            if sid in ends or sid in stations_out:
+                continue
+            half = spot.size / 2 - 3.0
+            if any(abs(x - spot.x) < half and abs(y - spot.y) < half for x, y in inner):
+                stations_out.add(sid)
+        links_out = list(dict.fromkeys(o for o in out if o not in ("river", "obstacle")))
+        return (links_out + ["obstacle"] * out.count("obstacle") + ["river"] * out.count("river")
+                + [f"station:{sid}" for sid in sorted(stations_out)])
+
+    def _new_station_facts(self, spot: Spot, obs: dict[str, Any]) -> dict[str, Any]:
+        box = spot.box()
+        touches = any(box.gap(other.box()) < NEW_STATION_TOUCH_MM for other in self.spots.values())
+        obstacles = 0
+        for ob in obs.get("obstacles", []) or []:
+            parts = ob.get("parts_mm", ob.get("parts", [ob.get("polygon_mm")])) if isinstance(ob, dict) else []
+            boxes = [b for b in (_polygon_box(p) for p in parts or []) if b is not None]
+            if any(box.gap(b) == 0 for b in boxes):
+                obstacles += 1
+        river = 0
+        rv = obs.get("river")
+        rpath = _path(rv.get("path_mm")) if isinstance(rv, dict) else ()
+        if len(rpath) >= 2 and polyline_rect_distance(rpath, box) < 4.5:
+            river = 1
+        return {"new_station_touches_station": touches, "new_station_obstacles": obstacles,
+                "new_station_river_parts": river}
+
+    # ---- changing the state ------------------------------------------------------------------
+    def apply(self, move: Move) -> Applied:
+        applied = self._apply(move)
+        self.moves.append(dict(move))
+        self.last_text = applied.text
+        return applied
+
+    def _apply(self, move: Move) -> Applied:
+        kind = move.get("type")
+        if kind == "setup":
+            return self._apply_setup(move)
+        pos = self.pos
+        if pos is None:
+            raise CouldNotRead(f"railways move {kind!r} before the table was set up; "
+                               "set out the stations first")
+        if kind == "build":
+            b = link_from_json(dict(move["link"]))
+            if "cards" in move:
+                b = replace(b, cards_discarded=int(move["cards"]))
+            new_pos, report = self.rules.build(pos, b)
+            self.pos = new_pos
+            self.last_report = report
+            self.paths[report.link.lid] = _path(move.get("path_mm"))
+            ns = move.get("new_station_mm")
+            if b.new_card is not None and isinstance(ns, (list, tuple)) and len(ns) == 3:
+                self.spots[b.to_station] = Spot(float(ns[0]), float(ns[1]), float(ns[2]))
+            gain = report.points_for(b.colour)
+            return Applied(f"{b.colour} {b.clips}c {_signed(gain)}", over=new_pos.phase is Phase.OVER,
+                           extra={"report": report, "built": b})
+        if kind == "draw":
+            colour = str(move.get("colour", pos.to_move))
+            if move.get("end_of_line") and pos.deck and END_OF_LINE not in pos.deck:
+                k = min(len(pos.deck), self.rules.draw_count(len(pos.players))) - 1
+                pos = replace(pos, deck=pos.deck[:k] + (END_OF_LINE,) + pos.deck[k + 1:])
+            self.pos = self.rules.draw(pos, Draw(colour))
+            eol = " End of Line" if move.get("end_of_line") else ""
+            return Applied(f"{colour} drew{eol}", over=self.pos.phase is Phase.OVER)
+        if kind == "pass":
+            colour = str(move.get("colour", pos.to_move))
+            self.pos = self.rules.pass_turn(pos, Pass(colour))
+            return Applied(f"{colour} passed", over=self.pos.phase is Phase.OVER)
+        if kind == "end":
+            self.result = self.rules.final_result(pos)
+            self.finished = True
+            return Applied("Game over", over=True)
+        raise CouldNotRead(f"unknown railways move {move!r}; the journal may be from a newer version")
+
+    def _apply_setup(self, move: Move) -> Applied:
+        if self.pos is not None:
+            raise CouldNotRead("railways setup twice; undo to the start to set up again")
+        colours = tuple(str(c) for c in move["colours"])
+        base = self.rules.setup(random.Random(0), colours)
+        stations: list[StationInPlay] = []
+        spots: dict[str, Spot] = {}
+        for s in move["stations"]:
+            sid = str(s["sid"])
+            card = str(s["card"])
+            self.catalogue[card]  # an unknown card fails here, naming the catalogue
+            stations.append(StationInPlay(sid, card, (), s.get("start")))
+            c = _point(s.get("centre_mm"))
+            if c is None:
+                raise CouldNotRead(f"railways setup: station {sid} has no centre_mm")
+            spots[sid] = Spot(c[0], c[1], float(s.get("size_mm", STATION_MM)))
+        players = tuple(replace(p, hand=(UNKNOWN_CARD,) * len(p.hand)) for p in base.players)
+        self.pos = replace(base, players=players, stations=tuple(stations),
+                           deck=(UNKNOWN_CARD,) * len(base.deck))
+        self.spots = spots
+        return Applied(f"Set up: {', '.join(colours)}")
+
+    def undo(self) -> Move | None:
+        if not self.moves:
+            return None
+        last = self.moves[-1]
+        rebuilt = RailwaysSession(self.options, self.catalogue, self.settings)
+        for m in self.moves[:-1]:
+            rebuilt.apply(m)
+        self.__dict__.update(rebuilt.__dict__)
+        return last
+
+    # ---- menus and end -------------------------------------------------------------------------
+    def actions(self) -> list[Action]:
+        pos = self.pos
+        if pos is None or self.finished or pos.phase is Phase.OVER:
+            return []
+        c = pos.to_move
+        out = []
+        if pos.deck and pos.phase is not Phase.LAST_BUILD:
+            out.append(Action(f"{c} draws", {"type": "draw", "colour": c}))
+            out.append(Action(f"{c} draws End of Line", {"type": "draw", "colour": c, "end_of_line": True}))
+        else:
+            out.append(Action(f"{c} passes", {"type": "pass", "colour": c}))
+        return out
+
+    def fixes(self, undone: Move) -> list[Action]:
+        """A build undone: the same link with another card count or clip count (a misread)."""
+        if undone.get("type") != "build" or self.pos is None:
+            return []
+        b = link_from_json(dict(undone["link"]))
+        if "cards" in undone:
+            b = replace(b, cards_discarded=int(undone["cards"]))
+        out = []
+        hand = len(self.pos.player(b.colour).hand) if b.colour in [p.colour for p in self.pos.players] else 0
+        tries = [(replace(b, cards_discarded=n), f"{n} card{'s' if n > 1 else ''} paid")
+                 for n in range(1, hand + 1) if n != b.cards_discarded]
+        for n in (b.clips - 1, b.clips + 1, b.clips - 2, b.clips + 2):
+            if n >= 1:
+                free = self.rules.free_clips(self.pos, b.colour)
+                cards = max(b.cards_discarded, math.ceil(max(0, n - free) / self.settings.clips_per_card))
+                tries.append((replace(b, clips=n, cards_discarded=cards), f"{n} clips"))
+        for alt, label in tries:
+            if not self.rules.refusals(self.pos, alt):
+                m = dict(undone)
+                m.pop("cards", None)
+                m["link"] = link_to_json(alt)
+                out.append(Action(label, m))
+        return out
+
+    def end_questions(self) -> list[Setting]:
+        return []
+
+    def finish(self, answers: dict[str, Any]) -> Move:
+        return {"type": "end"}
+
+    def is_over(self) -> bool:
+        return self.finished
+
+    def final_result(self) -> FinalResult | None:
+        if self.pos is None:
+            return None
+        return self.result or self.rules.final_result(self.pos)
+
+    # ---- screens -------------------------------------------------------------------------------
+    def status_screen(self) -> Image.Image:
+        pos = self.pos
+        if pos is None:
+            return scr.text_screen("Paperclip Railways", ["Set out the", "stations"])
+        if pos.phase is Phase.OVER and not self.finished:
+            return scr.text_screen("Game over", ["MENU: end game", self.last_text])
+        return scores_screen(pos)
+
+    def result_screen(self) -> Image.Image:
+        result = self.final_result()
+        if result is None:
+            return scr.text_screen("Game over", ["No game played"])
+        return end_screen(result)
+
+    def summary(self) -> dict[str, Any]:
+        pos = self.pos
+        out: dict[str, Any] = {"game": self.game, "moves": len(self.moves), "finished": self.finished,
+                               "notation": format_position(pos).strip().replace("\n", " | ") if pos else "-"}
+        if pos is not None:
+            out["scores"] = {p.colour: p.score for p in pos.players}
+            out["links"] = len(pos.links)
+        if self.finished and self.result is not None:
+            out["totals"] = dict(self.result.totals)
+            out["winners"] = list(self.result.winners)
+        return out
+
+
+def _is_metro(s: dict[str, Any]) -> bool:
+    kind = str(s.get("kind", "")).lower()
+    t = str(s.get("type", "")).lower()
+    return kind in METRO_KINDS or t == "metropolis" or bool(re.fullmatch(r"M:?[1-4]?", str(s.get("id", ""))))
+
+
+def _quadrant(spot: Spot, p: Point) -> int:
+    """Metropolis section 1-4, clockwise from the top-left quadrant (as vision/synth draws it)."""
+    right, below = p[0] >= spot.x, p[1] >= spot.y
+    return {(False, False): 1, (True, False): 2, (True, True): 3, (False, True): 4}[(right, below)]
+
+
+def _decimate(path: Sequence[Point], step: float = 15.0) -> list[Point]:
+    """A path thinned to about one point per `step` mm, ends kept (the journal stays small)."""
+    if len(path) <= 2:
+        return list(path)
+    out = [path[0]]
+    for p in path[1:-1]:
+        if math.dist(p, out[-1]) >= step:
+            out.append(p)
+    out.append(path[-1])
+    return out
+
+
+def make(options: dict[str, Any]) -> RailwaysSession:
+    return RailwaysSession(options)
+
+
+KIND = GameKind(
+    name="railways",
+    title="Paperclip Railways",
+    settings=(Setting("players", "Players", (2, 3, 4, 5), 2),
+              Setting("variant", "Variant", ("metropolis", "gigantopolis"), "metropolis"),
+              Setting("first", "First player", COLOURS, COLOURS[0])),
+    make=make,
+)
+
+__all__ = ["KIND", "RailwaysSession", "link_from_json", "link_to_json", "Refusal"]
