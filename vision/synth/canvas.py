@@ -113,6 +113,30 @@ class TableCanvas:
         self.floating: list[tuple[Coverage, float]] = []
         # where the canvas shows the floor beyond the table (1) rather than the table (0)
         self.floor_alpha: F32 | None = None
+        # the camera's lens centre (x, y, height mm) when known: lets raised things be
+        # drawn where the camera sees them (parallax), see lift()
+        self.eye: tuple[float, float, float] | None = None
+
+    def lift(self, pts_mm: ArrayLike, height_mm: float) -> F64:
+        """Where points height_mm above the table appear on the table plane from the
+        camera (scaled away from the point below the lens by H / (H - h)). Identity
+        without a known eye. Draw a raised face at lift(face, h) for true parallax."""
+        p = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2)
+        if self.eye is None or height_mm <= 0:
+            return p
+        ex, ey, eh = self.eye
+        k = eh / max(eh - height_mm, 1.0)
+        return np.asarray((p - np.array([ex, ey])) * k + np.array([ex, ey]), dtype=np.float64)
+
+    def prism(self, base_mm: ArrayLike, bottom_mm: float, top_mm: float, side_colour: Colour) -> Coverage:
+        """The visible side walls of an upright prism (tile, cube, cup): the hull of its
+        footprint at bottom_mm and at top_mm as the camera sees them."""
+        lo = self.lift(base_mm, bottom_mm)
+        hi = self.lift(base_mm, top_mm)
+        hull = cv2.convexHull(np.vstack([lo, hi]).astype(np.float32)).reshape(-1, 2)
+        cov = self.coverage([hull])
+        self.blend(cov, side_colour, top_mm)
+        return cov
 
     # ----- coordinates -------------------------------------------------------------
     def to_px(self, pts_mm: ArrayLike) -> F64:

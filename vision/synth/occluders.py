@@ -109,13 +109,17 @@ def _shade(canvas: TableCanvas, cov: Coverage, colour: tuple[float, float, float
     sy, sx = cov.slices()
     hm = canvas.height_map[sy, sx]
     np.maximum(hm, np.where(cov.alpha > 0.5, np.float32(height), np.float32(0)), out=hm)
-    canvas.add_floating(cov, height)
 
 
 def draw_hand(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext, closed: bool = False) -> dict[str, Any]:
     height = float(piece.get("height_mm", 80.0))
     skin = lin(piece.get("skin") or SKIN[2])
     parts, sleeve, tips = _hand_parts(piece, closed)
+    # the shadow comes from where the hand really is; the camera sees it lifted
+    canvas.add_floating(canvas.coverage(parts + sleeve), height)
+    parts = [canvas.lift(p, height) for p in parts]
+    sleeve = [canvas.lift(p, height + 15.0) for p in sleeve]
+    tips = canvas.lift(tips, height)
     cov = canvas.coverage(parts)
     _shade(canvas, cov, skin, height, 0.35, ctx.rng.randrange(1 << 30))
     # nails: small lighter ovals at the finger tips
@@ -147,9 +151,14 @@ def draw_cup(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) -> di
     col = lin(piece.get("colour") or [235, 235, 235])
     hd = float(piece.get("handle_deg", 0.0))
     hc = c + np.array([math.cos(math.radians(hd)), math.sin(math.radians(hd))]) * (r + 9)
-    canvas.circle(hc, 14.0, col, height_mm=h * 0.7, width_mm=6.0)
-    outer = canvas.circle(c, r, col, height_mm=h)
-    _ = outer
+    canvas.circle(canvas.lift(hc[None], h * 0.6)[0], 14.0, tuple(v * 0.85 for v in col), height_mm=h * 0.7,  # type: ignore[arg-type]
+                  width_mm=6.0)
+    # the wall the camera sees, then the rim at the cup's height
+    canvas.prism(circle_pts(c, r, 96), 0.0, h, tuple(v * 0.75 for v in col))  # type: ignore[arg-type]
+    c = canvas.lift(c[None], h)[0]
+    r = r * float(np.linalg.norm(canvas.lift(np.array([[0.0, 0.0], [1.0, 0.0]]), h)[1]
+                                 - canvas.lift(np.array([[0.0, 0.0]]), h)[0]))
+    canvas.circle(c, r, col, height_mm=h)
     fill = str(piece.get("fill", "coffee"))
     inside = {"coffee": [20, 35, 60], "tea": [40, 95, 150], "empty": None}.get(fill, [20, 35, 60])
     wall = 4.0

@@ -139,6 +139,9 @@ def render_scene(scene: dict[str, Any]) -> Rendered:
     profile = scene_profile(scene)
     camera = camera_from_scene(scene, profile)
     canvas = make_canvas(scene, camera, profile)
+    if scene.get("parallax", True):
+        c = camera.centre
+        canvas.eye = (float(c[0]), float(c[1]), float(-c[2]))
     surf = dict(scene.get("surface") or {"kind": "mat", "tone": "light", "seed": seed})
     draw_surface(canvas, surf)
     markers = draw_markers(canvas, profile, scene.get("markers"), seed=int(surf.get("seed", seed)))

@@ -72,8 +72,12 @@ def _wood(canvas: TableCanvas, spec: dict[str, Any], base: F32, seed: int) -> F3
     wst = max(1, int(40.0 * canvas.px_per_mm / 8))
     warp = cv2.resize(value_noise(canvas, 40.0, seed + 1, angle, stretch=8.0, step=wst),
                       (canvas.width, canvas.height), interpolation=cv2.INTER_LINEAR)
+    wst2 = max(1, int(200.0 * canvas.px_per_mm / 8))
+    warp2 = cv2.resize(value_noise(canvas, 200.0, seed + 6, angle, stretch=4.0, step=wst2),
+                       (canvas.width, canvas.height), interpolation=cv2.INTER_LINEAR)
     ring_period = 3.0 + 2.0 * (seed % 5) / 4.0
-    f = v + np.float32(6.0) * warp
+    # two scales of warp: rings wander (cathedral arcs) instead of running as stripes
+    f = v + np.float32(14.0) * warp + np.float32(45.0) * warp2
     f *= np.float32(2 * math.pi / ring_period)
     rings = np.sin(f, out=f)
     fine = value_noise(canvas, 0.6, seed + 2, angle, stretch=30.0, step=1)

@@ -134,6 +134,14 @@ def draw_tile_at(canvas: TableCanvas, centre: Sequence[float] | NDArray[Any], si
     th = float(style.get("thickness_mm", 2.0))
     top = base_height + th
     corner = float(style.get("corner_mm", 2.0))
+    foot = rotated_rect(centre, (side, side), angle, corner)
+    edge = lin(style.get("edge", [150, 160, 165]))
+    # the sides the camera sees (parallax), then the top face where the camera sees it
+    canvas.prism(foot, base_height, top, tuple(v * 0.8 for v in edge))  # type: ignore[arg-type]
+    c0 = np.asarray(centre, dtype=np.float64)[:2]
+    lifted = canvas.lift(np.array([c0, c0 + np.array([1.0, 0.0])]), top)
+    centre = lifted[0]
+    side = side * float(np.linalg.norm(lifted[1] - lifted[0]))
     body = rotated_rect(centre, (side, side), angle, corner)
     art = str(style.get("art", "light"))
     if face_down:
@@ -149,7 +157,6 @@ def draw_tile_at(canvas: TableCanvas, centre: Sequence[float] | NDArray[Any], si
         sy, sx = cov.slices()
         canvas.image[sy, sx] *= (1.0 + cov.alpha * (tex - 1.0))[..., None]
     # the cut edge of the board, seen as a thin band along the outline
-    edge = lin(style.get("edge", [150, 160, 165]))
     canvas.polyline(np.vstack([body, body[:1]]), max(0.35, 0.012 * side), edge, height_mm=None, opacity=0.85)
     px = canvas.px_per_mm
     if face_down:
