@@ -213,6 +213,9 @@ class RailwaysSession:
                 metro.append(c)
             elif kind in START_TYPES or s.get("start"):
                 colour = s.get("player") or s.get("colour") or s.get("start")
+                cubes = s.get("cubes") or []
+                if not colour and len(set(cubes)) == 1:
+                    colour = cubes[0]   # before any build, the only "cube" is the colour band
                 if not isinstance(colour, str) or colour not in COLOURS:
                     return Ask("Starting City colour unread")
                 starts.append((colour, c))
