@@ -12,7 +12,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.geometry import TableFit, detect_markers, fit_from_markers, locate_table
+from calibration.geometry import (TableFit, _lens_at_frame_size, detect_markers, fit_from_markers,
+                                  locate_table)
 from calibration.profile import TableProfile
 
 FloatArray = NDArray[np.float64]
@@ -146,7 +147,7 @@ def marker_scales(found: dict[int, FloatArray], profile: TableProfile,
 
 def check_table(image: NDArray[np.uint8], profile: TableProfile) -> TableReport:
     """Fit the table and say, one line each, what is wrong with the markers and the fit."""
-    found = detect_markers(image, profile.dictionary)
+    found = detect_markers(image, profile.dictionary, expected=[m.id for m in profile.markers])
     fit = locate_table(image, profile)
     gray = (image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)).astype(np.float32)
     scales = marker_scales(found, profile, gray, profile.lens)
@@ -209,12 +210,13 @@ def refit_if_moved(image: NDArray[np.uint8], profile: TableProfile, previous: Ta
                    tolerance_mm: float = 1.5) -> tuple[TableFit, bool]:
     """Re-find the markers in this frame; returns (fit to use, moved?). With no marker
     seen the previous fit is kept (hands often cover the corners mid-move)."""
-    found = detect_markers(image, profile.dictionary) if profile.markers else {}
+    found = (detect_markers(image, profile.dictionary, expected=[m.id for m in profile.markers])
+             if profile.markers else {})
     if not any(profile.marker(i) is not None for i in found):
         if previous is not None:
             return previous, False
         return locate_table(image, profile), False
-    new = fit_from_markers(found, profile)
+    new = fit_from_markers(found, _lens_at_frame_size(profile, image), image)
     if previous is None:
         return new, False
     area = (profile.area_origin_mm, profile.area_size_mm)

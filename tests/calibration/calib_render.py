@@ -69,6 +69,12 @@ def view_plane(plane: NDArray[np.uint8], plane_px_per_mm: float, plane_origin_mm
     u = ((p[:, 0] - plane_origin_mm[0]) * plane_px_per_mm - 0.5).astype(np.float32).reshape(h * ss, w * ss)
     v = ((p[:, 1] - plane_origin_mm[1]) * plane_px_per_mm - 0.5).astype(np.float32).reshape(h * ss, w * ss)
     u[(t <= 0).reshape(h * ss, w * ss)] = -1e6
+    # area-filter the plane down to about the camera's sampling first, so edges are not
+    # aliased (the plane is drawn much finer than the camera sees it)
+    cam_px_per_mm = float(k[0, 0]) / max(float(np.asarray(tvec).reshape(3)[2]), 1.0) * ss
+    sigma = 0.5 * plane_px_per_mm / max(cam_px_per_mm, 1e-6)
+    if sigma > 0.5:
+        plane = cv2.GaussianBlur(plane, (0, 0), sigma)
     big = cv2.remap(plane, u, v, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                     borderValue=(fill, fill, fill))
     return np.asarray(cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA))

@@ -1,0 +1,121 @@
+"""Marker corners from their edges: each outer edge's 50% crossing (in linear light),
+sampled along the side, undistorted, fitted with a line; adjacent lines meet at the
+corner. Blur, defocus and JPEG move a corner detector's answer inwards by a fraction of
+the blur; they barely move an edge's mid-level crossing, and twenty-odd samples per
+side average the noise away."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.profile import Lens
+
+FloatArray = NDArray[np.float64]
+SAMPLES_PER_SIDE = 21
+GAMMA = 2.2                # camera frames are gamma encoded; edges are symmetric in linear light
+_LIN = ((np.arange(256) / 255.0) ** GAMMA).astype(np.float32)
+
+
+def linear_grey(image: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Grey in linear light (0..1), where a blurred edge is symmetric about its middle."""
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return np.asarray(_LIN[gray], dtype=np.float32)
+
+
+def _sample(lin: NDArray[np.float32], pts: FloatArray) -> FloatArray:
+    mx = pts[..., 0].astype(np.float32)
+    my = pts[..., 1].astype(np.float32)
+    return np.asarray(cv2.remap(lin, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                      dtype=np.float64)
+
+
+def edge_points(lin: NDArray[np.float32], corners: FloatArray) -> list[FloatArray]:
+    """Per side (TL-TR, TR-BR, BR-BL, BL-TL), the image points where the outer edge
+    crosses halfway between the quiet zone's white and the border's black."""
+    centre = corners.mean(axis=0)
+    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+    module = side / 6.0
+    half = max(2.0, 0.8 * module)
+    ts = np.linspace(-half, half, max(16, int(2 * half / 0.15)))     # + = outwards
+    out: list[FloatArray] = []
+    for i in range(4):
+        a, b = corners[i], corners[(i + 1) % 4]
+        d = b - a
+        n = np.array([d[1], -d[0]]) / max(float(np.linalg.norm(d)), 1e-9)
+        if np.dot(n, a - centre) < 0:
+            n = -n
+        fs = np.linspace(0.12, 0.88, SAMPLES_PER_SIDE)
+        bases = a[None, :] + fs[:, None] * d[None, :]
+        grid = bases[:, None, :] + ts[None, :, None] * n[None, None, :]
+        prof = _sample(lin, grid)                                 # SAMPLES x len(ts)
+        q = max(2, len(ts) // 5)
+        lo = prof[:, :q].mean(axis=1, keepdims=True)              # inside: black border
+        hi = prof[:, -q:].mean(axis=1, keepdims=True)             # outside: white quiet zone
+        contrast = (hi - lo).ravel()
+        p = (prof - lo) / np.maximum(hi - lo, 1e-6)
+        pts: list[FloatArray] = []
+        for k in range(len(fs)):
+            if contrast[k] < 0.05:
+                continue
+            row = p[k]
+            above = np.nonzero((row[:-1] < 0.5) & (row[1:] >= 0.5))[0]
+            if len(above) == 0:
+                continue
+            j = int(above[np.argmin(np.abs(ts[above]))])          # the crossing nearest the corner line
+            t = ts[j] + (0.5 - row[j]) / max(row[j + 1] - row[j], 1e-9) * (ts[j + 1] - ts[j])
+            pts.append(bases[k] + t * n)
+        out.append(np.array(pts, dtype=np.float64).reshape(-1, 2))
+    return out
+
+
+def _fit_line(pts: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+    """Total least squares line (point, unit normal) with one pass of outlier rejection."""
+    if len(pts) < 4:
+        return None
+    for _ in range(2):
+        c = pts.mean(axis=0)
+        _, _, vt = np.linalg.svd(pts - c)
+        normal = vt[1]
+        r = np.abs((pts - c) @ normal)
+        keep = r <= max(3.0 * float(np.median(r)), 0.05)
+        if keep.all() or keep.sum() < 4:
+            break
+        pts = pts[keep]
+    return c, normal
+
+
+def _intersect(l1: tuple[FloatArray, FloatArray], l2: tuple[FloatArray, FloatArray]) -> FloatArray | None:
+    (c1, n1), (c2, n2) = l1, l2
+    m = np.array([n1, n2])
+    if abs(float(np.linalg.det(m))) < 1e-6:
+        return None
+    return np.asarray(np.linalg.solve(m, np.array([n1 @ c1, n2 @ c2])), dtype=np.float64)
+
+
+def refine_corners(lin: NDArray[np.float32], corners: FloatArray, lens: Lens | None) -> FloatArray | None:
+    """The marker's 4 outer corners in IDEAL (undistorted) pixels from its edge lines,
+    or None when an edge could not be measured (the caller keeps the detector's corners)."""
+    from calibration.geometry import undistort_points   # late: geometry calls this module
+
+    sides = edge_points(lin, corners)
+    lines = []
+    for s in sides:
+        line = _fit_line(undistort_points(s, lens)) if len(s) >= 4 else None
+        if line is None:
+            return None
+        lines.append(line)
+    out = []
+    for i in range(4):
+        p = _intersect(lines[(i - 1) % 4], lines[i])
+        if p is None:
+            return None
+        out.append(p)
+    refined = np.array(out)
+    # a refinement that moved a corner by more than a module is a failure, not a fix
+    ideal = undistort_points(corners, lens)
+    side = float(np.mean(np.linalg.norm(ideal - np.roll(ideal, -1, axis=0), axis=1)))
+    if float(np.max(np.linalg.norm(refined - ideal, axis=1))) > side / 6.0:
+        return None
+    return refined
