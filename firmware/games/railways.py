@@ -33,7 +33,7 @@ from firmware.games.base import (
 )
 from firmware.screens import base as scr
 from firmware.screens.railways import REFUSAL_SHORT, end_screen, scores_screen
-from rules.errors import CouldNotRead
+from rules.errors import CouldNotRead, RulesError
 from rules.railways.cards import Catalogue, Role, StationType
 from rules.railways.engine import BuildReport, FinalResult, Railways, Refusal, rules_for
 from rules.railways.geometry import Rect as Box
@@ -389,7 +389,9 @@ class RailwaysSession:
         conf = s.entry.get("confidence", 1.0)
         low = isinstance(conf, (int, float)) and conf < LOW_CONFIDENCE
         counts = [s.clips] + ([c for c in (s.clips - 1, s.clips + 1) if c >= 1] if low else [])
-        verdicts = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp) for n in counts]
+        before, pos_then = self._turns_between(pos, s.colour)
+        verdicts = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp, pos_then, before)
+                    for n in counts]
         if low and ask_low:
             legal = [v for v in verdicts if isinstance(v, Proposed)]
             if legal:
@@ -397,10 +399,34 @@ class RailwaysSession:
                            tuple(v.text for v in legal), fp)
         return verdicts[0]
 
+    def _turns_between(self, pos: Position, colour: str) -> tuple[list[Move], Position]:
+        """A link by a player who is not to move: the players before them drew (or passed,
+        the deck being empty); the camera cannot see a draw, the turn order tells it.
+        End of Line is never inferred (the players tell it from the menu)."""
+        out: list[Move] = []
+        if not self.options.get("infer_draws", True):
+            return out, pos
+        at = pos
+        for _ in range(len(pos.players) - 1):
+            if at.to_move == colour or at.phase not in (Phase.PLAYING, Phase.LAST_ROUND):
+                break
+            who = at.to_move
+            try:
+                if at.deck:
+                    at = self.rules.draw(at, Draw(who))
+                    out.append({"type": "draw", "colour": who})
+                else:
+                    at = self.rules.pass_turn(at, Pass(who))
+                    out.append({"type": "pass", "colour": who})
+            except RulesError:
+                return [], pos
+        if at.to_move != colour:
+            return [], pos
+        return out, at
+
     def _verdict_for(self, reading: dict[str, Any], s: _Seen, new_card: str | None,
-                     new_spot: Spot | None, obs: dict[str, Any], fp: tuple[Rect, ...]) -> Verdict:
-        pos = self.pos
-        assert pos is not None
+                     new_spot: Spot | None, obs: dict[str, Any], fp: tuple[Rect, ...],
+                     pos: Position, before: list[Move]) -> Verdict:
         free = self.rules.free_clips(pos, s.colour)
         per = self.settings.clips_per_card
         cards = max(1, math.ceil(max(0, int(reading["clips"]) - free) / per))
@@ -414,6 +440,8 @@ class RailwaysSession:
                       "path_mm": [[round(x, 1), round(y, 1)] for x, y in _decimate(s.path)]}
         if new_spot is not None:
             move["new_station_mm"] = [round(new_spot.x, 1), round(new_spot.y, 1), new_spot.size]
+        if before:
+            move["before"] = [dict(m) for m in before]
         problems = self.rules.refusals(pos, b)
         if problems:
             reason, message = problems[0]
@@ -430,7 +458,8 @@ class RailwaysSession:
             extras.append(f"{b.obstacles} obst")
         if b.river_parts:
             extras.append("river")
-        text = (f"{b.colour} {b.clips}: {b.from_station}-{b.to_station}"
+        drew = "".join(f"{m['colour']} {'drew' if m['type'] == 'draw' else 'passed'}; " for m in before)
+        text = (drew + f"{b.colour} {b.clips}: {b.from_station}-{b.to_station}"
                 + (f" ({', '.join(extras)})" if extras else "") + " "
                 + " ".join(f"{c} {_signed(n)}" for c, n in gains.items()))
         return Proposed(move, text, fp)
@@ -512,19 +541,37 @@ class RailwaysSession:
             raise CouldNotRead(f"railways move {kind!r} before the table was set up; "
                                "set out the stations first")
         if kind == "build":
-            b = link_from_json(dict(move["link"]))
-            if "cards" in move:
-                b = replace(b, cards_discarded=int(move["cards"]))
-            new_pos, report = self.rules.build(pos, b)
-            self.pos = new_pos
-            self.last_report = report
-            self.paths[report.link.lid] = _path(move.get("path_mm"))
-            ns = move.get("new_station_mm")
-            if b.new_card is not None and isinstance(ns, (list, tuple)) and len(ns) == 3:
-                self.spots[b.to_station] = Spot(float(ns[0]), float(ns[1]), float(ns[2]))
-            gain = report.points_for(b.colour)
-            return Applied(f"{b.colour} {b.clips}c {_signed(gain)}", over=new_pos.phase is Phase.OVER,
-                           extra={"report": report, "built": b})
+            try:
+                return self._apply_build(move)
+            except Exception:
+                self.pos = pos   # a refused build leaves no inferred draw behind
+                raise
+        return self._apply_other(move, pos)
+
+    def _apply_build(self, move: Move) -> Applied:
+        """A build, after the draws the turn order implied (see _turns_between)."""
+        for m in move.get("before", []) or []:
+            if m.get("type") not in ("draw", "pass"):
+                raise CouldNotRead(f"railways build: 'before' may hold only draws and passes, got {m!r}")
+            self._apply(dict(m))
+        pos = self.pos
+        assert pos is not None
+        b = link_from_json(dict(move["link"]))
+        if "cards" in move:
+            b = replace(b, cards_discarded=int(move["cards"]))
+        new_pos, report = self.rules.build(pos, b)
+        self.pos = new_pos
+        self.last_report = report
+        self.paths[report.link.lid] = _path(move.get("path_mm"))
+        ns = move.get("new_station_mm")
+        if b.new_card is not None and isinstance(ns, (list, tuple)) and len(ns) == 3:
+            self.spots[b.to_station] = Spot(float(ns[0]), float(ns[1]), float(ns[2]))
+        gain = report.points_for(b.colour)
+        return Applied(f"{b.colour} {b.clips}c {_signed(gain)}", over=new_pos.phase is Phase.OVER,
+                       extra={"report": report, "built": b})
+
+    def _apply_other(self, move: Move, pos: Position) -> Applied:
+        kind = move.get("type")
         if kind == "draw":
             colour = str(move.get("colour", pos.to_move))
             if move.get("end_of_line") and pos.deck and END_OF_LINE not in pos.deck:
@@ -597,16 +644,24 @@ class RailwaysSession:
         if "cards" in undone:
             b = replace(b, cards_discarded=int(undone["cards"]))
         out = []
-        hand = len(self.pos.player(b.colour).hand) if b.colour in [p.colour for p in self.pos.players] else 0
+        pos = self.pos
+        try:
+            for m in undone.get("before", []) or []:
+                who = str(m.get("colour"))
+                pos = self.rules.draw(pos, Draw(who)) if m.get("type") == "draw" else \
+                    self.rules.pass_turn(pos, Pass(who))
+        except RulesError:
+            return []
+        hand = len(pos.player(b.colour).hand) if b.colour in [p.colour for p in pos.players] else 0
         tries = [(replace(b, cards_discarded=n), f"{n} card{'s' if n > 1 else ''} paid")
                  for n in range(1, hand + 1) if n != b.cards_discarded]
         for n in (b.clips - 1, b.clips + 1, b.clips - 2, b.clips + 2):
             if n >= 1:
-                free = self.rules.free_clips(self.pos, b.colour)
+                free = self.rules.free_clips(pos, b.colour)
                 cards = max(b.cards_discarded, math.ceil(max(0, n - free) / self.settings.clips_per_card))
                 tries.append((replace(b, clips=n, cards_discarded=cards), f"{n} clips"))
         for alt, label in tries:
-            if not self.rules.refusals(self.pos, alt):
+            if not self.rules.refusals(pos, alt):
                 m = dict(undone)
                 m.pop("cards", None)
                 m["link"] = link_to_json(alt)

@@ -120,13 +120,43 @@ def test_too_short_link_is_illegal_with_the_reason() -> None:
 
 
 def test_departure_not_owned_is_illegal() -> None:
-    """White may not build between stations it does not own (it is not even white's turn)."""
+    """White's link from red's Starting City: red drew (the turn order says), and the start is not white's."""
     s = new_session()
     v = s.interpret(observe(dict(RED_TO_TOWN, colour="white")))
     assert isinstance(v, Illegal)
-    assert v.short == "Not your turn"
-    assert "the departure is neither the player's Starting City nor holds their cube" in \
-        "; ".join(m for _, m in s.rules.refusals(s.pos, _built(s, v.move)))  # type: ignore[arg-type]
+    assert v.short == "Start not yours"
+    assert v.move["before"] == [{"type": "draw", "colour": "red"}]
+    assert v.message.startswith("white cannot build S-red-B2: the departure is neither the player's "
+                                "Starting City nor holds their cube (S-red holds no cubes) [railways metropolis turn=1")
+
+
+def test_draws_are_inferred_from_the_turn_order() -> None:
+    """Red building again means white drew in between: one move, undone as one."""
+    s = new_session()
+    v = s.interpret(observe(RED_TO_TOWN))
+    assert isinstance(v, Proposed)
+    s.apply(v.move)
+    again = dict(RED_TO_TOWN, stations=["S1", "M1"], clips=6,
+                 path_mm=[[226.0, 200.0], [400.0, 300.0], [505.0, 480.0]])
+    v = s.interpret(observe(RED_TO_TOWN, again))
+    assert isinstance(v, Proposed)
+    assert v.text == "white drew; red 6: S-red-M red +8"
+    s.apply(dict(v.move, cards=2))
+    assert s.pos is not None and len(s.pos.player("white").hand) == 6   # 4 + 3 drawn, hand limit 6
+    assert s.pos.player("red").score == 7 + 8
+    s.undo()
+    assert s.pos is not None and len(s.pos.player("white").hand) == 4 and s.pos.to_move == "white"
+
+
+def test_no_draw_inferred_when_asked_not_to() -> None:
+    """With infer_draws off, a link out of turn is alerted as such."""
+    s = RailwaysSession({"players": 2, "infer_draws": False}, placeholder_catalogue())
+    s.options["infer_draws"] = False
+    setup = s.interpret(observe())
+    assert isinstance(setup, Proposed)
+    s.apply(setup.move)
+    v = s.interpret(observe(dict(RED_TO_TOWN, colour="white")))
+    assert isinstance(v, Illegal) and v.short == "Not your turn"
 
 
 def _built(s: RailwaysSession, move: dict[str, Any]) -> Any:
@@ -162,7 +192,7 @@ def test_two_new_links_are_a_question() -> None:
     v = s.interpret(observe(RED_TO_TOWN, WHITE_TO_CITY))
     assert isinstance(v, Ask)
     assert v.text == "2 new links at once"
-    assert v.labels == ("red 5: S-red-B2 red +7",)
+    assert v.labels == ("red 5: S-red-B2 red +7", "red drew; white 9: S-white-B1 white +13")
 
 
 def test_vanished_link_is_a_question() -> None:
