@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -131,8 +130,6 @@ def _lens_views_from_camera(args: argparse.Namespace) -> tuple[list[View], tuple
             cov = coverage(views, size) if views else 0.0
             _show(display, "Lens", [f"{len(views)}/{args.views} views", f"{cov:.0%} covered"])
             print(f"lens: {len(views)}/{args.views} views, {cov:.0%} of the image covered", flush=True)
-            if v is None:
-                time.sleep(0.0)
     finally:
         cam.close()
     return views, size
