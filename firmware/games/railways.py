@@ -376,9 +376,11 @@ class RailwaysSession:
             if new_card is None or c is None:
                 return Ask(f"New station: type '{entry.get('type')}' unknown", (), (), fp)
             new_spot = Spot(c[0], c[1], float(entry.get("size_mm", STATION_MM)))
-            fp = _footprint(s.path, [new_spot])
         elif any(x is None for x in s.ends):
             return Ask(f"{s.colour} link: an end is not at a station", (), (), fp)
+        # the end stations get cubes: the move may change their pixels too
+        fp = _footprint(s.path, [self.spots[x[0]] for x in s.ends if x is not None and x[0] in self.spots]
+                        + ([new_spot] if new_spot is not None else []))
         new_sid = f"N{len(pos.stations) + 1}"
         names = [new_sid if x is None else (f"{x[0]}:{x[1]}" if x[1] else x[0]) for x in s.ends]
         reading = {"colour": s.colour, "clips": s.clips, "stations": names,
@@ -392,6 +394,16 @@ class RailwaysSession:
         before, pos_then = self._turns_between(pos, s.colour)
         verdicts = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp, pos_then, before)
                     for n in counts]
+        top = verdicts[0]
+        if isinstance(top, Illegal) and {r for r, _ in self.rules.refusals(
+                pos_then, link_from_json(dict(top.move["link"])))} == {Refusal.CARDS_NOT_IN_HAND}:
+            # the hand cannot pay: a whole round of draws went by unseen (the players tell End of Line)
+            more, pos_more = self._turns_between(pos, s.colour, 1)
+            if more:
+                again = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp, pos_more, more)
+                         for n in counts]
+                if isinstance(again[0], Proposed):
+                    verdicts = again
         if low and ask_low:
             legal = [v for v in verdicts if isinstance(v, Proposed)]
             if legal:
@@ -399,17 +411,19 @@ class RailwaysSession:
                            tuple(v.text for v in legal), fp)
         return verdicts[0]
 
-    def _turns_between(self, pos: Position, colour: str) -> tuple[list[Move], Position]:
+    def _turns_between(self, pos: Position, colour: str, rounds: int = 0) -> tuple[list[Move], Position]:
         """A link by a player who is not to move: the players before them drew (or passed,
         the deck being empty); the camera cannot see a draw, the turn order tells it.
-        End of Line is never inferred (the players tell it from the menu)."""
+        `rounds` more whole rounds of draws are assumed when asked (a player whose hand
+        cannot pay must have drawn). End of Line is never inferred (the players tell it)."""
         out: list[Move] = []
         if not self.options.get("infer_draws", True):
             return out, pos
         at = pos
-        for _ in range(len(pos.players) - 1):
-            if at.to_move == colour or at.phase not in (Phase.PLAYING, Phase.LAST_ROUND):
-                break
+        steps = 0
+        while at.to_move != colour or steps < rounds * len(pos.players):
+            if at.phase not in (Phase.PLAYING, Phase.LAST_ROUND) or steps >= (rounds + 1) * len(pos.players):
+                return [], pos
             who = at.to_move
             try:
                 if at.deck:
@@ -420,8 +434,7 @@ class RailwaysSession:
                     out.append({"type": "pass", "colour": who})
             except RulesError:
                 return [], pos
-        if at.to_move != colour:
-            return [], pos
+            steps += 1
         return out, at
 
     def _verdict_for(self, reading: dict[str, Any], s: _Seen, new_card: str | None,

@@ -148,6 +148,22 @@ def test_draws_are_inferred_from_the_turn_order() -> None:
     assert s.pos is not None and len(s.pos.player("white").hand) == 4 and s.pos.to_move == "white"
 
 
+def test_an_empty_hand_means_a_round_of_draws() -> None:
+    """A player whose hand cannot pay builds again: everyone drew once since (unseen)."""
+    s = new_session()
+    for link, cards in ((RED_TO_TOWN, 4), (WHITE_TO_CITY, 3)):
+        v = s.interpret(observe(*[x for x in (RED_TO_TOWN, WHITE_TO_CITY) if x is not WHITE_TO_CITY or
+                                  link is WHITE_TO_CITY]))
+        assert isinstance(v, Proposed)
+        s.apply(dict(v.move, cards=cards))
+    assert s.pos is not None and s.pos.player("red").hand == ()
+    again = dict(RED_TO_TOWN, stations=["S1", "M1"], clips=6,
+                 path_mm=[[226.0, 200.0], [400.0, 300.0], [505.0, 480.0]])
+    v = s.interpret(observe(RED_TO_TOWN, WHITE_TO_CITY, again))
+    assert isinstance(v, Proposed)
+    assert v.text == "red drew; white drew; red 6: S-red-M red +8"
+
+
 def test_no_draw_inferred_when_asked_not_to() -> None:
     """With infer_draws off, a link out of turn is alerted as such."""
     s = RailwaysSession({"players": 2, "infer_draws": False}, placeholder_catalogue())

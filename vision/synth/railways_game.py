@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from calibration.profile import default_profile
 from rules.railways.cards import Catalogue, Role, StationType
-from rules.railways.geometry import Rect
+from rules.railways.geometry import Rect, trim
 from rules.railways.simulate import SimGame, SimGeometry, placeholder_catalogue, scene_after
 from rules.railways.state import BuiltLink
 from vision.synth import clips as C
@@ -179,7 +179,11 @@ def scene_after_move(t: GameTable, moves: int, extra_links: Sequence[dict[str, A
                        "angle": 0.0, "player": start, "seed": t.seed_for(f"station:{sid}")})
     if -1 not in t.chains:
         rng = np.random.default_rng(t.seed_for("chain:river"))
-        poses = lay_chain(rng, [t.mm(p) for p in sc.river], R.RIVER_CLIPS, t.clip_length_mm)
+        board = next((r.w for r, card in sc.stations.values()
+                      if t.catalogue[card].role is Role.METROPOLIS), 0.0)
+        # the River starts at the board's edge (as vision.synth.railways lays it), not under it
+        river_path = trim(sc.river, max(0.0, board / 2 - 20.0), 0.0) if board else sc.river
+        poses = lay_chain(rng, [t.mm(p) for p in river_path], R.RIVER_CLIPS, t.clip_length_mm)
         river = _chain_piece(t, "river", "blue", poses)
         river["kind"] = "river"
         cols = ["blue"] * len(poses)
