@@ -111,6 +111,8 @@ class TableCanvas:
         self.height_map: F32 = np.zeros((self.height, self.width), dtype=np.float32)
         # things held above the table (hands, arms): (coverage, height mm) for their shadows
         self.floating: list[tuple[Coverage, float]] = []
+        # where such things were drawn (lifted): they are lit, never in their own shadow
+        self.floating_drawn: list[Coverage] = []
         # where the canvas shows the floor beyond the table (1) rather than the table (0)
         self.floor_alpha: F32 | None = None
         # the camera's lens centre (x, y, height mm) when known: lets raised things be
@@ -219,9 +221,23 @@ class TableCanvas:
         if cov.empty:
             return
         sy, sx = cov.slices()
-        a = (cov.alpha * float(opacity))[..., None]
         roi = self.image[sy, sx]
         col = np.asarray(colour, dtype=np.float32)
+        if cov.alpha.size > 200_000:
+            # long thin shapes (arms, lines) cover little of their box: touch only their pixels
+            nz = np.flatnonzero(cov.alpha)
+            if len(nz) < cov.alpha.size // 2:
+                ys, xs = np.unravel_index(nz, cov.alpha.shape)
+                a1 = (cov.alpha[ys, xs] * float(opacity))[:, None]
+                px = roi[ys, xs]
+                c1 = col if col.ndim == 1 else col[ys, xs]
+                roi[ys, xs] = px + a1 * (c1 - px)
+                if height_mm is not None:
+                    hm = self.height_map[sy, sx]
+                    sel = cov.alpha[ys, xs] > 0.5
+                    hm[ys[sel], xs[sel]] = np.maximum(hm[ys[sel], xs[sel]], np.float32(height_mm))
+                return
+        a = (cov.alpha * float(opacity))[..., None]
         roi *= 1.0 - a
         roi += a * col
         if height_mm is not None:

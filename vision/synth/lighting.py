@@ -107,99 +107,94 @@ def _shift_blur(mask: F32, dx_px: float, dy_px: float, sigma_px: float) -> F32:
     return np.asarray(out, dtype=np.float32)
 
 
-def _active_box(canvas: TableCanvas, pad_mm: float) -> tuple[int, int, int, int] | None:
-    """Canvas box (x0, y0, x1, y1) holding every raised pixel and floating caster, padded
+Box = tuple[int, int, int, int]
+
+
+def _solid_box(canvas: TableCanvas, pad_mm: float) -> Box | None:
+    """Canvas box (x0, y0, x1, y1) holding every raised pixel of the height map, padded
     by pad_mm: shadows are computed only there (pieces cover a small part of a table)."""
     hm = canvas.height_map
     rows = np.flatnonzero(hm.max(axis=1) > 0.25)
-    boxes = []
-    if len(rows):
-        cols = np.flatnonzero(hm[rows[0]: rows[-1] + 1].max(axis=0) > 0.25)
-        boxes.append((int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1))
-    for cov, _ in canvas.floating:
-        h, w = cov.alpha.shape
-        boxes.append((cov.x0, cov.y0, cov.x0 + w, cov.y0 + h))
-    if not boxes:
+    if len(rows) == 0:
         return None
+    cols = np.flatnonzero(hm[rows[0]: rows[-1] + 1].max(axis=0) > 0.25)
+    return _pad(canvas, (int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1), pad_mm)
+
+
+def _pad(canvas: TableCanvas, b: Box, pad_mm: float) -> Box:
     pad = int(math.ceil(pad_mm * canvas.px_per_mm))
-    return (max(0, min(b[0] for b in boxes) - pad), max(0, min(b[1] for b in boxes) - pad),
-            min(canvas.width, max(b[2] for b in boxes) + pad), min(canvas.height, max(b[3] for b in boxes) + pad))
+    return (max(0, b[0] - pad), max(0, b[1] - pad), min(canvas.width, b[2] + pad), min(canvas.height, b[3] + pad))
 
 
-def shadow_map(canvas: TableCanvas, az_deg: float, elev_deg: float,
-               softness: float) -> tuple[F32, tuple[int, int, int, int]] | None:
-    """Fraction of direct light blocked (0..1) inside a canvas box, or None if nothing
-    stands on the table.
-
-    Solid objects (the height map) cast a shadow swept from their foot to their top, as
-    a union of shifted copies at a few height levels; floating casters (hands, arms)
-    registered in canvas.floating cast a detached shadow. Penumbra grows with height."""
+def _one_shadow(canvas: TableCanvas, occ: F32, box: Box, t: float, sig_mm: float, cot: float,
+                ux: float, uy: float, sweep: bool) -> F32:
+    """The shadow (0..1, box size) of an occluder mask `occ` (box size) t mm up."""
     ppm = canvas.px_per_mm
-    cot = 1.0 / math.tan(math.radians(max(5.0, min(elev_deg, 89.0))))
-    hmax_all = max([float(canvas.height_map.max())] + [h for _, h in canvas.floating])
-    box = _active_box(canvas, hmax_all * cot + 3 * (0.5 + softness * hmax_all * 1.5) + 2)
-    if box is None:
-        return None
     bx0, by0, bx1, by1 = box
-    hm = canvas.height_map[by0:by1, bx0:bx1]
-    H, W = hm.shape
-    fine = max(1, int(round(ppm / 3.0)))
-    fh, fw = int(math.ceil(H / fine)), int(math.ceil(W / fine))
-    acc: F32 = np.zeros((fh, fw), dtype=np.float32)
+    H, W = by1 - by0, bx1 - bx0
+    off_mm = t * cot
+    st = max(1, int(sig_mm * ppm / 2.0))
+    sh, sw = max(1, int(math.ceil(H / st))), max(1, int(math.ceil(W / st)))
+    occ_s = cv2.resize(occ, (sw, sh), interpolation=cv2.INTER_AREA) if st > 1 else occ
+    if sweep:
+        # a column standing on the table shades everything from its foot to its top's
+        # shadow: the union of all shifts 0..off, a dilation by that segment
+        L = off_mm * ppm / st
+        n = int(math.ceil(L))
+        if n >= 1:
+            k = np.zeros((2 * n + 1, 2 * n + 1), dtype=np.uint8)
+            cv2.line(k, (n, n), (int(round(n + ux * L)), int(round(n + uy * L))), (1,), 1)
+            occ_s = cv2.dilate(occ_s, k[::-1, ::-1].copy(), anchor=(n, n))
+        sig = sig_mm * ppm / st
+        s = cv2.GaussianBlur(occ_s, (0, 0), sig) if sig > 0.3 else occ_s
+    else:
+        s = _shift_blur(occ_s, ux * off_mm * ppm / st, uy * off_mm * ppm / st, sig_mm * ppm / st)
+    if st > 1:
+        s = cv2.resize(s, (W, H), interpolation=cv2.INTER_LINEAR)
+    recv = canvas.height_map[by0:by1, bx0:bx1] < t * 0.85
+    return np.asarray(s * recv, dtype=np.float32)
+
+
+def shadow_maps(canvas: TableCanvas, az_deg: float, elev_deg: float,
+                softness: float) -> list[tuple[F32, Box]]:
+    """Fraction of direct light blocked (0..1), as (map, canvas box) pieces.
+
+    Solid objects (the height map) cast a shadow swept from their foot to their top, a
+    union of swept copies at a few height levels; floating casters (hands, arms, in
+    canvas.floating) cast a detached shadow, each computed in its own box. Penumbra
+    grows with height."""
+    cot = 1.0 / math.tan(math.radians(max(5.0, min(elev_deg, 89.0))))
     ux, uy = math.cos(math.radians(az_deg)), math.sin(math.radians(az_deg))
-    hsmall = cv2.resize(hm, (fw, fh), interpolation=cv2.INTER_AREA) if fine > 1 else hm
-    # floating casters are in the height map (so nothing below them is lit through
-    # them) but must not cast a solid object's swept shadow
-    solid = hm
-    if canvas.floating:
-        solid = hm.copy()
-        for cov, _ in canvas.floating:
-            ch, cw = cov.alpha.shape
-            view = solid[cov.y0 - by0: cov.y0 - by0 + ch, cov.x0 - bx0: cov.x0 - bx0 + cw]
-            view[cov.alpha[: view.shape[0], : view.shape[1]] > 0.5] = 0.0
-    hmax = float(solid.max())
-
-    def add(occ: F32, t: float, sig_mm: float, sweep: bool = False) -> None:
-        off_mm = t * cot
-        st = fine * max(1, int(sig_mm * ppm / (2.0 * fine)))
-        sh, sw = int(math.ceil(H / st)), int(math.ceil(W / st))
-        occ_s = cv2.resize(occ, (sw, sh), interpolation=cv2.INTER_AREA) if st > 1 else occ
-        if sweep:
-            # a column standing on the table shades everything from its foot to its
-            # top's shadow: the union of all shifts 0..off, a dilation by that segment
-            L = off_mm * ppm / st
-            n = int(math.ceil(L))
-            if n >= 1:
-                k = np.zeros((2 * n + 1, 2 * n + 1), dtype=np.uint8)
-                cv2.line(k, (n, n), (int(round(n + ux * L)), int(round(n + uy * L))), (1,), 1)
-                occ_s = cv2.dilate(occ_s, k[::-1, ::-1].copy(), anchor=(n, n))
-            s = cv2.GaussianBlur(occ_s, (0, 0), sig_mm * ppm / st) if sig_mm * ppm / st > 0.3 else occ_s
-        else:
-            s = _shift_blur(occ_s, ux * off_mm * ppm / st, uy * off_mm * ppm / st, sig_mm * ppm / st)
-        if (sh, sw) != (fh, fw):
-            s = cv2.resize(s, (fw, fh), interpolation=cv2.INTER_LINEAR)
-        s = s * (hsmall < t * 0.85)
-        np.maximum(acc, s, out=acc)
-
+    out: list[tuple[F32, Box]] = []
+    hmax = float(canvas.height_map.max())
     if hmax > 0.25:
-        n = int(min(8, max(2, math.ceil(math.log2(hmax / 0.3)) + 1)))
-        for t in np.geomspace(0.3, hmax, n):
-            add((solid >= t).astype(np.float32), float(t), 0.25 + softness * float(t) * 1.5, sweep=True)
+        box = _solid_box(canvas, hmax * cot + 3 * (0.25 + softness * hmax * 1.5) + 2)
+        if box is not None:
+            bx0, by0, bx1, by1 = box
+            hm = canvas.height_map[by0:by1, bx0:bx1]
+            acc: F32 = np.zeros(hm.shape, dtype=np.float32)
+            n = int(min(8, max(2, math.ceil(math.log2(hmax / 0.3)) + 1)))
+            for t in np.geomspace(0.3, hmax, n):
+                s = _one_shadow(canvas, (hm >= t).astype(np.float32), box, float(t),
+                                0.25 + softness * float(t) * 1.5, cot, ux, uy, True)
+                np.maximum(acc, s, out=acc)
+            out.append((acc, box))
     for cov, height in canvas.floating:
         if cov.empty:
             continue
-        full = np.zeros((H, W), dtype=np.float32)
-        ch, cw = cov.alpha.shape
-        full[cov.y0 - by0: cov.y0 - by0 + ch, cov.x0 - bx0: cov.x0 - bx0 + cw] = cov.alpha
-        add(full, height, 0.5 + softness * height)
-    if fine > 1:
-        acc = cv2.resize(acc, (W, H), interpolation=cv2.INTER_LINEAR)
-    return np.asarray(np.clip(acc, 0.0, 1.0), dtype=np.float32), box
+        h, w = cov.alpha.shape
+        sig = 0.5 + softness * height
+        box = _pad(canvas, (cov.x0, cov.y0, cov.x0 + w, cov.y0 + h), height * cot + 3 * sig + 2)
+        bx0, by0, bx1, by1 = box
+        occ = np.zeros((by1 - by0, bx1 - bx0), dtype=np.float32)
+        occ[cov.y0 - by0: cov.y0 - by0 + h, cov.x0 - bx0: cov.x0 - bx0 + w] = cov.alpha
+        out.append((_one_shadow(canvas, occ, box, height, sig, cot, ux, uy, False), box))
+    return out
 
 
 def contact_shadow(canvas: TableCanvas) -> tuple[F32, tuple[int, int, int, int]] | None:
     """Ambient occlusion around anything standing on the table (the dark seam under a tile)."""
-    box = _active_box(canvas, 4.0)
+    box = _solid_box(canvas, 4.0)
     if box is None or float(canvas.height_map.max()) <= 0.25:
         return None
     bx0, by0, bx1, by1 = box
@@ -227,10 +222,22 @@ def apply_lighting(canvas: TableCanvas, light: dict[str, Any], play_bounds_mm: S
     e: F32 = illumination(canvas, light, centre, span, step)
     e = np.asarray(cv2.resize(e, (canvas.width, canvas.height), interpolation=cv2.INTER_LINEAR), dtype=np.float32)
     az, elev, soft, strength = shadow_direction(light, centre)
-    for res, k in ((shadow_map(canvas, az, elev, soft), strength), (contact_shadow(canvas), 0.35)):
-        if res is not None:
-            m, (bx0, by0, bx1, by1) = res
-            e[by0:by1, bx0:bx1] *= 1.0 - k * m
+    pieces = [(m, b, strength) for m, b in shadow_maps(canvas, az, elev, soft)]
+    ao = contact_shadow(canvas)
+    if ao is not None:
+        pieces.append((ao[0], ao[1], 0.35))
+    for m, (bx0, by0, bx1, by1), k in pieces:
+        f = 1.0 - k * m
+        # what is held above the table is lit: no shadow on the hand itself
+        for cov in canvas.floating_drawn:
+            h, w = cov.alpha.shape
+            ix0, iy0 = max(bx0, cov.x0), max(by0, cov.y0)
+            ix1, iy1 = min(bx1, cov.x0 + w), min(by1, cov.y0 + h)
+            if ix1 > ix0 and iy1 > iy0:
+                a = cov.alpha[iy0 - cov.y0: iy1 - cov.y0, ix0 - cov.x0: ix1 - cov.x0]
+                sub = f[iy0 - by0: iy1 - by0, ix0 - bx0: ix1 - bx0]
+                sub += a * (1.0 - sub)
+        e[by0:by1, bx0:bx1] *= f
     floor = canvas.floor_alpha
     if floor is not None:
         # the floor is far below the table and lit by the room, not by the lamp's pool

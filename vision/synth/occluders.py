@@ -97,18 +97,38 @@ def _shade(canvas: TableCanvas, cov: Coverage, colour: tuple[float, float, float
     """A rounded look: darker toward the silhouette's edge, a faint blotchy texture."""
     if cov.empty:
         return
-    k = max(3, int(round(8 * canvas.px_per_mm)) | 1)
-    inner = cv2.GaussianBlur(cov.alpha, (0, 0), k / 3.0)
-    rng = np.random.default_rng(seed)
     h, w = cov.alpha.shape
-    blot = cv2.resize(rng.standard_normal((max(2, h // 12), max(2, w // 12))).astype(np.float32), (w, h),
-                      interpolation=cv2.INTER_CUBIC)
-    f = (1.0 - rim) + rim * np.clip(inner * 1.6, 0, 1) + 0.04 * blot
-    col = np.asarray(colour, dtype=np.float32)[None, None, :] * f[..., None]
-    canvas.blend(cov, col.astype(np.float32), None)
-    sy, sx = cov.slices()
-    hm = canvas.height_map[sy, sx]
-    np.maximum(hm, np.where(cov.alpha > 0.5, np.float32(height), np.float32(0)), out=hm)
+    # the rounding is smooth: compute it on a grid ~1 px/mm and upsample
+    st = max(1, int(canvas.px_per_mm))
+    small = cv2.resize(cov.alpha, (max(2, w // st), max(2, h // st)), interpolation=cv2.INTER_AREA)
+    inner = cv2.GaussianBlur(small, (0, 0), max(0.5, 8.0 * canvas.px_per_mm / 3.0 / st))
+    rng = np.random.default_rng(seed)
+    blot = cv2.resize(rng.standard_normal((max(2, h // 12), max(2, w // 12))).astype(np.float32),
+                      (small.shape[1], small.shape[0]), interpolation=cv2.INTER_CUBIC)
+    f_small = ((1.0 - rim) + rim * np.clip(inner * 1.6, 0, 1) + 0.04 * blot).astype(np.float32)
+    nz = np.flatnonzero(cov.alpha) if cov.alpha.size > 200_000 else None
+    if nz is not None and len(nz) < cov.alpha.size // 2:
+        # an arm's box is mostly empty: shade only its pixels
+        ys, xs = np.unravel_index(nz, cov.alpha.shape)
+        n = len(nz)
+        cols = 1024                          # remap wants both map sides < 32767
+        rows = (n + cols - 1) // cols
+        mx = np.zeros(rows * cols, dtype=np.float32)
+        my = np.zeros(rows * cols, dtype=np.float32)
+        mx[:n] = (xs + 0.5) * (small.shape[1] / w) - 0.5
+        my[:n] = (ys + 0.5) * (small.shape[0] / h) - 0.5
+        fv = cv2.remap(f_small, mx.reshape(rows, cols), my.reshape(rows, cols), cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE).reshape(-1)[:n]
+        sy, sx = cov.slices()
+        roi = canvas.image[sy, sx]
+        a1 = cov.alpha[ys, xs][:, None]
+        px = roi[ys, xs]
+        roi[ys, xs] = px + a1 * (np.asarray(colour, dtype=np.float32)[None, :] * fv[:, None] - px)
+    else:
+        f = cv2.resize(f_small, (w, h), interpolation=cv2.INTER_LINEAR)
+        col = np.asarray(colour, dtype=np.float32)[None, None, :] * f[..., None]
+        canvas.blend(cov, col.astype(np.float32), None)
+    canvas.floating_drawn.append(cov)
 
 
 def draw_hand(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext, closed: bool = False) -> dict[str, Any]:

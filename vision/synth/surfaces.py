@@ -135,12 +135,12 @@ def _cutting_grid(canvas: TableCanvas, img: F32, spec: dict[str, Any], base: F32
             q = np.round(seg * 16).astype(np.int32)
             th = max(1, int(round((0.8 if k % 5 == 0 else 0.35) * ppm)))
             cv2.line(mask, (int(q[0, 0]), int(q[0, 1])), (int(q[1, 0]), int(q[1, 1])), (255,), th, cv2.LINE_AA, 4)
-    rows = np.flatnonzero(mask.max(axis=1))
-    if len(rows) == 0:
+    idx = np.flatnonzero(mask)           # the lines are a few % of the table: work there only
+    if len(idx) == 0:
         return
-    r0, r1 = int(rows[0]), int(rows[-1]) + 1
-    al = (mask[r0:r1].astype(np.float32) * np.float32(0.8 / 255.0))[..., None]
-    img[r0:r1] -= al * (img[r0:r1] - line)
+    flat = img.reshape(-1, 3)
+    al = (mask.reshape(-1)[idx].astype(np.float32) * np.float32(0.8 / 255.0))[:, None]
+    flat[idx] -= al * (flat[idx] - line)
 
 
 def draw_surface(canvas: TableCanvas, spec: dict[str, Any]) -> None:
