@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from calibration.profile import default_profile
 from firmware.bench.railways_games import bench_catalogue, positions, true_reading
@@ -61,6 +63,10 @@ def _render(game: SimGame, moves: list[int], size: tuple[int, int], out: Path) -
     return paths
 
 
+def _imread(p: Path) -> NDArray[np.uint8]:
+    return np.asarray(cv2.imread(str(p)), dtype=np.uint8)
+
+
 def _run(runner: list[str], frames: Path, root: Path, env: dict[str, str]) -> dict[str, Any]:
     script = root / "buttons.txt"
     script.write_text(SCRIPT)
@@ -86,7 +92,7 @@ def test_replay_with_recorded_readings_scores_as_the_game(tmp_path: Path) -> Non
     game = _game()
     moves = _frames(game)
     paths = _render(game, moves, (640, 480), tmp_path / "frames")
-    truth = {digest(cv2.imread(str(p))): true_reading(game, k, bench_catalogue())
+    truth = {digest(_imread(p)): true_reading(game, k, bench_catalogue())
              for p, k in zip(paths, moves)}
     (tmp_path / "truth.json").write_text(json.dumps(truth))
     summary = _run([sys.executable, str(HERE / "run_railways_truth.py")], tmp_path / "frames", tmp_path,
@@ -109,7 +115,7 @@ def test_replay_with_the_vision_reader(tmp_path: Path) -> None:
     profile = default_profile("railways")
     session = RailwaysSession({"players": 2}, bench_catalogue())
     paths = _render(game, moves[:1], (1280, 720), tmp_path / "check")
-    image = cv2.imread(str(paths[0]))
+    image = _imread(paths[0])
     v = session.interpret(reader.analyze(image, locate_table(image, profile), AnalyzeOptions(profile)))
     if not isinstance(v, Proposed):
         pytest.skip(f"the railways reader does not read the set-up frame yet ({type(v).__name__}: "
@@ -118,7 +124,7 @@ def test_replay_with_the_vision_reader(tmp_path: Path) -> None:
     paths = _render(game, moves, (1280, 720), tmp_path / "frames")
     previous = image
     for p, k in zip(paths[2:], moves[2:]):
-        image = cv2.imread(str(p))
+        image = _imread(p)
         v = session.interpret(reader.analyze(image, locate_table(image, profile),
                                              AnalyzeOptions(profile, previous=previous)))
         if not isinstance(v, Proposed):

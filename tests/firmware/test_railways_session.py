@@ -175,6 +175,11 @@ def test_no_draw_inferred_when_asked_not_to() -> None:
     assert isinstance(v, Illegal) and v.short == "Not your turn"
 
 
+def _phase(s: RailwaysSession) -> Phase:
+    assert s.pos is not None
+    return s.pos.phase
+
+
 def _built(s: RailwaysSession, move: dict[str, Any]) -> Any:
     from firmware.games.railways import link_from_json
     return link_from_json(dict(move["link"]))
@@ -257,7 +262,7 @@ def test_draws_end_of_line_and_actions() -> None:
     assert s.pos is not None and s.pos.phase is Phase.LAST_ROUND
     assert len(s.pos.player("red").hand) == 4 + 2
     s.apply(s.actions()[0].move)
-    assert s.pos.phase is Phase.OVER
+    assert _phase(s) is Phase.OVER
     assert s.actions() == []
     s.apply(s.finish({}))
     assert s.is_over()
