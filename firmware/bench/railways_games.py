@@ -273,7 +273,12 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
     players = len(game.start.players)
     session = RailwaysSession({"players": players, "variant": game.variant,
                                "first": game.start.players[0].colour}, catalogue)
-    v = session.interpret(read(0, (), None))
+    try:
+        v = session.interpret(read(0, (), None))
+    except Exception as e:  # an unreadable frame (ReadError, no markers): the game is lost
+        s.diverged = f"setup: {type(e).__name__}: {str(e)[:160]}"
+        s.seconds = time.perf_counter() - t0
+        return s
     if not isinstance(v, Proposed) or v.move.get("type") != "setup":
         s.diverged = f"setup: {type(v).__name__} {getattr(v, 'text', '')}"
         s.seconds = time.perf_counter() - t0

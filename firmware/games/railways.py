@@ -385,7 +385,8 @@ class RailwaysSession:
         names = [new_sid if x is None else (f"{x[0]}:{x[1]}" if x[1] else x[0]) for x in s.ends]
         reading = {"colour": s.colour, "clips": s.clips, "stations": names,
                    "crosses": self._crosses(s, obs, matched),
-                   "outside": bool(s.entry.get("outside", False)),
+                   "outside": bool(s.entry.get("outside", False))
+                   or any(str(c) in ("edge", "outside") for c in s.entry.get("crosses", []) or []),
                    "middle_touch": bool(s.entry.get("middle_touch", False)),
                    "self_touch": bool(s.entry.get("self_touch", False))}
         conf = s.entry.get("confidence", 1.0)
@@ -726,7 +727,8 @@ class RailwaysSession:
 def _is_metro(s: dict[str, Any]) -> bool:
     kind = str(s.get("kind", "")).lower()
     t = str(s.get("type", "")).lower()
-    return kind in METRO_KINDS or t == "metropolis" or bool(re.fullmatch(r"M:?[1-4]?", str(s.get("id", ""))))
+    return (kind in METRO_KINDS or t == "metropolis" or s.get("metropolis") is True
+            or bool(re.fullmatch(r"M:?[1-4]?", str(s.get("id", "")))))
 
 
 def _quadrant(spot: Spot, p: Point) -> int:

@@ -196,6 +196,14 @@ def test_link_across_a_station_is_illegal_even_unreported() -> None:
     assert "(M)" in v.message
 
 
+def test_link_over_the_edge_is_illegal() -> None:
+    """The reader's 'edge' crossing (part of the link outside the play area) is alerted."""
+    s = new_session()
+    v = s.interpret(observe(dict(RED_TO_TOWN, crosses=["edge"])))
+    assert isinstance(v, Illegal)
+    assert v.short == "Outside the area"
+
+
 def test_metropolis_section_from_the_reader_part() -> None:
     """A link ending on Metropolis part M2 (a Suburb section, 1 point) scores that section."""
     s = new_session()
