@@ -1,0 +1,43 @@
+"""The calibration bench's piece comparison: renamed groups still agree, a regrouped or
+missing piece does not."""
+
+from __future__ import annotations
+
+from firmware.bench.calibration import compare_links, compare_tiles, light_grid
+
+
+def _t(r: int, c: int, shape: str, colour: str, down: bool = False) -> dict[str, object]:
+    return {"row": r, "col": c, "shape": shape, "colour": colour, "face_down": down}
+
+
+def test_tiles_agree_up_to_renaming_of_groups() -> None:
+    """Group ids may be renamed between frames; the grouping must not change."""
+    a = {"tiles": [_t(0, 0, "s1", "c1"), _t(0, 1, "s2", "c1"), _t(1, 0, "s1", "c2"), _t(1, 1, "x", "x", True)]}
+    b = {"tiles": [_t(0, 0, "A", "red"), _t(0, 1, "B", "red"), _t(1, 0, "A", "blue"), _t(1, 1, "y", "y", True)]}
+    assert compare_tiles(a, b) == (4, 4)
+
+
+def test_a_regrouped_or_lost_tile_counts_as_different() -> None:
+    """Moving one tile into another colour group breaks it (and its old partner); a lost tile counts."""
+    a = {"tiles": [_t(0, 0, "s1", "c1"), _t(0, 1, "s2", "c1"), _t(1, 0, "s1", "c2")]}
+    b = {"tiles": [_t(0, 0, "s1", "c1"), _t(0, 1, "s2", "c2"), _t(1, 0, "s1", "c2")]}
+    same, total = compare_tiles(a, b)
+    assert total == 3 and same == 0
+    c = {"tiles": [_t(0, 0, "s1", "c1"), _t(0, 1, "s2", "c1")]}
+    assert compare_tiles(a, c) == (2, 3)
+
+
+def test_links_compare_stations_colour_and_clips() -> None:
+    """A link is the same when its stations, colour and clip count all match."""
+    a = {"links": [{"stations": ["A", "B"], "colour": "red", "clips": 5},
+                   {"stations": ["B", "C"], "colour": "green", "clips": 3}]}
+    b = {"links": [{"stations": ["B", "A"], "colour": "red", "clips": 5},
+                   {"stations": ["B", "C"], "colour": "yellow", "clips": 3}]}
+    assert compare_links(a, b) == (1, 2)
+
+
+def test_light_grid_spans_warm_to_cold_and_one_stop() -> None:
+    """The grid has 2700 K and 6500 K at -1 and +1 EV, and a gradient."""
+    names = [n for n, _ in light_grid(0)]
+    for n in ("2700 K -1 EV", "2700 K +1 EV", "6500 K -1 EV", "6500 K +1 EV", "gradient 0.35"):
+        assert n in names
