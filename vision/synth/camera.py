@@ -166,9 +166,13 @@ class CameraModel:
         obj[:, :2] = p[:, :2]
         if p.shape[1] >= 3:
             obj[:, 2] = -p[:, 2]
-        rvec, tvec = self.rvec_tvec
-        img, _ = cv2.projectPoints(obj.reshape(-1, 1, 3), rvec, tvec, self.K, self.dist_array)
-        return np.asarray(img.reshape(-1, 2), dtype=np.float64)
+        # OpenCV's model written out (cv2.projectPoints would go through Rodrigues, which
+        # rounds rotations under 1e-5 rad to none)
+        cam = (self.R @ (obj - self.centre).T).T
+        z = cam[:, 2]
+        xd, yd = distort_normalized(cam[:, 0] / z, cam[:, 1] / z, self.dist_array)
+        k = self.K
+        return np.stack([k[0, 0] * xd + k[0, 2], k[1, 1] * yd + k[1, 2]], axis=1).astype(np.float64)
 
     def in_front_and_valid(self, points_mm: ArrayLike) -> NDArray[np.bool_]:
         """Which points are in front of the camera and inside the lens model's valid cone."""
