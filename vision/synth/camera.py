@@ -172,7 +172,7 @@ class CameraModel:
         z = cam[:, 2]
         xd, yd = distort_normalized(cam[:, 0] / z, cam[:, 1] / z, self.dist_array)
         k = self.K
-        return np.stack([k[0, 0] * xd + k[0, 2], k[1, 1] * yd + k[1, 2]], axis=1).astype(np.float64)
+        return np.asarray(np.stack([k[0, 0] * xd + k[0, 2], k[1, 1] * yd + k[1, 2]], axis=1), dtype=np.float64)
 
     def in_front_and_valid(self, points_mm: ArrayLike) -> NDArray[np.bool_]:
         """Which points are in front of the camera and inside the lens model's valid cone."""
