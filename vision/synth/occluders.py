@@ -80,12 +80,16 @@ def _hand_parts(piece: dict[str, Any], closed: bool) -> tuple[list[NDArray[Any]]
     tt = tb + np.array([math.cos(th_ang), math.sin(th_ang)]) * 58 * s
     loc.append(_capsule(tb, tt, 10 * s))
     tips.append(tt)
-    # forearm, back from the wrist
-    loc.append(_capsule(np.array([-arm_len, 0.0]), np.array([5.0, 0.0]) * s, 30 * s))
+    # forearm, back from the wrist, swelling toward the elbow (then the upper arm)
+    xs = np.array([10.0, -60.0, -180.0, -300.0, -420.0, -arm_len])
+    rs = np.array([27.0, 31.0, 38.0, 43.0, 45.0, 50.0]) * s
+    loc.append(np.vstack([np.stack([xs, -rs], axis=1), np.stack([xs[::-1], rs[::-1]], axis=1)]))
     sleeve: list[NDArray[Any]] = []
     if piece.get("sleeve") is not None:
         cuff = float(piece.get("cuff_mm", 60.0))
-        sleeve.append(_capsule(np.array([-arm_len - 40, 0.0]), np.array([-cuff, 0.0]) * s, 42 * s, 6))
+        rr = np.interp(-cuff, xs[::-1], rs[::-1]) + 9 * s
+        sleeve.append(np.array([[-cuff, -rr], [-arm_len - 40, -rr - 18 * s], [-arm_len - 40, rr + 18 * s],
+                                [-cuff, rr], [-cuff + 4 * s, 0.0]]))
     to_t = [transform(p, wrist, reach) for p in loc]
     sl_t = [transform(p, wrist, reach) for p in sleeve]
     tips_t = transform(np.array(tips), wrist, reach)
@@ -213,7 +217,7 @@ def random_hand(rng: random.Random, profile: TableProfile) -> dict[str, Any]:
         wrist, reach = [ax + depth * aw, ay + t * ah], 0.0
     return {"kind": rng.choice(["hand", "hand", "hand", "arm"]), "wrist_mm": wrist,
             "reach_deg": reach + rng.uniform(-35, 35), "height_mm": rng.uniform(30, 220),
-            "skin": rng.choice(SKIN), "sleeve": rng.choice(SLEEVES) if rng.random() < 0.7 else None,
+            "skin": rng.choice(SKIN), "sleeve": rng.choice(SLEEVES) if rng.random() < 0.85 else None,
             "scale": rng.uniform(0.85, 1.15), "spread": rng.uniform(0.0, 1.0),
             "cuff_mm": rng.uniform(20, 120), "arm_mm": 1500.0}
 

@@ -18,6 +18,7 @@ colour (indices into the sets), shape_name, colour_name, angle_deg}], "shape_set
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Sequence
 
@@ -166,8 +167,9 @@ def random_city(rng: random.Random, n_tiles: int, face_down_p: float = 0.08,
 def random_scene(seed: int, **options: Any) -> dict[str, Any]:
     """A random Town 77 frame. options: resolution=(W, H) (default 1920x1080),
     n_tiles= (default random 1..49), face_down_p=, hands= (number of hands over the
-    table, default 0), cup= (bool), style options (see random_style) and environment
-    options (see randomize.random_environment)."""
+    table, default 0), cup= (bool), clutter= (number of distractor props off the
+    grid, default 0), style options (see random_style) and environment options (see
+    randomize.random_environment)."""
     rng = random.Random(f"town77:{seed}")
     profile = default_profile(str(options.get("profile", "town77")))
     res = tuple(options.get("resolution", (1920, 1080)))
@@ -181,7 +183,37 @@ def random_scene(seed: int, **options: Any) -> dict[str, Any]:
     n = int(options.get("n_tiles", rng.randint(1, GRID * GRID)))
     cells = random_city(rng, n, float(options.get("face_down_p", 0.08)))
     occ = random_occluders(rng, profile, int(options.get("hands", 0)), bool(options.get("cup", False)))
-    return city_scene(cells, style, env, seed, occ)
+    scene = city_scene(cells, style, env, seed, occ)
+    scene["pieces"] += clutter(rng, style, profile, int(options.get("clutter", 0)))
+    return scene
+
+
+def clutter(rng: random.Random, style: dict[str, Any], profile: TableProfile, n: int) -> list[dict[str, Any]]:
+    """n distractors (cards, tokens, cubes, meeples) on the table but clear of the
+    city's 7 x 7 grid: a reader must not take them for tiles."""
+    if n <= 0:
+        return []
+    from vision.synth.props import random_props
+
+    (ax, ay), (aw, ah) = profile.area_origin_mm, profile.area_size_mm
+    pitch = float(style["pitch_mm"])
+    rows, cols = int(style.get("rows", GRID)), int(style.get("cols", GRID))
+    out: list[dict[str, Any]] = []
+    pool = random_props(rng, (ax - 60, ay - 60, ax + aw + 60, ay + ah + 60), n, n, n, n)
+    rng.shuffle(pool)
+    ang = math.radians(-float(style["angle_deg"]))
+    ox, oy = (float(v) for v in style["origin_mm"])
+    for p in pool:
+        if len(out) >= n:
+            break
+        x, y = (float(v) for v in p["centre_mm"])
+        # in grid coordinates (cells), with a margin of one pitch around the grid
+        u = ((x - ox) * math.cos(ang) - (y - oy) * math.sin(ang)) / pitch
+        v = ((x - ox) * math.sin(ang) + (y - oy) * math.cos(ang)) / pitch
+        if -1.6 < u < cols + 0.6 and -1.6 < v < rows + 0.6:
+            continue
+        out.append(p)
+    return out
 
 
 def tiles_scene(seed: int, **options: Any) -> dict[str, Any]:
