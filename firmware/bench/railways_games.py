@@ -63,7 +63,9 @@ def positions(game: SimGame, catalogue: Catalogue) -> list[Position]:
 
 
 def _mm(p: Point) -> list[float]:
-    return [round(p[0] + ORIGIN[0], 1), round(p[1] + ORIGIN[1], 1)]
+    """Play-area mm -> table mm, unrounded (a station 0.03 mm from an obstacle must not
+    touch it after rounding)."""
+    return [p[0] + ORIGIN[0], p[1] + ORIGIN[1]]
 
 
 def _metro_end(r: Rect, end: Point) -> str:

@@ -51,6 +51,7 @@ MATCH_FRACTION = 0.6        # a reader station within this many sizes of ours is
 LOW_CONFIDENCE = 0.5        # below this the clip count is asked, not proposed
 END_FREE_MM = 30.0          # a link's path may lie inside a station this far from its ends
 NEW_STATION_TOUCH_MM = 2.0  # a new station closer than this to another touches it
+SAME_PATH_MM = 12.0         # two readings of one chain lie this close on average
 READER_TYPES = {"city": StationType.CITY, "town": StationType.TOWN, "suburban": StationType.SUBURBAN,
                 "suburb": StationType.SUBURBAN, "countryside": StationType.COUNTRYSIDE}
 START_TYPES = ("start", "starting-city", "starting_city")
@@ -305,8 +306,26 @@ class RailwaysSession:
                 key = frozenset(x[0] for x in s.ends if x is not None) | {s.colour}
                 if key in known and known[key] not in matched.values():
                     matched[s.index] = known[key]
-        fresh = [s for s in seen if s.index not in matched]
+        links = {k.lid: k for k in pos.links}
+        for s in seen:   # ends misread: the same colour along the same path is the same link
+            if s.index in matched or len(s.path) < 2:
+                continue
+            for lid, k in links.items():
+                if lid not in matched.values() and k.colour == s.colour and \
+                        _path_gap(s.path, self.paths.get(lid, ())) < SAME_PATH_MM:
+                    matched[s.index] = lid
+                    break
+        fresh = [s for s in seen if s.index not in matched and _could_be_a_build(s)]
         vanished = [k.lid for k in pos.links if k.lid not in matched.values()]
+        if vanished and fresh:
+            # an old link the reader missed is likelier than one moved, unless the new link
+            # looks like it (same colour and clip count): then ask
+            moved = [lid for lid in vanished for f in fresh
+                     if links[lid].colour == f.colour and links[lid].clips == f.clips]
+            if moved:
+                return Ask(f"Link moved? {moved[0]} gone, new {fresh[0].colour} link",
+                           (), (), _footprint(fresh[0].path))
+            vanished = []
         if vanished and not fresh:
             if len(vanished) > 2:
                 return Unclear(f"{len(vanished)} links hidden")
@@ -314,9 +333,6 @@ class RailwaysSession:
             return Ask(f"{', '.join(vanished)} missing: put it back", (), (), fp)
         if not fresh:
             return NoChange()
-        if vanished:
-            return Ask(f"Link moved? {vanished[0]} gone, new {fresh[0].colour} link",
-                       (), (), _footprint(fresh[0].path))
         if len(fresh) > 1:
             options: list[Move] = []
             labels: list[str] = []
@@ -722,6 +738,36 @@ class RailwaysSession:
             out["totals"] = dict(self.result.totals)
             out["winners"] = list(self.result.winners)
         return out
+
+
+def _could_be_a_build(s: _Seen) -> bool:
+    """A reading that cannot be a link a player laid (no end at any station, or both ends
+    at the same one) is reader noise, never a move or an alert."""
+    resolved = [e for e in s.ends if e is not None]
+    if not resolved and len(s.new_ends) < 1:
+        return False
+    if len(resolved) == 2 and resolved[0][0] == resolved[1][0]:
+        return False
+    return True
+
+
+def _path_gap(a: Sequence[Point], b: Sequence[Point]) -> float:
+    """Mean distance from points of `a` (every ~10 mm) to the polyline `b`: how far apart two
+    readings of a chain lie (inf when either is missing)."""
+    if len(a) < 2 or len(b) < 2:
+        return math.inf
+    pts = _arc_trimmed(a, 0.0, 0.0)[::5]
+    total = 0.0
+    for p in pts:
+        total += min(_seg_dist(p, u, v) for u, v in zip(b, b[1:]))
+    return total / max(1, len(pts))
+
+
+def _seg_dist(p: Point, a: Point, b: Point) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    L2 = dx * dx + dy * dy
+    t = 0.0 if L2 == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / L2))
+    return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
 
 
 def _is_metro(s: dict[str, Any]) -> bool:

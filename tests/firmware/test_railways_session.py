@@ -233,8 +233,24 @@ def test_vanished_link_is_a_question() -> None:
     gone = s.interpret(observe())
     assert isinstance(gone, Ask)
     assert gone.text == "L1 missing: put it back"
-    moved = s.interpret(observe(dict(RED_TO_TOWN, stations=["S1", "S4"])))
-    assert isinstance(moved, Ask) and moved.text.startswith("Link moved? L1 gone")
+    misread = s.interpret(observe(dict(RED_TO_TOWN, stations=["S1", "S4"])))
+    assert isinstance(misread, NoChange)   # same colour along the same path: ends misread
+    moved = s.interpret(observe(dict(RED_TO_TOWN, stations=["S1", "S4"],
+                                     path_mm=[[226.0, 226.0], [500.0, 380.0], [774.0, 774.0]])))
+    assert isinstance(moved, Ask) and moved.text == "Link moved? L1 gone, new red link"
+
+
+def test_reader_noise_is_not_a_move() -> None:
+    """Chains with no end at a station, or both ends at one station, are ignored; an old
+    link missed while a different new one appears does not block the new one."""
+    s = new_session()
+    v = s.interpret(observe(RED_TO_TOWN))
+    assert isinstance(v, Proposed)
+    s.apply(v.move)
+    noise = [dict(WHITE_TO_CITY, stations=["?", "?"], clips=2), dict(WHITE_TO_CITY, stations=["S2", "S2"], clips=2)]
+    assert isinstance(s.interpret(observe(RED_TO_TOWN, *noise)), NoChange)
+    v = s.interpret(observe(WHITE_TO_CITY, *noise))
+    assert isinstance(v, Proposed) and v.text == "white 9: S-white-B1 white +13"
 
 
 def test_low_confidence_asks_the_count() -> None:
