@@ -44,7 +44,9 @@ _U8_LUT = np.clip(np.round(_srgb_exact(np.arange(1 << 16) / 65535.0) * 255.0), 0
 
 def linear_to_srgb_u8(x: NDArray[Any]) -> NDArray[np.uint8]:
     """Linear 0..1 -> 8-bit sRGB through a 16-bit table (fast for whole frames)."""
-    q = np.clip(np.asarray(x, dtype=np.float32) * np.float32(65535.0) + np.float32(0.5), 0, 65535)
+    q = np.asarray(x, dtype=np.float32) * np.float32(65535.0)
+    q += np.float32(0.5)
+    np.clip(q, 0, 65535, out=q)
     return np.asarray(_U8_LUT[q.astype(np.uint16)], dtype=np.uint8)
 
 

@@ -67,10 +67,17 @@ def motion_kernel(length_px: float, angle_deg: float) -> F32:
 def finish(img: F32, light: dict[str, Any], spec: dict[str, Any], seed: int) -> NDArray[np.uint8]:
     """Linear camera-space radiance -> the uint8 BGR frame the camera would deliver."""
     rng = np.random.default_rng(seed)
-    out = img * colour_gain(light)[None, None, :]
+    gain = colour_gain(light)
     v = float(light.get("vignette", 0.0))
     if v > 0:
-        out *= vignette(out.shape[:2], v)[..., None]
+        # the fall-off is smooth: compute it on a 1/8 grid and fold the colour gain in
+        h, w = img.shape[:2]
+        small = vignette((max(2, h // 8), max(2, w // 8)), v)
+        vig = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+        out = cv2.merge([vig * float(gain[0]), vig * float(gain[1]), vig * float(gain[2])])
+        out *= img
+    else:
+        out = img * gain[None, None, :]
     blur = spec.get("blur") or {}
     d = float(blur.get("defocus_px", 0.0))
     # every real lens + demosaic has a point spread of roughly half a pixel
@@ -83,14 +90,19 @@ def finish(img: F32, light: dict[str, Any], spec: dict[str, Any], seed: int) -> 
     if noise > 0:
         # Poisson-Gaussian sensor noise: variance grows with the signal (shot noise)
         sd = noise / 255.0
-        std = cv2.sqrt(np.clip(out, 0, None) * np.float32(sd * sd / 0.2) + np.float32((0.35 * sd) ** 2))
+        # the noise level follows the pixel's brightness (one channel is enough for that)
+        lum = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
+        std = cv2.sqrt(cv2.max(lum, 0.0) * np.float32(sd * sd / 0.2) + np.float32((0.35 * sd) ** 2))
         n = rng.standard_normal(out.shape[:2], dtype=np.float32)
-        chroma = rng.standard_normal(out.shape, dtype=np.float32) if out.size < 4_000_000 else None
-        # luminance-heavy noise with some chroma, as after demosaicking
-        if chroma is not None:
-            out += std * (0.75 * n[..., None] + 0.45 * chroma)
+        n *= std
+        if out.size < 4_000_000:
+            # luminance-heavy noise with some chroma, as after demosaicking
+            chroma = rng.standard_normal(out.shape, dtype=np.float32)
+            chroma *= (0.45 * std)[..., None]
+            out += chroma
+            out += (0.75 * n)[..., None]
         else:
-            out += std * n[..., None]
+            out += n[..., None]
     u8: NDArray[Any] = linear_to_srgb_u8(out)
     sh = float(spec.get("sharpen", 0.0))
     if sh > 0:

@@ -241,15 +241,24 @@ def apply_lighting(canvas: TableCanvas, light: dict[str, Any], play_bounds_mm: S
     floor = canvas.floor_alpha
     if floor is not None:
         # the floor is far below the table and lit by the room, not by the lamp's pool
-        e = e * (1.0 - floor) + floor * np.float32(float(light.get("floor_light", 0.6)))
+        tmp = e - np.float32(float(light.get("floor_light", 0.6)))
+        tmp *= floor
+        e -= tmp
+        del tmp
     canvas.image *= e[..., None]
-    glare = light.get("glare") or []
-    if glare:
-        gx, gy = canvas.mm_grid(step)
-        add: F32 = np.zeros(gx.shape, dtype=np.float32)
-        for g in glare:
-            px, py = (float(v) for v in g["pos_mm"])
-            r = max(float(g.get("radius_mm", 40.0)), 1.0)
-            add += float(g.get("strength", 0.4)) * np.exp(-((gx - px) ** 2 + (gy - py) ** 2) / (2 * r * r))
-        add = cv2.resize(add, (canvas.width, canvas.height), interpolation=cv2.INTER_LINEAR)
-        canvas.image += add[..., None]
+    del e
+    for g in light.get("glare") or []:
+        # each spot only within 3.5 radii of its centre
+        px, py = (float(v) for v in g["pos_mm"])
+        r = max(float(g.get("radius_mm", 40.0)), 1.0)
+        c = canvas.to_px(np.array([[px, py]]))[0]
+        rp = 3.5 * r * canvas.px_per_mm
+        x0, y0 = max(0, int(c[0] - rp)), max(0, int(c[1] - rp))
+        x1, y1 = min(canvas.width, int(c[0] + rp) + 1), min(canvas.height, int(c[1] + rp) + 1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        xs = (np.arange(x0, x1, dtype=np.float32) - np.float32(c[0])) / np.float32(canvas.px_per_mm)
+        ys = (np.arange(y0, y1, dtype=np.float32) - np.float32(c[1])) / np.float32(canvas.px_per_mm)
+        blob = np.exp(-(xs[None, :] ** 2 + ys[:, None] ** 2) / np.float32(2 * r * r)) * np.float32(
+            float(g.get("strength", 0.4)))
+        canvas.image[y0:y1, x0:x1] += blob[..., None]
