@@ -30,6 +30,8 @@ from rules.railways.simulate import SimGame, SimGeometry, placeholder_catalogue,
 from rules.railways.state import BuiltLink
 from vision.synth import clips as C
 from vision.synth import railways as R
+from vision.synth.colour import lin
+from vision.synth.pieces import register_piece
 
 F64 = NDArray[np.float64]
 Point = tuple[float, float]
@@ -113,6 +115,16 @@ def new_table(game: SimGame, seed: int, resolution: Sequence[int] = (2304, 1296)
                      float(g.clip_length_mm))
 
 
+def draw_blank_board(canvas: Any, piece: dict[str, Any], ctx: Any = None) -> dict[str, Any] | None:
+    """The Gigantopolis board: the Metropolis board's blank side, under its four cards."""
+    c, size = piece["centre"], float(piece["size"])
+    canvas.fill_polygon(R.square(c, size, float(piece.get("angle", 0.0))), lin((90, 90, 96)), 0.3)
+    return None
+
+
+register_piece("blank_board", draw_blank_board)
+
+
 def _square(r: Rect) -> list[list[float]]:
     return [[r.x0, r.y0], [r.x1, r.y0], [r.x1, r.y1], [r.x0, r.y1]]
 
@@ -163,6 +175,10 @@ def scene_after_move(t: GameTable, moves: int, extra_links: Sequence[dict[str, A
         if card.role is Role.METROPOLIS:
             pieces.append({"kind": "metropolis", "centre": list(c), "size": r.w, "angle": 0.0,
                            "types": list(R.METRO_TYPES)})
+    if t.game.variant == "gigantopolis":
+        board = SimGeometry().board_mm
+        c = t.mm((SimGeometry().area_mm / 2, SimGeometry().area_mm / 2))
+        pieces.append({"kind": "blank_board", "centre": list(c), "size": board, "angle": 0.0})
     for i, ob in enumerate(sc.obstacles):
         pieces.append({"kind": "obstacle", "shape": "rect" if len(ob) == 1 else "L",
                        "material": "mountain" if i % 2 == 0 else "lake",
@@ -179,10 +195,10 @@ def scene_after_move(t: GameTable, moves: int, extra_links: Sequence[dict[str, A
                        "angle": 0.0, "player": start, "seed": t.seed_for(f"station:{sid}")})
     if -1 not in t.chains:
         rng = np.random.default_rng(t.seed_for("chain:river"))
-        board = next((r.w for r, card in sc.stations.values()
-                      if t.catalogue[card].role is Role.METROPOLIS), 0.0)
-        # the River starts at the board's edge (as vision.synth.railways lays it), not under it
-        river_path = trim(sc.river, max(0.0, board / 2 - 20.0), 0.0) if board else sc.river
+        # the River starts at the board's edge (as vision.synth.railways lays it), not under
+        # it; on the Gigantopolis board, clear of its four cards
+        half = SimGeometry().board_mm / 2
+        river_path = trim(sc.river, half + 2.0 if t.game.variant == "gigantopolis" else half - 20.0, 0.0)
         poses = lay_chain(rng, [t.mm(p) for p in river_path], R.RIVER_CLIPS, t.clip_length_mm)
         river = _chain_piece(t, "river", "blue", poses)
         river["kind"] = "river"
