@@ -110,6 +110,11 @@ class CameraModel:
     # ----- intrinsics --------------------------------------------------------------
     @property
     def K(self) -> F64:
+        if "K" not in self._cache:
+            self._cache["K"] = self._intrinsics()
+        return np.array(self._cache["K"], dtype=np.float64)
+
+    def _intrinsics(self) -> F64:
         w, h = self.resolution
         half = math.tan(math.radians(self.hfov_deg) / 2)
         d = tuple(self.dist) + (0.0,) * 5

@@ -74,25 +74,27 @@ def finish(img: F32, light: dict[str, Any], spec: dict[str, Any], seed: int) -> 
         h, w = img.shape[:2]
         small = vignette((max(2, h // 8), max(2, w // 8)), v)
         vig = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-        out = cv2.merge([vig * float(gain[0]), vig * float(gain[1]), vig * float(gain[2])])
+        out: NDArray[Any] = np.asarray(cv2.merge([vig * float(gain[0]), vig * float(gain[1]),
+                                                  vig * float(gain[2])]), dtype=np.float32)
         out *= img
     else:
-        out = img * gain[None, None, :]
+        out = np.asarray(img * gain[None, None, :], dtype=np.float32)
     blur = spec.get("blur") or {}
     d = float(blur.get("defocus_px", 0.0))
     # every real lens + demosaic has a point spread of roughly half a pixel
     sigma = math.sqrt(0.45 ** 2 + d * d)
-    out = cv2.GaussianBlur(out, (0, 0), sigma)
+    out = np.asarray(cv2.GaussianBlur(out, (0, 0), sigma), dtype=np.float32)
     m = float(blur.get("motion_px", 0.0))
     if m >= 1.0:
-        out = cv2.filter2D(out, -1, motion_kernel(m, float(blur.get("motion_deg", 0.0))))
+        out = np.asarray(cv2.filter2D(out, -1, motion_kernel(m, float(blur.get("motion_deg", 0.0)))),
+                         dtype=np.float32)
     noise = float(spec.get("noise", 0.0))
     if noise > 0:
         # Poisson-Gaussian sensor noise: variance grows with the signal (shot noise)
         sd = noise / 255.0
         # the noise level follows the pixel's brightness (one channel is enough for that)
         lum = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
-        std = cv2.sqrt(cv2.max(lum, 0.0) * np.float32(sd * sd / 0.2) + np.float32((0.35 * sd) ** 2))
+        std = cv2.sqrt(np.maximum(lum, 0.0) * np.float32(sd * sd / 0.2) + np.float32((0.35 * sd) ** 2))
         n = rng.standard_normal(out.shape[:2], dtype=np.float32)
         n *= std
         if out.size < 4_000_000:
