@@ -86,6 +86,8 @@ def _decode(line: bytes, expect_seq: int) -> Record | str:
         return "checksum mismatch"
     if seq != expect_seq:
         return f"sequence number {seq}, expected {expect_seq}"
+    if encode(seq, kind, data) != line + b"\n":
+        return "not byte-for-byte what was written"
     return Record(seq, kind, data)
 
 

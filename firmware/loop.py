@@ -94,6 +94,7 @@ class LoopConfig:
     motion: MotionConfig = field(default_factory=MotionConfig)
     preview_interval: float = 0.1      # seconds between preview frames
     look_change: float = 0.0005        # preview change since the last look that warrants a look
+    look_pixel_threshold: int = 8      # grey levels: a tile as bright as the cloth still counts
     retry_first: float = 1.0           # camera back-off: 1, 2, 4 ... retry_max seconds
     retry_max: float = 30.0
     flash_times: int = 3               # inverted flashes of an illegal-move alert
@@ -156,7 +157,7 @@ class Referee:
         self.ended_stream = False
         self.events: list[str] = []        # what happened, for tests and benches
         self.timings: list[float] = []     # still-period end -> verdict shown, seconds
-        self._still_since: float | None = None
+        self._moved_since_look = True
         self.final_summary: dict[str, Any] | None = None
         self.already_done = False
         self._shown: bytes | None = None
@@ -366,15 +367,17 @@ class Referee:
                 if _is_unreadable(e):
                     self.note(f"skipped: {e}")
                     continue
+                if self.cfg.replay or type(e).__name__ == "CameraSpecError":
+                    raise   # a recording that cannot be read will not come back: say so
                 backoff = self._camera_lost(e, backoff)
                 continue
             now = self.clock.now()
             state = self.motion.update(preview, now)
             if state.moving:
-                self._still_since = None
-            elif self._still_since is None:
-                self._still_since = now - state.still_for
-            if self.motion.is_still(now) and self._changed_since_look(preview):
+                self._moved_since_look = True
+            if self.motion.is_still(now) and (self._moved_since_look
+                                              or self._changed_since_look(preview)):
+                self._moved_since_look = False
                 still_end = self.clock.now()
                 self._look(preview, still_end)
                 if self.session is None:
@@ -388,7 +391,7 @@ class Referee:
         if self.last_look_preview is None or self.last_look_preview.shape != preview.shape:
             return True
         d = cv2.absdiff(preview, self.last_look_preview)
-        frac = float(np.count_nonzero(d > self.cfg.motion.pixel_threshold)) / d.size
+        frac = float(np.count_nonzero(d > self.cfg.look_pixel_threshold)) / d.size
         return frac > self.cfg.look_change
 
     def _camera_lost(self, error: Exception, backoff: float) -> float:
@@ -456,6 +459,8 @@ class Referee:
             fit = locate_table(image, self.profile)
         except TableNotFound:
             return Unclear("markers hidden")
+        except (cv2.error, ValueError, np.linalg.LinAlgError) as e:
+            return Unclear(f"markers unusable: {e.__class__.__name__}")
         moved = self._table_moved(fit)
         self.fit = fit
         if moved:
@@ -466,7 +471,13 @@ class Referee:
                                   AnalyzeOptions(self.profile, previous=self.previous_image))
         except ReadError as e:
             return Unclear(f"unreadable: {e}")
-        verdict = self.session.interpret(obs)
+        except Exception as e:  # noqa: BLE001  a reader bug must not stop the evening
+            log.debug("reader failed", exc_info=True)
+            return Unclear(f"reader failed: {e.__class__.__name__}")
+        try:
+            verdict = self.session.interpret(obs)
+        except (RulesError, KeyError, TypeError, ValueError) as e:
+            return Unclear(f"observation not understood: {e.__class__.__name__}")
         view = self._guard_view(image, fit)
         verdict = self._guard(verdict, view)
         self.previous_view = view

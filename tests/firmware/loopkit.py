@@ -67,7 +67,8 @@ def referee(tmp: Path, frames: Sequence[np.ndarray | None], buttons: Sequence[st
             lost: Sequence[int] = (), players: int = 2, **cfg: Any) -> Referee:
     """A replay-mode referee on the mini table, town77 fixed, players chosen by script."""
     script = ["NEXT"] * (players - 2) + ["SELECT"] + list(buttons)
-    config = LoopConfig(replay=True, **cfg)
+    cfg.setdefault("replay", True)
+    config = LoopConfig(**cfg)
     return Referee(ListCamera(frames, lost), NullDisplay(), ScriptButtons(script), Journal(tmp),
                    clock=VirtualClock(), config=config, game="town77",
                    profile=minitable.PROFILE, analyze=minitable.loop_analyze)

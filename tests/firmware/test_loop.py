@@ -63,16 +63,32 @@ def test_two_tiles_at_once_ask_and_the_players_choose(tmp_path: Path) -> None:
     assert moves[1]["source"] == "confirmed"
 
 
-def test_camera_lost_backs_off_and_comes_back(tmp_path: Path, game6: tuple) -> None:
-    """An unplugged camera shows the lost screen, waits 1, 2, 4 s, then the game goes on."""
-    placements, frames = game6
-    ref = referee(tmp_path, frames[:5], lost=[20, 21, 22])
+def test_camera_lost_backs_off_and_comes_back(tmp_path: Path) -> None:
+    """An unplugged live camera shows the lost screen, waits 1, 2, 4 s, then the game goes on."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)})]
+    ref = referee(tmp_path, frames, lost=[5, 6, 7], replay=False)
+    shown = []
+    show = ref.display.show
+    ref.display.show = lambda im: (shown.append(im.tobytes()), show(im))  # type: ignore[method-assign]
     ref.run()
     lost = [e for e in ref.events if e.startswith("camera lost")]
     assert len(lost) == 3
     assert ref.clock.now() > 7.0     # type: ignore[attr-defined]
+    from firmware.screens.base import camera_lost_screen
+    assert camera_lost_screen(4).tobytes() in shown
     moves = [r for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
     assert len(moves) == 2
+
+
+def test_a_recording_that_cannot_be_read_stops_with_its_error(tmp_path: Path, game6: tuple) -> None:
+    """A recording (replay) whose camera fails is not retried for ever: the error surfaces."""
+    from firmware.camera.base import CameraError
+    _, frames = game6
+    ref = referee(tmp_path, frames[:3], lost=[5])
+    with pytest.raises(CameraError, match="camera unplugged"):
+        ref.run()
+    assert ref.journal.closed
 
 
 def test_corrupt_frame_is_skipped(tmp_path: Path) -> None:
