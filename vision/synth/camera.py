@@ -54,14 +54,26 @@ def undistort_normalized(xd: F64, yd: F64, dist: Sequence[float] | F64, iters: i
     strong barrel of 120-degree lenses, where OpenCV's fixed-point iteration drifts."""
     if not any(abs(float(v)) > 0 for v in dist):
         return xd.copy(), yd.copy()
-    x, y = xd.copy(), yd.copy()
-    # start from the radial-only inverse guess to stay on the monotonic branch
-    k1 = float(list(dist)[0])
-    r2 = xd * xd + yd * yd
-    g = 1.0 / np.maximum(1 + k1 * r2, 0.3)
+    d5 = [float(v) for v in (list(dist) + [0.0] * 5)[:5]]
+    limit = radial_limit(d5)
+    # start from the exact radial-only inverse (bisection on the monotonic branch), then
+    # let Newton add the small tangential part
+    rd = np.sqrt(xd * xd + yd * yd)
+    lo = np.zeros_like(rd)
+    hi = np.full_like(rd, limit)
+    for _ in range(48):
+        mid = 0.5 * (lo + hi)
+        m2 = mid * mid
+        f = mid * (1 + m2 * (d5[0] + m2 * (d5[1] + m2 * d5[4])))
+        below = f < rd
+        lo = np.where(below, mid, lo)
+        hi = np.where(below, hi, mid)
+    ru = 0.5 * (lo + hi)
+    g = np.where(rd > 1e-12, ru / np.maximum(rd, 1e-12), 1.0)
     x, y = xd * g, yd * g
+    if d5[2] == 0.0 and d5[3] == 0.0:
+        return x, y
     eps = 1e-6
-    limit = radial_limit(dist)
     for _ in range(iters):
         fx, fy = distort_normalized(x, y, dist)
         ex, ey = fx - xd, fy - yd
@@ -76,9 +88,9 @@ def undistort_normalized(xd: F64, yd: F64, dist: Sequence[float] | F64, iters: i
         x = x - dx
         y = y - dy
         r = np.sqrt(x * x + y * y)
-        over = r > limit
+        over = r > limit * 0.999
         if np.any(over):
-            s = np.where(over, limit / np.maximum(r, 1e-12), 1.0)
+            s = np.where(over, limit * 0.999 / np.maximum(r, 1e-12), 1.0)
             x, y = x * s, y * s
         # 1e-9 in normalized units is ~1e-6 px; the numerical Jacobian cannot do better
         if float(np.max(np.abs(dx)) + np.max(np.abs(dy))) < 1e-9:

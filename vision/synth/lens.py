@@ -28,8 +28,32 @@ def _ratio(ru: NDArray[Any], s: float) -> NDArray[Any]:
 
 def make_lens(hfov_deg: float, strength: float, resolution: tuple[int, int],
               tangential: tuple[float, float] = (0.0, 0.0)) -> dict[str, Any]:
-    """A lens dict whose frame spans hfov_deg horizontally with the given barrel strength."""
+    """A lens dict whose frame spans hfov_deg horizontally with the given barrel strength
+    (lowered a little where the polynomial cannot stay one-to-one out to the corner)."""
     s = max(0.0, min(1.0, strength))
+    for _ in range(30):
+        lens = _fit_lens(hfov_deg, s, resolution, tangential)
+        if _corner_ok(lens, resolution):
+            return lens
+        s *= 0.9
+    return {"hfov_deg": float(hfov_deg), "dist": [0.0, 0.0, float(tangential[0]), float(tangential[1]), 0.0]}
+
+
+def _corner_ok(lens: dict[str, Any], resolution: tuple[int, int]) -> bool:
+    """Whether the frame's corner lies well inside the model's monotonic range."""
+    from vision.synth.camera import CameraModel, distort_normalized
+
+    d = [float(v) for v in lens["dist"]]
+    cam = CameraModel(resolution, float(lens["hfov_deg"]), tuple(d))
+    k = cam.K
+    corner_d = math.hypot(resolution[0] / 2, resolution[1] / 2) / k[0, 0]
+    lim = radial_limit(d)
+    rd, _ = distort_normalized(np.array([lim * 0.98]), np.array([0.0]), (d[0], d[1], 0.0, 0.0, d[4]))
+    return bool(float(rd[0]) > corner_d * 1.02)
+
+
+def _fit_lens(hfov_deg: float, s: float, resolution: tuple[int, int],
+              tangential: tuple[float, float]) -> dict[str, Any]:
     w, h = resolution
     th = math.radians(hfov_deg) / 2
     rd_edge = float(_ratio(np.array([math.tan(th)]), s)[0]) * math.tan(th)
