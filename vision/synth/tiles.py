@@ -12,7 +12,8 @@ Piece dicts:
 A tile style: {"art": "light"|"dark"|"outlined"|"inverse"|"textured", "face": [b,g,r],
 "back": [b,g,r], "back_logo": bool, "border": [b,g,r]|null, "symbol_scale": 0.5-0.8,
 "corner_mm": r, "thickness_mm": t, "edge": [b,g,r] (the board's cut edge),
-"misprint_mm": max print offset of the symbol}
+"misprint_mm": max print offset of the symbol, "gloss": 0..1 share of tiles catching
+a specular sheen}
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def random_tile_style(rng: random.Random, art: str | None = None) -> dict[str, A
         "thickness_mm": rng.uniform(1.5, 3.0),
         "edge": rng.choice([[150, 160, 165], [90, 95, 100], [200, 205, 205], [30, 30, 30]]),
         "misprint_mm": rng.uniform(0.0, 0.5), "seed": rng.randrange(1 << 30),
+        "gloss": rng.choice([0.0, rng.uniform(0.2, 1.0)]),
     }
 
 
@@ -183,7 +185,8 @@ def draw_tile_at(canvas: TableCanvas, centre: Sequence[float] | NDArray[Any], si
     if art == "inverse":
         sym_c = lin(style.get("face", [235, 235, 235]))
     else:
-        sym_c = lin(colour)
+        # print runs differ a little from tile to tile
+        sym_c = tuple(v * (1.0 + rng.gauss(0.0, 0.025)) for v in lin(colour))  # type: ignore[assignment]
     if art == "outlined":
         scov = _outline(scov, max(1.0, side * 0.07 * px))
     if art == "textured":
@@ -192,6 +195,20 @@ def draw_tile_at(canvas: TableCanvas, centre: Sequence[float] | NDArray[Any], si
         canvas.blend(scov, col, None)
     else:
         canvas.blend(scov, sym_c, None)
+    _sheen(canvas, cov, float(style.get("gloss", 0.0)), rng)
+
+
+def _sheen(canvas: TableCanvas, cov: Coverage, gloss: float, rng: random.Random) -> None:
+    """A glossy tile catches the lamp: a soft white gradient across part of its face."""
+    if gloss <= 0 or cov.empty or rng.random() > gloss:
+        return
+    h, w = cov.alpha.shape
+    a = rng.uniform(0, 2 * np.pi)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    t = ((xx - w / 2) * np.cos(a) + (yy - h / 2) * np.sin(a)) / max(w, h) + rng.uniform(-0.3, 0.3)
+    band = np.exp(-(t / rng.uniform(0.12, 0.35)) ** 2) * np.float32(rng.uniform(0.04, 0.25) * gloss)
+    sy, sx = cov.slices()
+    canvas.image[sy, sx] += (band * cov.alpha)[..., None]
 
 
 def draw_tile(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) -> dict[str, Any]:
