@@ -72,7 +72,7 @@ class TableProfile:
 
 def _need(d: dict[str, Any], key: str, where: str) -> Any:
     if key not in d:
-        raise ProfileError(f"{where}: missing '{key}'; add it (see docs/profiles.md)")
+        raise ProfileError(f"{where}: missing '{key}'; add it (see docs/calibration.md, 'Profile file')")
     return d[key]
 
 

@@ -54,7 +54,7 @@ def test_profile_errors_name_the_file_and_the_fix(tmp_path: Path) -> None:
                         "'tableref calibrate table'")
     assert _err({"table": 3, "markers": [m]}) == "t.toml: [table] must be a table"
     assert _err({"markers": [{"size_mm": 40, "centre_mm": [0, 0]}]}) == \
-        "t.toml: [[markers]] #1: missing 'id'; add it (see docs/profiles.md)"
+        "t.toml: [[markers]] #1: missing 'id'; add it (see docs/calibration.md, 'Profile file')"
     assert _err({"markers": [dict(m, id=60)]}) == \
         "t.toml: [[markers]] #1: id must be an integer 0..49 (DICT_4X4_50), got 60"
     assert _err({"markers": [m, m]}) == \
@@ -66,6 +66,6 @@ def test_profile_errors_name_the_file_and_the_fix(tmp_path: Path) -> None:
     assert _err({"homography": {"image_to_table": [[1, 0], [0, 1]]}}) == \
         "t.toml: [homography] image_to_table: expected a 3x3 list of numbers"
     assert _err({"markers": [m], "lens": {"image_size": [10, 10]}}) == \
-        "t.toml: [lens]: missing 'camera_matrix'; add it (see docs/profiles.md)"
+        "t.toml: [lens]: missing 'camera_matrix'; add it (see docs/calibration.md, 'Profile file')"
     assert _err({"markers": [m], "table": {"area_size_mm": "big"}}) == \
         "t.toml: [table] area_size_mm: expected two numbers like [120.0, 80.0], got 'big'"
