@@ -112,6 +112,9 @@ def random_scene(seed: int, **options: Any) -> dict[str, Any]:
     light["glare"] = light["glare"][:1]
     light.update(options.get("light") or {})
     surface = random_surface(rng, bounds)
+    # a small table (a desk, a board on the floor): keeps the canvas, and the render, small
+    m = [rng.uniform(60, 250) for _ in range(4)]
+    surface["table_mm"] = [-m[0], -m[1], bw + m[2], bh + m[3]]
     surface.update(options.get("surface") or {})
     degrade = random_degrade(rng)
     degrade["noise"] = min(float(degrade["noise"]), 3.0)
