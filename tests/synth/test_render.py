@@ -121,3 +121,15 @@ def test_bad_scene_is_one_line_error() -> None:
     """A scene with a piece lacking a kind fails with a SceneError naming it."""
     with pytest.raises(SceneError, match="'pieces' #1 needs a 'kind'"):
         render_scene({"resolution": [64, 48], "profile": "town77", "pieces": [{"centre_mm": [0, 0]}]})
+
+
+def test_piece_missing_key_is_one_line_error() -> None:
+    """A tile without its centre fails with a SceneError naming the piece and the key."""
+    with pytest.raises(SceneError, match=r"scene 'pieces' #1 \(tile\) lacks 'centre_mm'; add it"):
+        render_scene({"resolution": [64, 48], "profile": "town77", "pieces": [{"kind": "tile"}]})
+
+
+def test_unknown_surface_is_one_line_error() -> None:
+    """An unknown surface kind names the kinds there are."""
+    with pytest.raises(SceneError, match="unknown surface kind 'marble'; use one of: wood, felt"):
+        render_scene({"resolution": [64, 48], "profile": "town77", "surface": {"kind": "marble"}})

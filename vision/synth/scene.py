@@ -143,7 +143,10 @@ def render_scene(scene: dict[str, Any]) -> Rendered:
         c = camera.centre
         canvas.eye = (float(c[0]), float(c[1]), float(-c[2]))
     surf = dict(scene.get("surface") or {"kind": "mat", "tone": "light", "seed": seed})
-    draw_surface(canvas, surf)
+    try:
+        draw_surface(canvas, surf)
+    except (KeyError, TypeError, ValueError) as e:
+        raise SceneError(f"scene 'surface': {str(e).splitlines()[0] if str(e) else e}") from None
     markers = draw_markers(canvas, profile, scene.get("markers"), seed=int(surf.get("seed", seed)))
     piece_truth: list[dict[str, Any]] = []
     for group, key in (("pieces", "pieces"), ("occluders", "occluders")):
@@ -154,7 +157,14 @@ def render_scene(scene: dict[str, Any]) -> Rendered:
             ctx = DrawContext(rng=random.Random(f"{seed}:{group}:{i}"),
                               nprng=np.random.default_rng([seed, 1 if group == "pieces" else 2, i]),
                               scene=scene, profile=profile, index=i)
-            t = fn(canvas, piece, ctx)
+            try:
+                t = fn(canvas, piece, ctx)
+            except KeyError as e:
+                raise SceneError(f"scene '{key}' #{i + 1} ({piece['kind']}) lacks {e}; add it "
+                                 "(see docs/synthetic-table.md)") from None
+            except (TypeError, ValueError, IndexError) as e:
+                msg = str(e).splitlines()[0] if str(e) else e.__class__.__name__
+                raise SceneError(f"scene '{key}' #{i + 1} ({piece['kind']}): {msg}") from None
             if t is not None:
                 t = dict(t)
                 t.setdefault("kind", piece["kind"])
