@@ -111,6 +111,8 @@ def make_canvas(scene: dict[str, Any], camera: CameraModel, profile: TableProfil
         raise SceneError("the camera does not see the table; point 'camera' target_mm at the play area")
     ppm = float(scene.get("px_per_mm") or OVERSAMPLE * finest)
     cap = math.sqrt(float(scene.get("max_canvas_px", MAX_CANVAS_PX)) / ((x1 - x0) * (y1 - y0)))
+    # and cv2.remap takes sources under 32767 px a side
+    cap = min(cap, 32000.0 / max(x1 - x0, y1 - y0))
     ppm = max(0.5, min(ppm, cap))
     return TableCanvas((x0, y0), (x1 - x0, y1 - y0), ppm, background=None)
 
@@ -178,6 +180,9 @@ def render_scene(scene: dict[str, Any]) -> Rendered:
     floor = lin((surf.get("floor") or [40, 45, 50]))
     bg = tuple(v * float(light.get("floor_light", 0.6)) for v in floor)
     radiance = render_plane(canvas, camera, bg)
+    canvas_info = {"origin_mm": list(canvas.origin_mm), "size_mm": list(canvas.size_mm),
+                   "px_per_mm": canvas.px_per_mm}
+    del canvas              # free the canvas (up to ~0.5 GB) before the sensor pass
     image = finish(radiance, light, dict(scene.get("degrade") or {}), seed)
     del radiance
     cam_dict = camera.to_dict()
@@ -190,8 +195,7 @@ def render_scene(scene: dict[str, Any]) -> Rendered:
                       "corners_mm": area_corners},
         "pieces": [t for t in piece_truth if t["group"] == "pieces"],
         "occluders": [t for t in piece_truth if t["group"] == "occluders"],
-        "canvas": {"origin_mm": list(canvas.origin_mm), "size_mm": list(canvas.size_mm),
-                   "px_per_mm": canvas.px_per_mm},
+        "canvas": canvas_info,
         "camera": cam_dict,
     }
     for k, v in (scene.get("meta") or {}).items():
