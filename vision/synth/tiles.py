@@ -238,14 +238,16 @@ def draw_stack(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) -> 
     levels = piece.get("levels") or [{}]
     out_levels = []
     for k, lv in enumerate(levels):
-        off = lv.get("offset_mm", [ctx.rng.uniform(-1.2, 1.2), ctx.rng.uniform(-1.2, 1.2)])
+        # hand-stacked blocks never sit exactly on each other: each level's edge shows
+        off = lv.get("offset_mm", [ctx.rng.uniform(-2.5, 2.5), ctx.rng.uniform(-2.5, 2.5)])
         c = centre + np.asarray(off, dtype=np.float64)
-        a = angle + float(lv.get("angle_deg", ctx.rng.uniform(-2.5, 2.5)))
+        a = angle + float(lv.get("angle_deg", ctx.rng.uniform(-4.0, 4.0)))
         st = dict(style)
         st["art"] = "inverse" if lv.get("shape") else "light"
         if lv.get("colour") is not None and not lv.get("shape"):
             st["face"] = lv["colour"]
-        st["edge"] = [30, 30, 30]
+        # the block's sides: its own colour in shade, with a dark seam on top
+        st["edge"] = [int(v * 0.45) for v in (lv.get("colour") or [120, 120, 120])]
         draw_tile_at(canvas, c, side, a, st, lv.get("shape"), lv.get("colour"), False, k * th, ctx.rng)
         out_levels.append({"centre_mm": c.tolist(), "angle_deg": a, "colour": lv.get("colour"),
                            "shape": lv.get("shape"), "top_mm": (k + 1) * th})
