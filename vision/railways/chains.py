@@ -1,0 +1,180 @@
+"""Chains of clips: wire evidence per colour, bands, centre lines, gaps bridged, and the
+straightened strip along each chain that the clip counter reads.
+
+Why per colour: a link is one player's colour from end to end, so two links crossing
+separate by colour; only a player's own links crossing each other share a band, and the
+skeleton pairs those at the crossing. A chain covered by another (crossings, cubes, a
+hand) leaves a gap; ends that face each other across a short gap are joined.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.railways import skeleton as sk
+from vision.railways.clip_counter import STEP_MM
+from vision.railways.config import RailwaysConfig
+from vision.railways.frame import TopView
+
+U8 = NDArray[Any]
+F32 = NDArray[Any]
+F64 = NDArray[Any]
+
+
+@dataclass
+class Chain:
+    """A chain's centre line in table mm (from one end to the other) and its colour."""
+
+    colour: str
+    path_mm: F64
+    pieces: int = 1                      # how many visible pieces were joined
+    ends_free: list[bool] = field(default_factory=lambda: [True, True])
+
+
+def wire_maps(view: TopView, colours: dict[str, tuple[int, int, int]], cfg: RailwaysConfig,
+              bg: U8) -> tuple[dict[str, U8], dict[str, U8]]:
+    """Wire evidence per colour (0..255) and where each colour is invisible (0/1)."""
+    from vision.railways.frame import mixing_evidence
+    return mixing_evidence(view.image, bg, colours)
+
+
+def bands(wire: U8, cfg: RailwaysConfig) -> U8:
+    """Where wire is dense enough to be a chain (not a grid line or a printed rule), at
+    1 px/mm: a 0/1 mask."""
+    t = int(cfg.wire_threshold * 255)
+    m = (wire > t).astype(np.float32)
+    k = max(3, int(round(7.0 * cfg.px_per_mm)))
+    dens = cv2.blur(m, (k, k))
+    small = cv2.resize(dens, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
+                       interpolation=cv2.INTER_AREA)
+    band: U8 = (small > 0.1).astype(np.uint8)
+    band = cv2.morphologyEx(band, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    return np.asarray(band, dtype=np.uint8)
+
+
+def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -> list[F64]:
+    """Centre lines (table mm) of every band blob big enough to be a chain."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
+    out: list[F64] = []
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < cfg.min_chain_area_mm2:
+            continue
+        x, y, w, h = stats[i, 0], stats[i, 1], stats[i, 2], stats[i, 3]
+        if max(w, h) < 14:
+            continue
+        crop = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+        crop = np.pad(crop, 2)
+        for p in sk.paths(crop, cfg.spur_mm):
+            if sk.path_length(p) < 10:
+                continue
+            p = sk.smooth(p, 9) + np.array([x - 2, y - 2]) + 0.5
+            out.append(np.asarray(p + np.asarray(origin_mm), dtype=np.float64))
+    return out
+
+
+def bridge(paths: list[F64], cfg: RailwaysConfig) -> list[tuple[F64, int]]:
+    """Join path ends that face each other across a short gap; returns (path, pieces).
+    Candidate joins are scored once and taken greedily, best first, each end once."""
+    paths = [p for p in paths if sk.path_length(p) >= 8.0]
+    n = len(paths)
+    if n < 2:
+        return [(p, 1) for p in paths]
+    ends = np.array([[p[0], p[-1]] for p in paths]).reshape(-1, 2)          # 2n x 2
+    dirs = np.array([[sk.end_direction(p, True, 15.0), sk.end_direction(p, False, 15.0)]
+                     for p in paths]).reshape(-1, 2)
+    dist = np.hypot(ends[:, None, 0] - ends[None, :, 0], ends[:, None, 1] - ends[None, :, 1])
+    lim = math.cos(math.radians(cfg.bridge_angle_deg))
+    cands: list[tuple[float, int, int]] = []
+    ii, jj = np.nonzero((dist <= cfg.bridge_mm) & (dist > 1e-6))
+    for a_, b_ in zip(ii.tolist(), jj.tolist()):
+        if a_ >= b_ or a_ // 2 == b_ // 2:
+            continue
+        gap = float(dist[a_, b_])
+        g = (ends[b_] - ends[a_]) / gap
+        da, db = dirs[a_], dirs[b_]
+        if gap > 6.0 and (float(da @ g) < lim or float(-db @ g) < lim):
+            continue
+        if float(da @ -db) < lim * 0.8:
+            continue
+        cands.append((gap * (2.0 - float(da @ g) - float(-db @ g)) + gap * 0.05, a_, b_))
+    cands.sort()
+    partner: dict[int, int] = {}
+    group = list(range(n))
+
+    def find(x: int) -> int:
+        while group[x] != x:
+            group[x] = group[group[x]]
+            x = group[x]
+        return x
+
+    for _, a_, b_ in cands:
+        if a_ in partner or b_ in partner:
+            continue
+        if find(a_ // 2) == find(b_ // 2):      # would close a loop
+            continue
+        partner[a_] = b_
+        partner[b_] = a_
+        group[find(a_ // 2)] = find(b_ // 2)
+    out: list[tuple[F64, int]] = []
+    used: set[int] = set()
+    for i in range(n):
+        if i in used:
+            continue
+        # find a free end of this group's chain: walk from path i's start end backwards
+        cur, end_in = i, 0            # end_in: which end of `cur` we entered by (0 start)
+        seen_walk: set[int] = {i}
+        while (2 * cur + end_in) in partner:
+            nxt = partner[2 * cur + end_in]
+            cur = nxt // 2
+            end_in = 1 - (nxt % 2)
+            if cur in seen_walk:
+                break
+            seen_walk.add(cur)
+        # now cur's end `end_in` is free: walk forward from it
+        pieces: list[F64] = []
+        c, e_in = cur, end_in
+        while True:
+            used.add(c)
+            p = paths[c]
+            pieces.append(p if e_in == 0 else p[::-1])
+            out_end = 2 * c + (1 - e_in)
+            if out_end not in partner:
+                break
+            nxt = partner[out_end]
+            c, e_in = nxt // 2, nxt % 2
+            if c in used:
+                break
+        out.append((np.vstack(pieces), len(pieces)))
+    return out
+
+
+def extend(path: F64, by_mm: float) -> F64:
+    """The path with straight runs of by_mm added at both ends."""
+    d0 = sk.end_direction(path, True, 12.0)
+    d1 = sk.end_direction(path, False, 12.0)
+    return np.vstack([path[0] + d0 * by_mm, path, path[-1] + d1 * by_mm])
+
+
+def strip(values: F32, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F64, F64]:
+    """Sample `values` (a top-view map) along the path every STEP_MM, across +-half_mm.
+    Returns the strip (rows along), the sample centres (mm) and the unit normals."""
+    pts = sk.resample(path_mm, STEP_MM)
+    if len(pts) < 2:
+        return np.zeros((0, 1), np.float32), pts, pts
+    tang = np.gradient(pts, axis=0)
+    tang = cv2.GaussianBlur(tang.reshape(-1, 1, 2), (1, 21), 0).reshape(-1, 2)
+    tang /= np.maximum(np.linalg.norm(tang, axis=1, keepdims=True), 1e-9)
+    nrm = np.stack([-tang[:, 1], tang[:, 0]], axis=1)
+    offs = np.arange(-half_mm, half_mm + 1e-9, STEP_MM)
+    grid = pts[:, None, :] + offs[None, :, None] * nrm[:, None, :]
+    px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
+    mx = px[..., 0].astype(np.float32)
+    my = px[..., 1].astype(np.float32)
+    s = cv2.remap(values, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+    return np.asarray(s, dtype=np.float32), pts, nrm

@@ -1,0 +1,52 @@
+"""Every threshold of the railway reader in one place, in table millimetres where it is a
+length, so a stage never hides a magic number and a table can be tuned without code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Normalised BGR (paper white ~235, ink black ~25) of each piece colour.
+CLIP_COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (58, 60, 176), "white": (238, 234, 228), "green": (64, 140, 60),
+    "black": (30, 36, 48), "yellow": (82, 216, 234),
+    "blue": (176, 100, 52), "silver": (182, 176, 170),
+}
+PLAYER_COLOURS = ("red", "white", "green", "black", "yellow")
+RIVER_COLOURS = ("blue", "silver")
+CARD_COLOURS: dict[str, tuple[int, int, int]] = {
+    "city": (72, 230, 252), "town": (44, 157, 236), "suburban": (80, 74, 214),
+    "countryside": (98, 194, 104), "start": (236, 205, 220),
+}
+CUBE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (62, 58, 190), "white": (232, 232, 228), "green": (72, 146, 56),
+    "black": (40, 40, 42), "yellow": (60, 206, 236),
+}
+OBSTACLE_COLOURS: dict[str, tuple[int, int, int]] = {"mountain": (104, 126, 140), "lake": (186, 146, 100)}
+
+
+@dataclass(frozen=True)
+class RailwaysConfig:
+    """Reader settings; defaults suit a 1 m table seen from 1.0-1.4 m."""
+
+    px_per_mm: float = 2.0              # top-down working resolution (0.5 mm pixels)
+    margin_mm: float = 8.0              # read this far outside the play area
+    colour_sigma: float = 34.0          # Lab distance scale of colour membership
+    thin_kernel_mm: float = 3.5         # wider than a wire, narrower than a clip loop
+    wire_threshold: float = 0.2        # thin-structure membership that counts as wire
+    band_close_mm: float = 5.0          # closes a clip's loops into one band
+    min_chain_area_mm2: float = 120.0   # smaller wire blobs are noise
+    spur_mm: float = 14.0               # skeleton spurs shorter than this are pruned
+    bridge_mm: float = 45.0             # gaps a chain may jump (under other chains, cubes)
+    bridge_angle_deg: float = 40.0
+    station_side_mm: tuple[float, float] = (48.0, 76.0)
+    metro_side_mm: tuple[float, float] = (110.0, 170.0)
+    card_min_fill: float = 0.72
+    end_station_mm: float = 18.0        # a chain end this near a station ends in it
+    default_clip_mm: float = 32.0       # clip length when no River is seen
+    clip_width_ratio: float = 9.0 / 32.0
+    wire_ratio: float = 1.25 / 32.0
+    strip_half_mm: float = 7.5
+    touch_mm: float = 0.5               # footprints closer than this touch
+    confident: float = 0.5              # confidence at or above this is "confident"
+    cube_side_mm: tuple[float, float] = (7.0, 14.0)
+    extra: dict[str, float] = field(default_factory=dict)

@@ -1,0 +1,327 @@
+"""The railway reader's stages composed: top view, stations and cubes, obstacles, the
+River (which teaches the clip length), links counted clip by clip, crossings.
+
+Why the River first: it is a chain of known make-up (32 clips, silver at 12 and 16),
+so the length of one clip on this table, whatever the brand, is measured from it before
+any link is counted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.geometry import TableFit
+from vision.railways import skeleton as sk
+from vision.railways.chains import bands, bridge, chain_paths, extend, strip, wire_maps
+from vision.railways.clip_counter import STEP_MM, CountResult, count_clips
+from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RailwaysConfig
+from vision.railways.crossings import Footprints, outside, touches
+from vision.railways.frame import TopView, background, top_view
+from vision.railways.obstacles import Obstacle, find_obstacles
+from vision.railways.stations import Station, find_cubes, find_stations
+
+F32 = NDArray[Any]
+F64 = NDArray[Any]
+U8 = NDArray[Any]
+
+
+@dataclass
+class LinkReading:
+    colour: str
+    count: CountResult
+    path_mm: F64
+    stations: list[str]
+    pieces: int
+    crosses: list[str] = field(default_factory=list)
+    confidence: float = 0.0
+
+
+@dataclass
+class RiverReading:
+    clips: int
+    silver: list[int]
+    path_mm: F64
+    clip_length_mm: float
+    pitch_mm: float
+    confidence: float
+
+
+class _Grid:
+    """A map with its own resolution, for strip sampling of coarse maps."""
+
+    def __init__(self, origin_mm: tuple[float, float], px_per_mm: float) -> None:
+        self.origin_mm = origin_mm
+        self.px_per_mm = px_per_mm
+
+
+def _presence_limits(e: F32, first_row: int, last_row: int, gap_rows: int) -> tuple[int, int]:
+    """Walk outwards from the skeleton's ends while wire is present (small gaps allowed)."""
+    cols = e.shape[1]
+    mid = slice(max(0, cols // 2 - 8), min(cols, cols // 2 + 9))
+    pres = e[:, mid].max(axis=1) > 0.3
+    lo = first_row
+    miss = 0
+    r = first_row
+    while r > 0 and miss <= gap_rows:
+        r -= 1
+        if pres[r]:
+            lo, miss = r, 0
+        else:
+            miss += 1
+    hi = last_row
+    miss = 0
+    r = last_row
+    while r < len(pres) - 1 and miss <= gap_rows:
+        r += 1
+        if pres[r]:
+            hi, miss = r, 0
+        else:
+            miss += 1
+    return lo, hi
+
+
+def _weights(view: TopView, path_ext: F64, half: float, cover: F32, same_large: F32 | None) -> F32:
+    """1 where the chain's own wire can be seen, 0 where something covers it (another
+    chain's wire, a card of the chain's own colour, a cube)."""
+    cv_, _, _ = strip(cover, view, path_ext, half)
+    w = np.clip(1.0 - cv_ * 2.0, 0.0, 1.0)
+    if same_large is not None:
+        sl, _, _ = strip(same_large, view, path_ext, half)
+        w = np.where(sl > 0.45, 0.0, w)
+    w = cv2.erode(w.astype(np.float32), np.ones((3, 3), np.uint8))
+    return np.asarray(w, dtype=np.float32)
+
+
+def _count_chain(view: TopView, wire: F32, cover: F32, same_large: F32 | None, path: F64,
+                 clip_len: float, cfg: RailwaysConfig) -> tuple[CountResult, F64]:
+    width = clip_len * cfg.clip_width_ratio
+    wire_mm = clip_len * cfg.wire_ratio
+    half = width / 2 + wire_mm + 2.5
+    ext_by = clip_len
+    ext = extend(path, ext_by)
+    e, pts, _ = strip(wire, view, ext, half)
+    w = _weights(view, ext, half, cover, same_large)
+    n = len(e)
+    if n < 4:
+        return CountResult(0, (), (), 0.0, 0.0, 1.0), path
+    # the skeleton stops short of the chain ends; find where the wire really ends
+    r0 = int(round(ext_by / STEP_MM))
+    r1 = max(r0, n - 1 - int(round(ext_by / STEP_MM)))
+    lo, hi = _presence_limits(np.where(w > 0, e, 0.0).astype(np.float32), r0, r1, int(3.0 / STEP_MM))
+    unseen0 = float(w[max(0, lo - 8):lo + 1].mean()) < 0.5
+    unseen1 = float(w[hi:hi + 9].mean()) < 0.5
+    tol = 4.0 if not (unseen0 or unseen1) else 12.0
+    res = count_clips(e, w, clip_len, width, wire_mm, lo * STEP_MM, hi * STEP_MM,
+                      end_tolerance_mm=tol)
+    seen_path = pts[lo:hi + 1] if hi > lo else pts
+    return res, np.asarray(seen_path, dtype=np.float64)
+
+
+def _end_station(pt: F64, direction: F64, stations: list[Station], cfg: RailwaysConfig) -> Station | None:
+    best: tuple[float, Station] | None = None
+    for s in stations:
+        d = s.distance(pt)
+        if d > cfg.end_station_mm:
+            continue
+        if best is None or d < best[0]:
+            best = (d, s)
+    return best[1] if best else None
+
+
+def _river(view: TopView, wires: dict[str, U8], cover_all: F32, cfg: RailwaysConfig) -> RiverReading | None:
+    rw = np.maximum(wires["blue"], wires["silver"])
+    band = bands(rw, cfg)
+    items = bridge(chain_paths(band, view.origin_mm, cfg), cfg)
+    if not items:
+        return None
+    path, _ = max(items, key=lambda it: sk.path_length(it[0]))
+    if sk.path_length(path) < 150:
+        return None
+    # clip length from the silver clips: each is one whole clip, seen end to end
+    silver = wires["silver"].astype(np.float32) / 255.0
+    blue = wires["blue"].astype(np.float32) / 255.0
+    ext = extend(path, 20.0)
+    half = 7.0
+    es, pts, _ = strip(silver, view, ext, half)
+    eb, _, _ = strip(blue, view, ext, half)
+    prof_s = cv2.blur(es.max(axis=1).reshape(-1, 1), (1, 5)).ravel()
+    prof_b = cv2.blur(eb.max(axis=1).reshape(-1, 1), (1, 5)).ravel()
+    is_s = (prof_s > 0.3) & (prof_s > prof_b)
+    runs = _runs(is_s)
+    lengths = sorted((b - a) * STEP_MM for a, b in runs if (b - a) * STEP_MM > 12)
+    clip_len = cfg.default_clip_mm
+    if lengths:
+        clip_len = float(np.clip(np.median(lengths[-2:]) + 1.0, 20.0, 50.0))
+    r_all = (rw.astype(np.float32) / 255.0)
+    res, seen = _count_chain(view, r_all, np.zeros_like(cover_all), None, path, clip_len, cfg)
+    # silver positions: which counted clips are mostly silver
+    silver_idx: list[int] = []
+    if res.count:
+        es2, pts2, _ = strip(silver, view, extend(path, clip_len), half)
+        eb2, _, _ = strip(blue, view, extend(path, clip_len), half)
+        m = int(round(clip_len / STEP_MM))
+        ps = es2.max(axis=1)
+        pb = eb2.max(axis=1)
+        for i, s0 in enumerate(res.starts_mm):
+            a = int(s0 / STEP_MM) + m // 4
+            b = int(s0 / STEP_MM) + 3 * m // 4
+            if b > a and float(ps[a:b].mean()) > float(pb[a:b].mean()):
+                silver_idx.append(i + 1)
+        # number from the end nearer the silver clips
+        if silver_idx and np.mean(silver_idx) > (res.count + 1) / 2:
+            silver_idx = sorted(res.count + 1 - i for i in silver_idx)
+            seen = seen[::-1]
+    length = sk.path_length(seen)
+    pitch = (length - clip_len) / max(1, res.count - 1) if res.count > 1 else clip_len
+    return RiverReading(res.count, silver_idx, seen, clip_len, float(pitch), res.confidence)
+
+
+def _runs(b: NDArray[np.bool_]) -> list[tuple[int, int]]:
+    d = np.diff(np.concatenate([[0], b.astype(np.int8), [0]]))
+    starts = np.nonzero(d == 1)[0]
+    ends = np.nonzero(d == -1)[0]
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
+               previous: U8 | None = None) -> dict[str, Any]:
+    view = top_view(image, fit, profile, cfg)
+    small_lab: U8 = cv2.resize(view.lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
+                           interpolation=cv2.INTER_AREA)
+    stations = find_stations(view, cfg, small_lab, 1.0)
+    find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
+    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg)
+    bg = background(view.image, int(round(12.0 * cfg.px_per_mm)))
+    wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
+    del bg
+    stack_max = np.max(np.stack([wires[c] for c in CLIP_COLOURS]), axis=0)
+    changed: U8 | None = None
+    if previous is not None:
+        changed = _changed(view, previous, fit, profile, cfg)
+
+    river = _river(view, wires, stack_max.astype(np.float32) / 255.0, cfg)
+    clip_len = river.clip_length_mm if river is not None else cfg.default_clip_mm
+
+    links: list[LinkReading] = []
+    fragments = 0
+    for colour in PLAYER_COLOURS:
+        wire = wires[colour]
+        band = bands(wire, cfg)
+        if not band.any():
+            continue
+        paths = chain_paths(band, view.origin_mm, cfg)
+        if not paths:
+            continue
+        wf = wire.astype(np.float32) / 255.0
+        if changed is not None:
+            wf_new = wf * (changed.astype(np.float32))
+        else:
+            wf_new = None
+        cover = np.clip((stack_max.astype(np.float32) - wire.astype(np.float32)) / 255.0, 0.0, 1.0)
+        same_f = blind[colour].astype(np.float32)
+        for path, pieces in bridge(paths, cfg):
+            if sk.path_length(path) < 12:
+                continue
+            res, seen = _count_chain(view, wf, cover, same_f, path, clip_len, cfg)
+            if res.count == 0:
+                continue
+            if wf_new is not None:
+                # the table before this link was built: keep only what changed
+                frac = float(np.mean(strip(changed.astype(np.float32), view, seen, 3.0)[0]))  # type: ignore[union-attr]
+                if frac > 0.5:
+                    res2, _ = _count_chain(view, wf_new, cover, same_f, path, clip_len, cfg)
+                    if res2.count and res2.confidence >= res.confidence:
+                        res = res2
+            ends = []
+            for at_start in (True, False):
+                p = seen[0] if at_start else seen[-1]
+                st = _end_station(p, sk.end_direction(seen, at_start, 10.0), stations, cfg)
+                ends.append(st.id if st is not None else "?")
+            if ends[0] == ends[1] and ends[0] != "?":
+                continue                # printing on one card, or a link may not loop back
+            if ends == ["?", "?"]:
+                fragments += 1          # joins no station: a piece of something, not a link
+                continue
+            conf = res.confidence * (1.0 if "?" not in ends else 0.3)
+            links.append(LinkReading(colour, res, seen, ends, pieces, confidence=conf))
+
+    _crossings(links, river, obstacles, stations, profile, view, clip_len, cfg)
+    out = _to_json(links, river, stations, obstacles, clip_len, cfg)
+    out["unattached_chains"] = fragments
+    return out
+
+
+def _changed(view: TopView, previous: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig) -> U8:
+    """Pixels of the top view that differ from the previous frame's (dilated by a wire)."""
+    before = top_view(previous, fit, profile, cfg)
+    d = cv2.absdiff(view.lab, before.lab).max(axis=2)
+    m = (d > 30).astype(np.uint8)
+    return np.asarray(cv2.dilate(m, np.ones((5, 5), np.uint8)), dtype=np.uint8)
+
+
+def _crossings(links: list[LinkReading], river: RiverReading | None, obstacles: list[Obstacle],
+               stations: list[Station], profile: Any, view: TopView, clip_len: float,
+               cfg: RailwaysConfig) -> None:
+    width = clip_len * cfg.clip_width_ratio + clip_len * cfg.wire_ratio
+    size = (profile.area_size_mm[0] + 2 * cfg.margin_mm, profile.area_size_mm[1] + 2 * cfg.margin_mm)
+    fps = Footprints(view.origin_mm, size)
+    foot = [fps.chain(lk.path_mm, width) for lk in links]
+    river_fp = fps.chain(river.path_mm, width) if river is not None else None
+    obs_fp = [fps.polygon(o.polygon_mm) for o in obstacles]
+    st_fp = {s.id: fps.polygon(s.polygon_mm) for s in stations}
+    for i, lk in enumerate(links):
+        out: list[str] = []
+        for j in range(len(links)):
+            if j != i and touches(foot[i], foot[j]):
+                out.append(f"link:{j}")
+        if river_fp is not None and touches(foot[i], river_fp):
+            out.append("river")
+        for k, o in enumerate(obs_fp):
+            if touches(foot[i], o):
+                out.append(f"obstacle:{k}")
+        for sid, m in st_fp.items():
+            if sid in lk.stations:
+                continue
+            if touches(foot[i], m):
+                out.append(f"station:{sid}")
+        if outside(foot[i], fps, profile.area_origin_mm, profile.area_size_mm):
+            out.append("edge")
+        lk.crosses = out
+
+
+def _r(v: float) -> float:
+    return round(float(v), 1)
+
+
+def _to_json(links: list[LinkReading], river: RiverReading | None, stations: list[Station],
+             obstacles: list[Obstacle], clip_len: float, cfg: RailwaysConfig) -> dict[str, Any]:
+    return {
+        "game": "railways",
+        "links": [{
+            "colour": lk.colour, "clips": lk.count.count, "confidence": round(lk.confidence, 3),
+            "confident": lk.confidence >= cfg.confident,
+            "path_mm": [[_r(x), _r(y)] for x, y in sk.resample(lk.path_mm, 10.0)],
+            "stations": lk.stations, "crosses": lk.crosses,
+        } for lk in links],
+        "river": None if river is None else {
+            "clips": river.clips, "silver": river.silver, "confidence": round(river.confidence, 3),
+            "path_mm": [[_r(x), _r(y)] for x, y in sk.resample(river.path_mm, 10.0)],
+        },
+        "stations": [{
+            "id": s.id, "type": s.type, "metropolis": s.metropolis,
+            "centre_mm": [_r(s.centre_mm[0]), _r(s.centre_mm[1])],
+            "polygon_mm": [[_r(x), _r(y)] for x, y in s.polygon_mm], "cubes": s.cubes,
+        } for s in stations],
+        "obstacles": [{"material": o.material, "polygon_mm": [[_r(x), _r(y)] for x, y in o.polygon_mm]}
+                      for o in obstacles],
+        "clip_length_mm": round(clip_len, 2),
+        "clip_pitch_mm": round(river.pitch_mm, 2) if river is not None else None,
+    }
+
+

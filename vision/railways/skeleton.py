@@ -1,0 +1,280 @@
+"""Centre lines of band-shaped blobs: thinning, the pixel graph, spur pruning and the
+pairing of branches at crossings into smooth paths.
+
+Why pair at junctions: two links of one player may cross; their bands merge into one X
+shaped blob whose skeleton has a 4-way junction. Each link continues straight through
+it, so branches are paired by direction, the straightest pairs first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+import math
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+U8 = NDArray[Any]
+Path = NDArray[Any]
+
+_NB = [(-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1)]
+
+
+def thinning(mask: U8) -> U8:
+    """Zhang-Suen thinning of a 0/1 mask (vectorised; a few iterations for bands)."""
+    img = (mask > 0).astype(np.uint8)
+    img = np.pad(img, 1)
+    changed = True
+    while changed:
+        changed = False
+        for step in (0, 1):
+            p = [np.roll(np.roll(img, -dy, 0), -dx, 1) for dy, dx in
+                 ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))]
+            # p2..p9 clockwise from north
+            b = sum(q.astype(np.int32) for q in p)
+            seq = p + [p[0]]
+            a = sum(((seq[i] == 0) & (seq[i + 1] == 1)).astype(np.int32) for i in range(8))
+            p2, p4, p6, p8 = p[0], p[2], p[4], p[6]
+            if step == 0:
+                c1 = (p2 * p4 * p6) == 0
+                c2 = (p4 * p6 * p[6]) == 0
+            else:
+                c1 = (p2 * p4 * p8) == 0
+                c2 = (p2 * p6 * p8) == 0
+            rem = (img == 1) & (b >= 2) & (b <= 6) & (a == 1) & c1 & c2
+            if rem.any():
+                img[rem] = 0
+                changed = True
+    return np.asarray(img[1:-1, 1:-1], dtype=np.uint8)
+
+
+def _neighbours(sk: U8, y: int, x: int) -> list[tuple[int, int]]:
+    h, w = sk.shape
+    out = []
+    for dy, dx in _NB:
+        yy, xx = y + dy, x + dx
+        if 0 <= yy < h and 0 <= xx < w and sk[yy, xx]:
+            out.append((yy, xx))
+    return out
+
+
+def graph_edges(sk: U8) -> tuple[list[list[tuple[int, int]]], set[tuple[int, int]]]:
+    """Edges (pixel lists from node to node) and the node pixels of a skeleton."""
+    ys, xs = np.nonzero(sk)
+    pix = set(zip(ys.tolist(), xs.tolist()))
+    deg = {p: len(_neighbours(sk, p[0], p[1])) for p in pix}
+    nodes = {p for p, d in deg.items() if d != 2}
+    edges: list[list[tuple[int, int]]] = []
+    seen: set[tuple[tuple[int, int], tuple[int, int]]] = set()
+    for n in nodes:
+        for nb in _neighbours(sk, n[0], n[1]):
+            if (n, nb) in seen:
+                continue
+            path = [n, nb]
+            prev: tuple[int, int] | None = n
+            cur = nb
+            while cur not in nodes:
+                nxt = [q for q in _neighbours(sk, cur[0], cur[1]) if q != prev and q not in path[-3:]]
+                if not nxt:
+                    break
+                prev, cur = cur, nxt[0]
+                path.append(cur)
+            seen.add((n, nb))
+            if len(path) >= 2:
+                seen.add((path[-1], path[-2]))
+            edges.append(path)
+    if not nodes and pix:          # a closed loop: cut it anywhere
+        start = next(iter(pix))
+        path = [start]
+        prev = None
+        cur = start
+        while True:
+            nxt = [q for q in _neighbours(sk, cur[0], cur[1]) if q != prev and q not in path]
+            if not nxt:
+                break
+            prev, cur = cur, nxt[0]
+            path.append(cur)
+        edges.append(path)
+    return edges, nodes
+
+
+def _length(e: list[tuple[int, int]]) -> float:
+    a = np.asarray(e, dtype=np.float64)
+    return float(np.sum(np.hypot(*np.diff(a, axis=0).T))) if len(a) > 1 else 0.0
+
+
+def _direction(e: list[tuple[int, int]], at_start: bool, span: int = 8) -> NDArray[np.float64]:
+    """Unit direction pointing away from the edge's end (start or finish), in (x, y)."""
+    a = np.asarray(e if at_start else e[::-1], dtype=np.float64)
+    q = a[min(len(a) - 1, span)]
+    v = a[0] - q
+    n = float(np.hypot(*v))
+    return np.asarray([v[1] / n, v[0] / n] if n > 0 else [0.0, 0.0], dtype=np.float64)
+
+
+def paths(mask: U8, spur_px: float) -> list[Path]:
+    """Smooth centre paths of a band mask: thinned, spurs pruned, crossings paired."""
+    sk = thinning(mask)
+    edges, _ = graph_edges(sk)
+    # prune spurs: edges with a free end shorter than spur_px, repeatedly
+    for _ in range(4):
+        ends: dict[tuple[int, int], int] = {}
+        for e in edges:
+            ends[e[0]] = ends.get(e[0], 0) + 1
+            ends[e[-1]] = ends.get(e[-1], 0) + 1
+        keep = []
+        pruned = False
+        for e in edges:
+            free = ends[e[0]] == 1 or ends[e[-1]] == 1
+            junction = ends[e[0]] >= 3 or ends[e[-1]] >= 3
+            if free and junction and _length(e) < spur_px:
+                pruned = True
+                continue
+            keep.append(e)
+        edges = keep
+        if not pruned:
+            break
+        edges = _merge_degree_two(edges)
+    # a crossing thins to a small cluster of junction pixels joined by tiny edges:
+    # contract each cluster to one junction
+    rep: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def find(p: tuple[int, int]) -> tuple[int, int]:
+        while rep.get(p, p) != p:
+            p = rep[p]
+        return p
+
+    ends_count: dict[tuple[int, int], int] = {}
+    for e in edges:
+        ends_count[e[0]] = ends_count.get(e[0], 0) + 1
+        ends_count[e[-1]] = ends_count.get(e[-1], 0) + 1
+    keep2 = []
+    for e in edges:
+        if (_length(e) <= 6.0 and ends_count[e[0]] >= 3 and ends_count[e[-1]] >= 3
+                and e[0] != e[-1]):
+            rep[find(e[0])] = find(e[-1])
+            continue
+        keep2.append(e)
+    edges = keep2
+    # pair edges at junctions by straightness
+    at: dict[tuple[int, int], list[tuple[int, bool]]] = {}
+    for i, e in enumerate(edges):
+        at.setdefault(find(e[0]), []).append((i, True))
+        at.setdefault(find(e[-1]), []).append((i, False))
+    link: dict[tuple[int, bool], tuple[int, bool]] = {}
+    for node, inc in at.items():
+        if len(inc) < 2:
+            continue
+        # merge junction pixels close together (a crossing often thins to two nodes)
+        cands = []
+        for a in range(len(inc)):
+            for b in range(a + 1, len(inc)):
+                da = _direction(edges[inc[a][0]], inc[a][1])
+                db = _direction(edges[inc[b][0]], inc[b][1])
+                cands.append((float(da @ db), a, b))
+        cands.sort()
+        used: set[int] = set()
+        for cosv, a, b in cands:
+            if a in used or b in used or cosv > -0.5:
+                continue
+            used |= {a, b}
+            link[inc[a]] = inc[b]
+            link[inc[b]] = inc[a]
+    out: list[Path] = []
+    done: set[int] = set()
+    for i in range(len(edges)):
+        if i in done:
+            continue
+        # walk to one end of the chain of linked edges
+        cur, start_side = i, True
+        for _ in range(len(edges)):
+            key = (cur, start_side)
+            if key not in link:
+                break
+            nxt = link[key]
+            if nxt[0] in done or nxt[0] == i:
+                break
+            cur, start_side = nxt[0], not nxt[1]
+        # now walk forward from (cur, start_side)
+        pts: list[tuple[int, int]] = []
+        c, s = cur, start_side
+        visited: set[int] = set()
+        while c not in visited:
+            visited.add(c)
+            e = edges[c] if s else edges[c][::-1]
+            pts.extend(e if not pts else e[1:])
+            key = (c, not s)
+            if key not in link:
+                break
+            c, s = link[key][0], link[key][1]
+        done |= visited
+        arr = np.asarray([(x, y) for y, x in pts], dtype=np.float64)
+        if len(arr) >= 2:
+            out.append(arr)
+    return out
+
+
+def _merge_degree_two(edges: list[list[tuple[int, int]]]) -> list[list[tuple[int, int]]]:
+    """Join edges that meet at a node of degree two (left after pruning a spur)."""
+    changed = True
+    while changed:
+        changed = False
+        ends: dict[tuple[int, int], list[int]] = {}
+        for i, e in enumerate(edges):
+            ends.setdefault(e[0], []).append(i)
+            ends.setdefault(e[-1], []).append(i)
+        for node, idx in ends.items():
+            if len(idx) == 2 and idx[0] != idx[1]:
+                a, b = edges[idx[0]], edges[idx[1]]
+                a2 = a if a[-1] == node else a[::-1]
+                b2 = b if b[0] == node else b[::-1]
+                merged = a2 + b2[1:]
+                edges = [e for k, e in enumerate(edges) if k not in idx] + [merged]
+                changed = True
+                break
+    return edges
+
+
+def smooth(path: Path, window: int = 7) -> Path:
+    """A moving average that keeps the end points (pixel staircases -> a smooth line)."""
+    if len(path) < window + 2:
+        return path
+    k = np.ones(window) / window
+    xs = np.convolve(np.pad(path[:, 0], window // 2, mode="edge"), k, mode="valid")
+    ys = np.convolve(np.pad(path[:, 1], window // 2, mode="edge"), k, mode="valid")
+    return np.stack([xs, ys], axis=1)
+
+
+def resample(path: Path, step: float) -> Path:
+    """Points every `step` along the path (same units as the path)."""
+    if len(path) < 2:
+        return path
+    d = np.hypot(*np.diff(path, axis=0).T)
+    s = np.concatenate([[0.0], np.cumsum(d)])
+    if s[-1] <= 0:
+        return path[:1]
+    t = np.arange(0.0, s[-1] + 1e-9, step)
+    return np.stack([np.interp(t, s, path[:, 0]), np.interp(t, s, path[:, 1])], axis=1)
+
+
+def path_length(path: Path) -> float:
+    return float(np.sum(np.hypot(*np.diff(path, axis=0).T))) if len(path) > 1 else 0.0
+
+
+def end_direction(path: Path, at_start: bool, span: float) -> NDArray[np.float64]:
+    """Unit vector pointing out of the path at one end, fitted over `span` length."""
+    p = path if at_start else path[::-1]
+    s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(p, axis=0).T))])
+    k = int(np.searchsorted(s, span))
+    k = max(1, min(len(p) - 1, k))
+    v = p[0] - p[k]
+    n = math.hypot(float(v[0]), float(v[1]))
+    return np.asarray(v / n if n > 0 else np.array([1.0, 0.0]), dtype=np.float64)
+
+
+def draw_mask(shape: tuple[int, int], pts: Path, width: float) -> U8:
+    m = np.zeros(shape, dtype=np.uint8)
+    cv2.polylines(m, [np.round(pts).astype(np.int32).reshape(-1, 1, 2)], False, (1,),
+                  max(1, int(round(width))))
+    return m
