@@ -111,3 +111,25 @@ def test_random_hands_vary() -> None:
         skins.update(tuple(o["skin"]) for o in sc["occluders"][:2])
     assert len(skins) >= 3
     _ = random
+
+
+def test_tall_piece_parallax() -> None:
+    """A 30 mm cube 150 mm off the lens axis is seen with its top pushed outward by
+    150 * 30 / (H - 30) mm, as a real camera sees it (and not at all with parallax off)."""
+    env = _env()
+    env["light"] = {"ambient": 1.0, "awb": 1.0}
+    cube = {"kind": "cube", "centre_mm": [380.0, 230.0], "size_mm": 30.0, "colour": [20, 20, 220]}
+    h = env["camera"]["height_mm"]
+    cents = []
+    for par in (True, False):
+        r = render_scene(dict(env, seed=1, pieces=[cube], parallax=par))
+        img = r.image.astype(int)
+        red = (img[..., 2] > 200) & (img[..., 1] < 90) & (img[..., 0] < 90)     # the top, not the sides
+        ys, xs = np.nonzero(red)
+        cents.append(np.array([xs.mean(), ys.mean()]))
+    px_per_mm = float(np.linalg.norm(r.table_to_image(np.array([[381.0, 230.0]]))
+                                     - r.table_to_image(np.array([[380.0, 230.0]]))))
+    shift_mm = (cents[0][0] - cents[1][0]) / px_per_mm
+    expect = 150.0 * 30.0 / (h - 30.0)
+    assert abs(shift_mm - expect) < 0.25 * expect + 0.3
+    assert abs(cents[0][1] - cents[1][1]) < 1.0

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.synth.canvas import TableCanvas, rotated_rect, transform
+from vision.synth.canvas import TableCanvas, circle_pts, rotated_rect, transform
 from vision.synth.colour import hsv_colour, lin
 from vision.synth.pieces import DrawContext, register_piece
 
@@ -145,6 +145,10 @@ def draw_meeple(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) ->
         outline = transform(np.array([[x * size / 2, y * size * 0.16] for x, y in
                                       [(-1, -1), (1, -1), (1.05, 0), (1, 1), (-1, 1), (-1.05, 0)]]), c, ang)
         h_top = h
+    canvas.prism(outline, 0.0, h_top, tuple(v * 0.55 for v in col))  # type: ignore[arg-type]
+    foot = outline
+    outline = canvas.lift(outline, h_top)
+    c = [float(v) for v in canvas.lift(np.array([c]), h_top)[0]]
     cov = canvas.coverage([outline])
     canvas.blend(cov, col, h_top)
     # rounded wooden edges: darker rim, lighter top
@@ -153,7 +157,7 @@ def draw_meeple(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) ->
     if pose != "lying":
         canvas.circle(c, size * 0.2, tuple(min(1.0, v * 1.25) for v in col), height_mm=None)  # type: ignore[arg-type]
     truth = dict(piece)
-    truth["polygon_mm"] = outline.tolist()
+    truth["polygon_mm"] = foot.tolist()
     return truth
 
 
@@ -163,9 +167,11 @@ def draw_cube(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) -> d
     ang = float(piece.get("angle_deg", 0.0))
     col = lin(piece.get("colour") or [40, 160, 40])
     base = float(piece.get("base_height_mm", 0.0))
-    top = rotated_rect(c, (s, s), ang, s * 0.08)
+    foot = rotated_rect(c, (s, s), ang, s * 0.08)
+    canvas.prism(foot, base, base + s, tuple(v * 0.6 for v in col))  # type: ignore[arg-type]
+    top = canvas.lift(foot, base + s)
     canvas.fill_polygon(top, col, height_mm=base + s)
-    inner = rotated_rect(c, (s * 0.8, s * 0.8), ang, s * 0.05)
+    inner = canvas.lift(rotated_rect(c, (s * 0.8, s * 0.8), ang, s * 0.05), base + s)
     canvas.fill_polygon(inner, tuple(min(1.0, v * 1.15) for v in col), height_mm=None, opacity=0.6)  # type: ignore[arg-type]
     canvas.polyline(np.vstack([top, top[:1]]), max(0.3, s * 0.06), tuple(v * 0.55 for v in col),  # type: ignore[arg-type]
                     height_mm=None, opacity=0.8)
@@ -179,6 +185,11 @@ def draw_token(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) -> 
     r = float(piece.get("radius_mm", 10.0))
     col = lin(piece.get("colour") or [30, 170, 230])
     th = float(piece.get("thickness_mm", 2.0))
+    canvas.prism(circle_pts(c, r, 64), 0.0, th, tuple(v * 0.6 for v in col))  # type: ignore[arg-type]
+    c0 = canvas.lift(np.array([c]), th)[0]
+    r *= float(np.linalg.norm(canvas.lift(np.array([[0.0, 0.0], [1.0, 0.0]]), th)[1]
+                              - canvas.lift(np.array([[0.0, 0.0]]), th)[0]))
+    c = [float(c0[0]), float(c0[1])]
     canvas.circle(c, r, col, height_mm=th)
     canvas.circle(c, r - 0.6, tuple(v * 0.7 for v in col), height_mm=None, width_mm=1.0)  # type: ignore[arg-type]
     label = piece.get("label")
