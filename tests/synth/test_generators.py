@@ -100,3 +100,17 @@ def test_charuco_truth_matches_detection() -> None:
         errs.extend(np.linalg.norm(c - truth, axis=1).tolist())
         assert r.truth["camera"]["dist"] == lens["dist"]
     assert float(np.median(errs)) < 0.3 and float(np.percentile(errs, 90)) < 1.0
+
+
+def test_wobble_drifts_a_little() -> None:
+    """wobble moves exposure and the camera by small seeded amounts, never the table."""
+    from vision.synth.town77 import wobble_env
+
+    prof = default_profile("town77")
+    env = random_environment(random.Random(9), (320, 180), prof)
+    a, b = wobble_env(env, 1, 1.0), wobble_env(env, 2, 1.0)
+    assert a["surface"] == env["surface"] == b["surface"]
+    assert a["light"]["stops"] != b["light"]["stops"]
+    assert abs(a["light"]["stops"] - env["light"]["stops"]) <= 0.08
+    assert abs(a["camera"]["target_mm"][0] - env["camera"]["target_mm"][0]) <= 0.3
+    assert wobble_env(env, 1, 0.0) is env

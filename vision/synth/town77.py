@@ -98,10 +98,34 @@ def _index(value: Any, names: Sequence[str], what: str) -> int:
     raise ValueError(f"unknown {what} {value!r}; use an index or one of: {', '.join(names)}")
 
 
+def wobble_env(env: dict[str, Any], seed: int, amount: float) -> dict[str, Any]:
+    """The same table a moment later: auto-exposure and white balance drift a little,
+    the camera mount shakes a little (amount 1: +-0.08 stop, +-80 K, +-0.3 mm, +-0.05 deg)."""
+    if amount <= 0:
+        return env
+    r = random.Random(f"wobble:{seed}")
+    out = dict(env)
+    light = dict(env.get("light") or {})
+    light["stops"] = float(light.get("stops", 0.0)) + amount * r.uniform(-0.08, 0.08)
+    light["kelvin"] = float(light.get("kelvin", 5000.0)) + amount * r.uniform(-80, 80)
+    cam = dict(env.get("camera") or {})
+    if "target_mm" in cam:
+        cam["target_mm"] = [float(v) + amount * r.uniform(-0.3, 0.3) for v in cam["target_mm"]]
+    for k in ("yaw_deg", "tilt_deg"):
+        if k in cam:
+            cam[k] = float(cam[k]) + amount * r.uniform(-0.05, 0.05)
+    out["light"], out["camera"] = light, cam
+    return out
+
+
 def city_scene(cells: list[dict[str, Any]], style: dict[str, Any], env: dict[str, Any], seed: int,
-               occluders: list[dict[str, Any]] | None = None, game: str = "town77") -> dict[str, Any]:
+               occluders: list[dict[str, Any]] | None = None, game: str = "town77",
+               wobble: float = 0.0) -> dict[str, Any]:
     """The scene of a given city. cells: [{row, col, shape, colour, face_down?, serial?,
-    angle_deg?, offset_mm?}] with shape/colour as indices into the style's sets (or names)."""
+    angle_deg?, offset_mm?}] with shape/colour as indices into the style's sets (or names).
+    wobble > 0 lets exposure, white balance and the camera mount drift a little with
+    the seed (see wobble_env), as between two real frames of one game."""
+    env = wobble_env(env, seed, wobble)
     pieces = []
     truth_tiles = []
     for c in cells:
