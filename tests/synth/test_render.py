@@ -133,3 +133,11 @@ def test_unknown_surface_is_one_line_error() -> None:
     """An unknown surface kind names the kinds there are."""
     with pytest.raises(SceneError, match="unknown surface kind 'marble'; use one of: wood, felt"):
         render_scene({"resolution": [64, 48], "profile": "town77", "surface": {"kind": "marble"}})
+
+
+@pytest.mark.parametrize("game,opts", [("town77", {"hands": 2, "cup": True, "clutter": 3}),
+                                       ("tiles", {"rows": 2, "cols": 3}), ("charuco", {})])
+def test_generated_scenes_are_plain_json(game: str, opts: dict) -> None:
+    """Every generator's scene is plain JSON (no numpy scalars): json round trip is equal."""
+    sc = random_scene(game, 8, resolution=(320, 180), **opts)
+    assert json.loads(json.dumps(sc)) == sc
