@@ -3,7 +3,8 @@ vignetting, defocus and motion blur, sensor noise, the tone curve, sharpening, J
 
 Spec (scene["degrade"], every key optional):
     {"noise": 0..12 (noise std in 8-bit levels at mid grey), "blur": {"defocus_px": s,
-     "motion_px": L, "motion_deg": a}, "sharpen": 0..1, "jpeg_quality": 30..100 or null}
+     "motion_px": L, "motion_deg": a}, "sharpen": 0..1, "jpeg_quality": 30..100 or null,
+     "banding": {"amplitude": 0..0.1, "period_px", "phase"} (LED flicker x rolling shutter)}
 """
 
 from __future__ import annotations
@@ -27,8 +28,13 @@ def random_degrade(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.25:
         blur["motion_px"] = rng.uniform(1.0, 5.0)
         blur["motion_deg"] = rng.uniform(0, 180)
-    return {"noise": rng.uniform(0.5, 7.0), "blur": blur, "sharpen": rng.uniform(0.0, 0.8),
-            "jpeg_quality": rng.choice([None, rng.randint(60, 95), rng.randint(80, 97)])}
+    out: dict[str, Any] = {"noise": rng.uniform(0.5, 7.0), "blur": blur, "sharpen": rng.uniform(0.0, 0.8),
+                           "jpeg_quality": rng.choice([None, rng.randint(60, 95), rng.randint(80, 97)])}
+    if rng.random() < 0.15:
+        # LED lamps flickering at mains frequency, caught by the rolling shutter
+        out["banding"] = {"amplitude": rng.uniform(0.02, 0.07), "period_px": rng.uniform(40, 300),
+                          "phase": rng.uniform(0, 2 * math.pi)}
+    return out
 
 
 def colour_gain(light: dict[str, Any]) -> F32:
@@ -79,6 +85,13 @@ def finish(img: F32, light: dict[str, Any], spec: dict[str, Any], seed: int) -> 
         out *= img
     else:
         out = np.asarray(img * gain[None, None, :], dtype=np.float32)
+    band = spec.get("banding")
+    if band:
+        rows = np.arange(out.shape[0], dtype=np.float32)
+        f = 1.0 + float(band.get("amplitude", 0.04)) * np.sin(
+            rows * np.float32(2 * math.pi / max(float(band.get("period_px", 120.0)), 2.0))
+            + np.float32(float(band.get("phase", 0.0))))
+        out *= f.astype(np.float32)[:, None, None]
     blur = spec.get("blur") or {}
     d = float(blur.get("defocus_px", 0.0))
     # every real lens + demosaic has a point spread of roughly half a pixel

@@ -94,7 +94,8 @@ def random_tile_style(rng: random.Random, art: str | None = None) -> dict[str, A
         "art": a, "face": face, "back": back, "back_logo": rng.random() < 0.6,
         "border": (rng.choice([[60, 60, 60], [180, 180, 180], [40, 90, 140]]) if rng.random() < 0.35 else None),
         "symbol_scale": rng.uniform(0.55, 0.78), "corner_mm": rng.uniform(0.5, 4.0),
-        "thickness_mm": rng.uniform(1.5, 3.0),
+        # cardboard tiles, or (one game in five) chunky blocks like Qwirkle's
+        "thickness_mm": rng.uniform(1.5, 3.0) if rng.random() < 0.8 else rng.uniform(5.0, 9.0),
         "edge": rng.choice([[150, 160, 165], [90, 95, 100], [200, 205, 205], [30, 30, 30]]),
         "misprint_mm": rng.uniform(0.0, 0.5), "seed": rng.randrange(1 << 30),
         "gloss": rng.choice([0.0, rng.uniform(0.2, 1.0)]),
