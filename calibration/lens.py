@@ -150,7 +150,8 @@ class IdealMap:
     """For ideal (undistorted) pixel p: distorted source = map[(p - origin) / step].
 
     Covers the ideal image of the whole sensor; sampled every `step` ideal pixels,
-    which bilinear interpolation of a smooth distortion reproduces to ~1e-3 px."""
+    which bilinear interpolation reproduces to within ~0.1 px (measured max 0.17 px for a
+    102-degree lens at 4608x2592; OpenCV quantises remap positions to 1/32 of a node)."""
 
     map: NDArray[np.float32]       # HxWx2, distorted (x, y) at each grid node
     origin: tuple[float, float]
