@@ -61,14 +61,19 @@ def undistort_normalized(xd: F64, yd: F64, dist: Sequence[float] | F64, iters: i
     rd = np.sqrt(xd * xd + yd * yd)
     lo = np.zeros_like(rd)
     hi = np.full_like(rd, limit)
-    for _ in range(48):
+    k1, k2, k3 = d5[0], d5[1], d5[4]
+    for _ in range(14):         # bracket the root on the monotonic branch...
         mid = 0.5 * (lo + hi)
         m2 = mid * mid
-        f = mid * (1 + m2 * (d5[0] + m2 * (d5[1] + m2 * d5[4])))
-        below = f < rd
+        below = mid * (1 + m2 * (k1 + m2 * (k2 + m2 * k3))) < rd
         lo = np.where(below, mid, lo)
         hi = np.where(below, hi, mid)
     ru = 0.5 * (lo + hi)
+    for _ in range(4):          # ...then polish it with Newton (quadratic convergence)
+        r2 = ru * ru
+        f = ru * (1 + r2 * (k1 + r2 * (k2 + r2 * k3))) - rd
+        df = 1 + r2 * (3 * k1 + r2 * (5 * k2 + r2 * 7 * k3))
+        ru = np.clip(ru - f / np.maximum(df, 1e-6), lo, hi)
     g = np.where(rd > 1e-12, ru / np.maximum(rd, 1e-12), 1.0)
     x, y = xd * g, yd * g
     if d5[2] == 0.0 and d5[3] == 0.0:
