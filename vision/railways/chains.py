@@ -66,7 +66,7 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
         if stats[i, cv2.CC_STAT_AREA] < cfg.min_chain_area_mm2:
             continue
         x, y, w, h = stats[i, 0], stats[i, 1], stats[i, 2], stats[i, 3]
-        if max(w, h) < 14:
+        if max(w, h) < 22:
             continue
         crop = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
         crop = np.pad(crop, 2)

@@ -38,6 +38,7 @@ class CountResult:
     margin: float
     confidence: float
     neutral_fraction: float
+    score: float = 0.0
 
 
 @lru_cache(maxsize=16)
@@ -237,4 +238,4 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     conf = (1.0 - math.exp(-margin / margin_scale)) if math.isfinite(margin) else 1.0
     conf *= max(0.0, 1.0 - 1.5 * max(0.0, neutral - 0.1))
     return CountResult(count, tuple(u * STEP_MM for u, _ in seq), tuple(p for _, p in seq),
-                       margin, float(conf), neutral)
+                       margin, float(conf), neutral, float(total))

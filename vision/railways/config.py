@@ -34,7 +34,7 @@ class RailwaysConfig:
     thin_kernel_mm: float = 3.5         # wider than a wire, narrower than a clip loop
     wire_threshold: float = 0.2        # thin-structure membership that counts as wire
     band_close_mm: float = 5.0          # closes a clip's loops into one band
-    min_chain_area_mm2: float = 120.0   # smaller wire blobs are noise
+    min_chain_area_mm2: float = 200.0   # smaller wire blobs are noise
     spur_mm: float = 14.0               # skeleton spurs shorter than this are pruned
     bridge_mm: float = 45.0             # gaps a chain may jump (under other chains, cubes)
     bridge_angle_deg: float = 40.0

@@ -146,29 +146,40 @@ def mixing_evidence(image: U8, bg: U8, colours: dict[str, tuple[int, int, int]],
     Model: pixel = a * colour + (1 - a) * background (a wire partly covering a pixel), so
     a = ((pixel - bg) . (colour - bg)) / |colour - bg|^2; the fit's residual says whether
     the difference really points towards that colour."""
-    img = image.astype(np.float32)
-    b = bg.astype(np.float32)
+    h, w = image.shape[:2]
+    diff = cv2.absdiff(image, bg).max(axis=2)
+    cand = np.flatnonzero(diff.ravel() > 12)          # only pixels that differ from the background
+    img = image.reshape(-1, 3)[cand].astype(np.float32)
+    b = bg.reshape(-1, 3)[cand].astype(np.float32)
+    bg_all = bg.reshape(-1, 3)
     d = img - b
-    dd = np.einsum("ijk,ijk->ij", d, d)
+    dd = np.einsum("ij,ij->i", d, d)
     ev: dict[str, U8] = {}
     blind: dict[str, U8] = {}
-    best = np.zeros(dd.shape, np.float32)
+    best = np.zeros(len(cand), np.float32)
     scores: dict[str, NDArray[np.float32]] = {}
     for name, bgr in colours.items():
-        v = np.asarray(bgr, dtype=np.float32)[None, None, :] - b
-        vv = np.einsum("ijk,ijk->ij", v, v)
-        dot = np.einsum("ijk,ijk->ij", d, v)
+        ref = np.asarray(bgr, dtype=np.float32)
+        v = ref[None, :] - b
+        vv = np.einsum("ij,ij->i", v, v)
+        dot = np.einsum("ij,ij->i", d, v)
         ok = vv > min_contrast * min_contrast
         vv_safe = np.where(ok, vv, 1.0)
         a = np.clip(dot / vv_safe, 0.0, 1.0)
         res2 = np.maximum(dd - dot * dot / vv_safe, 0.0)
-        # residual relative to the size of the step towards this colour
         rel = np.sqrt(res2) / np.maximum(np.sqrt(dd), 1.0)
-        s = np.where(ok & (rel < residual), a * (1.0 - rel / residual), 0.0).astype(np.float32)
-        scores[name] = s
-        blind[name] = (~ok).astype(np.uint8)
-        np.maximum(best, s, out=best)
-    for name, s in scores.items():
-        keep = s >= best - 1e-6
-        ev[name] = np.asarray(np.clip(np.where(keep, s, s * 0.3) * 255.0, 0, 255), dtype=np.uint8)
+        sc = np.where(ok & (rel < residual), a * (1.0 - rel / residual), 0.0).astype(np.float32)
+        scores[name] = sc
+        # blind: the background itself has this colour (checked on a coarse grid)
+        small = cv2.resize(bg, (w // 8, h // 8), interpolation=cv2.INTER_AREA).reshape(-1, 3).astype(np.float32)
+        near = (np.sum((small - ref[None, :]) ** 2, axis=1) <= min_contrast * min_contrast)
+        blind[name] = np.asarray(cv2.resize(near.reshape(h // 8, w // 8).astype(np.uint8), (w, h),
+                                            interpolation=cv2.INTER_NEAREST), dtype=np.uint8)
+        np.maximum(best, sc, out=best)
+    del bg_all
+    for name, sc in scores.items():
+        keep = sc >= best - 1e-6
+        full = np.zeros(h * w, np.uint8)
+        full[cand] = np.clip(np.where(keep, sc, sc * 0.3) * 255.0, 0, 255).astype(np.uint8)
+        ev[name] = full.reshape(h, w)
     return ev, blind

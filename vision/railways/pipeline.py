@@ -157,7 +157,11 @@ def _river(view: TopView, wires: dict[str, U8], cover_all: F32, cfg: RailwaysCon
     lengths = sorted((b - a) * STEP_MM for a, b in runs if (b - a) * STEP_MM > 12)
     clip_len = cfg.default_clip_mm
     if lengths:
-        clip_len = float(np.clip(np.median(lengths[-2:]) + 1.0, 20.0, 50.0))
+        est = float(np.median(lengths[-2:]) + 1.0)
+        # a silver run much shorter or longer than a standard clip is a covered or merged
+        # clip, not a different brand: keep the standard length then
+        if 0.85 * cfg.default_clip_mm <= est <= 1.2 * cfg.default_clip_mm:
+            clip_len = est
     r_all = (rw.astype(np.float32) / 255.0)
     res, seen = _count_chain(view, r_all, np.zeros_like(cover_all), None, path, clip_len, cfg)
     # silver positions: which counted clips are mostly silver

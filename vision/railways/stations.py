@@ -55,7 +55,7 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
     """Every card-coloured square of station size; `small_lab` is the top view's Lab image
     at `scale` pixels per mm (a coarse copy: cards are big)."""
     found: list[Station] = []
-    k = max(3, int(round(5.0 * scale)) | 1)
+    k = 3
     lo, hi = cfg.station_side_mm
     for ctype, bgr in CARD_COLOURS.items():
         m = large(membership(small_lab, bgr, cfg.colour_sigma * 0.8), k)
