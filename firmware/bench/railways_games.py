@@ -473,7 +473,8 @@ def _section(title: str, scores: list[GameScore], note: str) -> str:
         ["games whose final scores all equal the truth (no correction)", pct(right, n), ">= 99%",
          verdict(n > 0 and right / n >= 0.99)],
         ["set-ups read", pct(sum(s.setup_ok for s in scores), n), "", ""],
-        ["builds proposed with the true count and ends", pct(exact, builds), "", ""],
+        ["links read (proposed or asked with the true one)", pct(exact + asked, builds), "", ""],
+        ["builds proposed with the true count and ends (exact)", pct(exact, builds), "", ""],
         ["builds asked (players pick the true one)", pct(asked, builds), "", ""],
         ["builds proposed wrong", pct(sum(s.wrong for s in scores), builds), "", ""],
         ["builds not offered (corrected by hand)", pct(sum(s.failed for s in scores), builds), "", ""],
@@ -481,7 +482,8 @@ def _section(title: str, scores: list[GameScore], note: str) -> str:
         ["... with the intended reason first or among the refusals", pct(sum(s.right_reason for s in scores), illegal),
          "", ""],
         ["frames after a take-back not read as unchanged", str(sum(s.false_changes for s in scores)), "0", ""],
-        ["games that lost step", str(sum(bool(s.diverged) for s in scores)), "0", ""],
+        ["games stopped (set-up unread, lost step, or 3 builds misread)",
+         str(sum(bool(s.diverged) for s in scores)), "0", ""],
     ]
     lines = [f"### {title}", "", note, "", md_table(["measure", "value", "target", ""], rows)]
     fails = [f"- game {i}: {f}" for i, s in enumerate(scores) for f in ([s.diverged] if s.diverged else []) + s.failures]
