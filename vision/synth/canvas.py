@@ -113,7 +113,8 @@ class TableCanvas:
         self.floating: list[tuple[Coverage, float]] = []
         # where such things were drawn (lifted): they are lit, never in their own shadow
         self.floating_drawn: list[Coverage] = []
-        # where the canvas shows the floor beyond the table (1) rather than the table (0)
+        # where the canvas shows the floor beyond the table (1) rather than the table (0),
+        # at any resolution covering the whole canvas (it steers the illumination only)
         self.floor_alpha: F32 | None = None
         # the camera's lens centre (x, y, height mm) when known: lets raised things be
         # drawn where the camera sees them (parallax), see lift()

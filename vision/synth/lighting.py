@@ -220,6 +220,11 @@ def apply_lighting(canvas: TableCanvas, light: dict[str, Any], play_bounds_mm: S
     span = max(x1 - x0, y1 - y0)
     step = max(1, int(canvas.px_per_mm * 4))
     e: F32 = illumination(canvas, light, centre, span, step)
+    floor = canvas.floor_alpha
+    if floor is not None:
+        # the floor is far below the table and lit by the room, not by the lamp's pool
+        fa = cv2.resize(floor, (e.shape[1], e.shape[0]), interpolation=cv2.INTER_AREA)
+        e = e + fa * (np.float32(float(light.get("floor_light", 0.6))) - e)
     e = np.asarray(cv2.resize(e, (canvas.width, canvas.height), interpolation=cv2.INTER_LINEAR), dtype=np.float32)
     az, elev, soft, strength = shadow_direction(light, centre)
     pieces = [(m, b, strength) for m, b in shadow_maps(canvas, az, elev, soft)]
@@ -238,13 +243,6 @@ def apply_lighting(canvas: TableCanvas, light: dict[str, Any], play_bounds_mm: S
                 sub = f[iy0 - by0: iy1 - by0, ix0 - bx0: ix1 - bx0]
                 sub += a * (1.0 - sub)
         e[by0:by1, bx0:bx1] *= f
-    floor = canvas.floor_alpha
-    if floor is not None:
-        # the floor is far below the table and lit by the room, not by the lamp's pool
-        tmp = e - np.float32(float(light.get("floor_light", 0.6)))
-        tmp *= floor
-        e -= tmp
-        del tmp
     canvas.image *= e[..., None]
     del e
     for g in light.get("glare") or []:

@@ -196,8 +196,7 @@ def draw_surface(canvas: TableCanvas, spec: dict[str, Any]) -> None:
         cv2.resize(tex.image, (canvas.width, canvas.height), dst=canvas.image,
                    interpolation=cv2.INTER_LINEAR)
     if t is not None:
-        if tex is not canvas:
-            table_alpha = cv2.resize(table_alpha, (canvas.width, canvas.height), interpolation=cv2.INTER_LINEAR)
+        # kept at texture resolution: it only steers the (smooth) illumination
         canvas.floor_alpha = np.asarray(1.0 - table_alpha, dtype=np.float32)
     if kind == "cutting_mat":
         _cutting_grid(canvas, canvas.image, spec, base)
