@@ -15,8 +15,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from vision.synth.pieces import register_piece
-from vision.synth.scene import Rendered, SceneError, render_scene
+from vision.synth.pieces import SceneError, register_piece
+from vision.synth.scene import Rendered, render_scene
 
 GENERATORS: dict[str, str | Callable[..., dict[str, Any]]] = {
     "town77": "vision.synth.town77:random_scene",

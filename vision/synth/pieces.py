@@ -58,7 +58,11 @@ LAZY_KINDS: dict[str, str] = {
 }
 
 
-class UnknownPiece(ValueError):
+class SceneError(ValueError):
+    """A scene dict that cannot be rendered; the message names the key and the fix."""
+
+
+class UnknownPiece(SceneError):
     """A scene names a piece kind nobody registered."""
 
 

@@ -17,24 +17,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from calibration.profile import TableProfile, default_profile, profile_from_dict
+from calibration.profile import ProfileError, TableProfile, default_profile, profile_from_dict
 from vision.synth.camera import CameraModel, render_plane
 from vision.synth.canvas import TableCanvas
 from vision.synth.colour import lin
 from vision.synth.degrade import finish
 from vision.synth.lighting import apply_lighting
 from vision.synth.markers import draw_markers, marker_bounds
-from vision.synth.pieces import DrawContext, get_piece
+from vision.synth.pieces import DrawContext, SceneError, get_piece
 from vision.synth.surfaces import draw_surface
 
 F64 = NDArray[np.float64]
 
 MAX_CANVAS_PX = 24_000_000      # ~290 MB of float32 BGR: the memory cap of one canvas
 OVERSAMPLE = 1.5                # canvas px per finest camera px
-
-
-class SceneError(ValueError):
-    """A scene dict that cannot be rendered; the message names the key and the fix."""
 
 
 @dataclass
@@ -56,10 +52,13 @@ class Rendered:
 def scene_profile(scene: dict[str, Any]) -> TableProfile:
     """The scene's table profile: a shipped profile name or an inline profile dict."""
     p = scene.get("profile", scene.get("game", "default"))
-    if isinstance(p, dict):
-        return profile_from_dict(p, "scene profile")
-    if isinstance(p, str):
-        return default_profile(p)
+    try:
+        if isinstance(p, dict):
+            return profile_from_dict(p, "scene profile")
+        if isinstance(p, str):
+            return default_profile(p)
+    except ProfileError as e:
+        raise SceneError(str(e)) from None
     raise SceneError(f"scene 'profile' must be a profile name or a dict, got {type(p).__name__}")
 
 
