@@ -15,7 +15,9 @@ Benchmarks are not tests: the figures are reported as measured, met or not.
 from __future__ import annotations
 
 import math
+import os
 import random
+import sys
 import time
 from typing import Any, Callable
 
@@ -29,6 +31,12 @@ from calibration.geometry import TableFit, TableNotFound, locate_table, rectify
 from calibration.lens import View, calibrate_lens
 from calibration.profile import Lens, TableProfile, default_profile
 from firmware.bench.common import md_table, median, pct, verdict
+
+def _progress(text: str) -> None:
+    """One line on stderr per frame when TABLEREF_BENCH_PROGRESS is set (long runs)."""
+    if os.environ.get("TABLEREF_BENCH_PROGRESS"):
+        print(text, file=sys.stderr, flush=True)
+
 
 GEOMETRY_FRAMES = 100
 LENS_VIEWS = 15
@@ -131,6 +139,7 @@ def geometry_section(frames: int, seed: int, res: tuple[int, int]) -> str:
     t0 = time.perf_counter()
     lens_dict = make_lens(102.0, 0.8, res, (3e-4, -2e-4))       # Camera Module 3 Wide, strong barrel
     views, source = lens_views(lens_dict, res, LENS_VIEWS, seed)
+    _progress(f"lens views: {len(views)} from {source}")
     try:
         cal = calibrate_lens(views, res)
     except ValueError as e:
@@ -163,6 +172,8 @@ def geometry_section(frames: int, seed: int, res: tuple[int, int]) -> str:
             errs[name].append(err)
             if name == "calibrated":
                 frame_med.append(float(np.median(err)))
+                _progress(f"geometry frame {i}: markers {fit.markers_seen}, median {np.median(err):.3f} mm, "
+                          f"max {err.max():.3f} mm")
     rows = []
     for name, label in (("calibrated", f"lens calibrated from {len(views)} ChArUco views"),
                         ("true", "true lens (upper bound)"), ("none", "no lens correction")):
@@ -308,13 +319,13 @@ def _lab_at(img: NDArray[np.uint8], pts: list[tuple[float, float]], origin: tupl
     return np.array(out).reshape(-1, 3)
 
 
-def colour_section(scenes: int, seed: int, res: tuple[int, int]) -> str:
+def colour_section(scenes: int, seed: int, res: tuple[int, int],
+                   games: tuple[str, ...] = ("tiles", "town77", "railways")) -> str:
     from vision.api import AnalyzeOptions, ReadError, get_reader
     from vision.synth import random_scene, render_scene
 
     t0 = time.perf_counter()
     lights = light_grid(seed)
-    games = ["tiles", "town77", "railways"]
     rows: list[list[Any]] = []
     drift_rows: list[list[Any]] = []
     missing: list[str] = []
@@ -357,6 +368,8 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int]) -> str:
                 except Exception as e:  # noqa: BLE001
                     notes.append(f"{game} scene {k}: neutral reading failed ({e.__class__.__name__}: {e})")
                     errors += 1
+            _progress(f"colour {game} scene {k}: neutral read "
+                      f"({'ok' if reading0 is not None else 'no reading'}), {len(centres)} face-up pieces")
             for name, light in lights:
                 r = render_scene(_with_light(base, light))
                 try:
@@ -385,6 +398,7 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int]) -> str:
                         s, n = cmp(reading0, reading)
                         per_light[name][0] += s
                         per_light[name][1] += n
+            _progress(f"colour {game} scene {k}: " + ", ".join(f"{n} {v[0]}/{v[1]}" for n, v in per_light.items()))
         same = sum(v[0] for v in per_light.values())
         alln = sum(v[1] for v in per_light.values())
         total_same += same
