@@ -1,0 +1,428 @@
+"""`tableref bench --game loop`: the device loop's figures for docs/benchmarks.md.
+
+- motion check: time per low-resolution (320x180) preview frame;
+- verdict latency: still period ending -> verdict on the screen, full-resolution frames,
+  with the time split into marker fit, reader and the loop's own work;
+- peak resident memory of `tableref run` over a whole synthetic game (a fresh process);
+- occlusion: synthetic games with hands, pinching fingers and cups between moves,
+  counting moves invented and missed;
+- resume: SIGKILL at random points of a scripted game, restart, same final state;
+- bad input: 10,000 generated bad inputs, 0 crashes.
+
+Occlusion, resume and bad input judge the LOOP (guard, journal, restart), so they run on
+the mini table of the loop tests (tests/firmware/minitable.py: real ArUco markers and
+pixels, colour-coded tiles read from pixels, hands and cups the reader misreads on
+purpose). Latency and memory run the real pipeline: vision.synth frames and the game's
+own reader at the requested resolution.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from firmware.bench.common import md_table, median, verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTS = ROOT / "tests" / "firmware"
+
+
+def _mini() -> Any:
+    if str(TESTS) not in sys.path:
+        sys.path.insert(0, str(TESTS))
+    import minitable  # noqa: PLC0415
+    return minitable
+
+
+# --- motion ------------------------------------------------------------------------------
+
+def bench_motion(seed: int, frames: int = 3000) -> dict[str, float]:
+    from firmware.motion import MotionDetector
+    rng = np.random.default_rng(seed)
+    base = cv2.GaussianBlur(rng.integers(0, 255, (180, 320), dtype=np.uint8), (9, 9), 0)
+    seq = []
+    for i in range(16):
+        f = np.clip(base.astype(np.int16) + rng.integers(-3, 4, base.shape), 0, 255).astype(np.uint8)
+        if i % 4 == 0:
+            cv2.circle(f, (20 * i, 90), 35, (200,), -1)  # a hand passing
+        seq.append(f)
+    det = MotionDetector()
+    for i in range(50):
+        det.update(seq[i % 16], i * 0.1)
+    times = []
+    for i in range(frames):
+        f = seq[i % 16]
+        t = time.perf_counter()
+        det.update(f, i * 0.1)
+        times.append(time.perf_counter() - t)
+    return {"median_ms": 1000 * median(times), "p99_ms": 1000 * float(np.percentile(times, 99)),
+            "mean_ms": 1000 * float(np.mean(times))}
+
+
+# --- synthetic full-resolution game with the real pipeline ----------------------------------
+
+def real_game_frames(seed: int, moves: int, resolution: tuple[int, int]) -> list[NDArray[np.uint8]]:
+    """A legal Town 77 game rendered by vision.synth (fixed style and table), with a hand
+    over the table between some moves."""
+    from calibration.profile import default_profile
+    from rules.town77.city import City
+    from rules.town77.placement import legal_cells
+    from rules.town77.tiles import ALL_TILES
+    from vision.synth import render_scene
+    from vision.synth.occluders import random_hand
+    from vision.synth.randomize import random_environment
+    from vision.synth.town77 import city_scene, random_style
+
+    prof = default_profile("town77")
+    rng = random.Random(seed)
+    style = random_style(seed, prof)
+    env = random_environment(random.Random(seed), resolution, prof)
+    env["profile"] = prof.name
+    bag = list(ALL_TILES)
+    rng.shuffle(bag)
+    first = bag.pop()
+    city = City.with_pioneer(first)
+    cells = [{"row": 0, "col": 0, "shape": first.shape, "colour": first.colour}]
+    frames = [render_scene(city_scene([], style, env, seed)).image]
+    frames.append(render_scene(city_scene(cells, style, env, seed + 1)).image)
+    while len(cells) < moves:
+        options = [(t, legal_cells(city, t)) for t in bag]
+        options = [(t, c) for t, c in options if c]
+        if not options:
+            break
+        t, cs = options[rng.randrange(len(options))]
+        cell = cs[rng.randrange(len(cs))]
+        bag.remove(t)
+        city = city.with_tile(cell, t)
+        if rng.random() < 0.5:
+            frames.append(render_scene(city_scene(list(cells), style, env, seed + 100 + len(cells),
+                                                  [random_hand(rng, prof)])).image)
+        cells.append({"row": cell.row, "col": cell.col, "shape": t.shape, "colour": t.colour})
+        frames.append(render_scene(city_scene(list(cells), style, env, seed + 200 + len(cells))).image)
+    return frames
+
+
+class PacedCamera:
+    """Frames shown like a live camera: each for `period` seconds of clock time, whether
+    or not anyone captures it; a hand frame is also shown half-way to give motion."""
+
+    def __init__(self, frames: list[NDArray[np.uint8]], clock: Any, period: float = 3.0) -> None:
+        self.frames = frames
+        self.clock = clock
+        self.period = period
+        self.t0: float | None = None
+        self.index = 0
+
+    def _current(self) -> NDArray[np.uint8]:
+        from firmware.camera.base import EndOfStream
+        if self.t0 is None:
+            self.t0 = self.clock.now()
+        t = self.clock.now() - self.t0
+        i = int(t / self.period)
+        if i >= len(self.frames):
+            raise EndOfStream("end of the paced frames")
+        self.index = i
+        frame = self.frames[i]
+        phase = t - i * self.period
+        if i > 0 and phase < 0.5:        # an arm sweeping out of view: motion
+            h, w = frame.shape[:2]
+            x = int(w * phase / 0.5)
+            frame = frame.copy()
+            frame[h // 3: h // 3 + h // 6, max(0, x - w // 8): x] = (90, 120, 170)
+        return frame
+
+    def start(self) -> None:
+        pass
+
+    def capture_preview(self) -> NDArray[np.uint8]:
+        from firmware.camera.base import preview_from_still
+        return preview_from_still(self._current())
+
+    def capture_still(self) -> Any:
+        from firmware.camera.base import Frame
+        img = self._current()
+        return Frame(img, self.clock.now(), self.index, "paced")
+
+    def close(self) -> None:
+        pass
+
+
+class _TimingClock:
+    """Real time for work, virtual time for waits: latency without sleeping through stills."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def now(self) -> float:
+        return time.perf_counter() + self.offset
+
+    def sleep(self, seconds: float) -> None:
+        self.offset += max(0.0, seconds)
+
+
+def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[str, Any]:
+    """Run the loop (live mode, timing clock) over full-resolution frames; time each look
+    from the still period ending to the first screen shown after it."""
+    from firmware.buttons.script import NoButtons
+    from firmware.display.virtual import NullDisplay
+    from firmware.journal import Journal
+    from firmware.loop import LoopConfig, Referee
+    from firmware.motion import MotionConfig
+
+
+    clock = _TimingClock()
+    shown: list[float] = []
+    display = NullDisplay()
+    parts: dict[str, list[float]] = {"fit": [], "reader": []}
+    import calibration.geometry as geo
+    import firmware.loop as loop_mod
+
+    real_locate = getattr(loop_mod, "locate_table")
+
+    def timed_locate(image: Any, profile: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return real_locate(image, profile)
+        finally:
+            parts["fit"].append(time.perf_counter() - t)
+
+    setattr(loop_mod, "locate_table", timed_locate)
+    base_analyze = analyze or loop_mod._default_analyze
+
+    def timed_analyze(game: str, image: Any, fit: Any, options: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return base_analyze(game, image, fit, options)
+        finally:
+            parts["reader"].append(time.perf_counter() - t)
+
+    latencies: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = LoopConfig(motion=MotionConfig(still_seconds=1.0), replay=False,
+                         prompt_timeout=0.0, resume_timeout=0.0)
+        ref = Referee(PacedCamera(frames, clock), display, NoButtons(sleep=clock.sleep), Journal(tmp),
+                      clock=clock, config=cfg, game="town77", analyze=timed_analyze,
+                      preset={"players": 2})
+        real_look = ref._look
+        real_show = ref.show
+
+        def show(image: Any) -> None:
+            shown.append(clock.now())   # the verdict is on screen (or already was)
+            real_show(image)
+
+        ref.show = show  # type: ignore[method-assign]
+
+        def look(preview: Any, still_end: float) -> None:
+            n = len(shown)
+            real_look(preview, still_end)
+            after = shown[n:]
+            if after:
+                latencies.append(after[0] - still_end)
+
+        ref._look = look  # type: ignore[method-assign]
+        try:
+            ref.run()
+        finally:
+            setattr(loop_mod, "locate_table", real_locate)
+        del geo
+        moves = sum(1 for r in ref.journal.records if r.kind == "move")
+    return {"latency": latencies, "fit": parts["fit"], "reader": parts["reader"], "moves": moves,
+            "events": ref.events}
+
+
+def bench_memory(frames: list[NDArray[np.uint8]], tmp: Path) -> float:
+    """Peak RSS (MB) of a fresh `tableref run` process over the whole recording."""
+    d = tmp / "mem_frames"
+    d.mkdir(exist_ok=True)
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(d / f"{i:04d}.jpg"), f, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cmd = [sys.executable, "-m", "firmware.cli", "run", "--game", "town77", "--players", "2",
+           "--camera", f"frames:{d}", "--buttons", "none", "--display", "null",
+           "--state-dir", str(tmp / "mem_state")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_maxrss / 1024.0
+
+
+# --- occlusion on the mini table ------------------------------------------------------------
+
+def bench_occlusion(games: int, seed: int) -> dict[str, int]:
+    mt = _mini()
+    sys.path.insert(0, str(TESTS))
+    from loopkit import referee  # noqa: PLC0415
+
+    from firmware.journal import load
+    invented = missed = moves_total = asks = frames_total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for g in range(games):
+            placements = mt.legal_game(seed + g, 12)
+            frames = mt.game_frames(placements, seed + g)
+            frames_total += len(frames)
+            d = Path(tmp) / f"g{g}"
+            ref = referee(d, frames)
+            ref.run()
+            got = [(r.data["cell"], r.data["tile"]) for r in load(d / "journal.jsonl").records
+                   if r.kind == "move"]
+            want = [("ABCDEFG"[c] + str(r + 1), "abcdefg"[s] + str(k))
+                    for (r, c), (s, k) in placements]
+            moves_total += len(want)
+            invented += sum(1 for m in got if m not in want)
+            missed += sum(1 for m in want if m not in got)
+            asks += sum(1 for e in ref.events if ": Ask " in e)
+    return {"games": games, "frames": frames_total, "moves": moves_total, "invented": invented,
+            "missed": missed, "questions": asks}
+
+
+# --- resume under SIGKILL ---------------------------------------------------------------------
+
+def bench_resume(kills_wanted: int, seed: int) -> dict[str, Any]:
+    mt = _mini()
+    from firmware.journal import load
+    from firmware.loop import summary_from_journal
+    runner = TESTS / "run_minitable.py"
+    script_text = "menu\nnext\nnext\nnext\nselect\nnext\nselect\nselect\nselect\n"
+    rng = random.Random(seed)
+    kills = restarts = mismatches = games = 0
+    with tempfile.TemporaryDirectory() as t:
+        tmp = Path(t)
+        while kills < kills_wanted:
+            games += 1
+            placements = mt.legal_game(seed + games, rng.randint(6, 14))
+            frames = tmp / f"frames{games}"
+            frames.mkdir()
+            for i, f in enumerate(mt.game_frames(placements, seed + games)):
+                cv2.imwrite(str(frames / f"{i:04d}.png"), f)
+            script = tmp / "buttons.txt"
+            script.write_text(script_text)
+
+            def cmd(state: Path) -> list[str]:
+                return [sys.executable, str(runner), "run", "--game", "town77", "--players", "2",
+                        "--camera", f"frames:{frames}", "--buttons", f"script:{script}",
+                        "--display", "null", "--state-dir", str(state)]
+
+            t0 = time.perf_counter()
+            subprocess.run(cmd(tmp / f"ref{games}"), check=True, capture_output=True, timeout=300)
+            duration = time.perf_counter() - t0
+            want = summary_from_journal(load(tmp / f"ref{games}" / "journal.jsonl").records)
+            for trial in range(10):
+                state = tmp / f"k{games}_{trial}"
+                # up to three kills in a row on the same state folder, then a clean finish
+                for _ in range(rng.randint(1, 3)):
+                    proc = subprocess.Popen(cmd(state), stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
+                    time.sleep(rng.uniform(0.05, duration))
+                    if proc.poll() is None:
+                        os.kill(proc.pid, signal.SIGKILL)
+                        kills += 1
+                    proc.wait()
+                    restarts += 1
+                done = subprocess.run(cmd(state), capture_output=True, text=True, timeout=300)
+                got = summary_from_journal(load(state / "journal.jsonl").records)
+                if done.returncode != 0 or got != want:
+                    mismatches += 1
+                if kills >= kills_wanted:
+                    break
+    return {"kills": kills, "restarts": restarts, "mismatches": mismatches, "games": games}
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+def bench_badinput(n: int, seed: int) -> dict[str, Any]:
+    mt = _mini()
+    sys.path.insert(0, str(TESTS))
+    from loopkit import referee  # noqa: PLC0415
+
+    from firmware.bench.badinput import run_cases, tally
+    from firmware.games.town77 import Town77Session
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = referee(Path(tmp), [])
+        ref.session = Town77Session({"players": 2})
+        ref.profile = mt.PROFILE
+        # silence libpng/libjpeg warnings on fd 2 while decoding thousands of broken files
+        saved = os.dup(2)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        try:
+            outcomes = run_cases(n, seed, ref.judge)
+        finally:
+            os.dup2(saved, 2)
+            os.close(devnull)
+            os.close(saved)
+    crashes = [o for o in outcomes if o.result == "crash"]
+    return {"table": tally(outcomes), "crashes": crashes, "n": len(outcomes)}
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> str:
+    res = resolution or (2304, 1296)
+    games = scenes or 100
+    out = ["## loop", ""]
+    t_all = time.perf_counter()
+
+    m = bench_motion(seed)
+    rows = [["motion check per 320x180 preview (median)", f"{m['median_ms']:.3f} ms",
+             "<= 1 ms", verdict(m["median_ms"] <= 1.0)],
+            ["motion check p99", f"{m['p99_ms']:.3f} ms", "", ""]]
+
+    with tempfile.TemporaryDirectory() as t:
+        frames = real_game_frames(seed, 8, res)
+        lat = bench_latency(frames)
+        peak = bench_memory(frames, Path(t))
+    med_lat = median(lat["latency"])
+    worst = max(lat["latency"]) if lat["latency"] else float("nan")
+    rows += [[f"still -> verdict on screen at {res[0]}x{res[1]} (median of {len(lat['latency'])})",
+              f"{1000 * med_lat:.0f} ms", "<= 300 ms", verdict(med_lat <= 0.3)],
+             ["  worst look", f"{1000 * worst:.0f} ms", "", ""],
+             ["  of which marker fit (median)", f"{1000 * median(lat['fit']):.0f} ms", "", ""],
+             ["  of which the town77 reader (median)", f"{1000 * median(lat['reader']):.0f} ms", "", ""],
+             [f"peak RSS of `tableref run`, whole town77 game at {res[0]}x{res[1]}",
+              f"{peak:.0f} MB", "<= 250 MB", verdict(peak <= 250)]]
+
+    mini = _mini()
+    mini_frames = mini.game_frames(mini.legal_game(seed, 10), seed, size=(res[0], res[1]))
+    mini_lat = bench_latency(mini_frames, analyze=mini.loop_analyze)
+    ml = median(mini_lat["latency"])
+    rows.append([f"still -> verdict, loop with the mini-table reader at {res[0]}x{res[1]}",
+                 f"{1000 * ml:.0f} ms", "<= 300 ms", verdict(ml <= 0.3)])
+    out.append(md_table(["measure", "value", "target", ""], rows))
+
+    occ = bench_occlusion(games, seed)
+    out += ["", f"Occlusion ({occ['games']} games, {occ['moves']} moves, {occ['frames']} still "
+            f"frames with hands, pinching fingers and cups between moves; mini table): "
+            f"**{occ['invented']} moves invented, {occ['missed']} missed** "
+            f"({occ['questions']} questions to the players) - "
+            f"{verdict(occ['invented'] == 0 and occ['missed'] == 0)}."]
+
+    rs = bench_resume(50, seed)
+    out += ["", f"Resume: {rs['kills']} SIGKILLs at random points of {rs['games']} scripted "
+            f"town77 games ({rs['restarts']} killed runs, each state folder then run to the end): "
+            f"**{rs['mismatches']} final states or scores differ** from the uninterrupted run - "
+            f"{verdict(rs['mismatches'] == 0 and rs['kills'] >= 50)}."]
+
+    bad = bench_badinput(10000, seed)
+    table = bad["table"]
+    out += ["", f"Bad input ({bad['n']} generated cases): **{len(bad['crashes'])} crashes** - "
+            f"{verdict(not bad['crashes'])}.", "",
+            md_table(["input", "accepted", "one-line error", "skipped", "crash"],
+                     [[k, v["ok"], v["error"], v["skipped"], v["crash"]] for k, v in table.items()])]
+    for c in bad["crashes"][:5]:
+        out.append(f"- crash: {c.kind}: {c.message[:200]}")
+    out += ["", f"Real-pipeline game at {res[0]}x{res[1]} (vision.synth + the town77 reader): "
+            f"{lat['moves']} moves applied from {len(frames)} frames (reader accuracy is "
+            "measured by `tableref bench --game town77`).",
+            "", f"_Whole suite: {time.perf_counter() - t_all:.0f} s; "
+            f"bench process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB._"]
+    return "\n".join(out)
