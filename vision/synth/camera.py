@@ -49,7 +49,7 @@ def radial_limit(dist: Sequence[float] | F64, r_cap: float = 4.0) -> float:
     return float(r[bad[0]]) if len(bad) else r_cap
 
 
-def undistort_normalized(xd: F64, yd: F64, dist: Sequence[float] | F64, iters: int = 30) -> tuple[F64, F64]:
+def undistort_normalized(xd: F64, yd: F64, dist: Sequence[float] | F64, iters: int = 6) -> tuple[F64, F64]:
     """Invert distort_normalized by Newton's method (numerical Jacobian): robust for the
     strong barrel of 120-degree lenses, where OpenCV's fixed-point iteration drifts."""
     if not any(abs(float(v)) > 0 for v in dist):
