@@ -4,7 +4,8 @@ blocks, plus the random families of shape sets, colour sets and art styles.
 Piece dicts:
     {"kind": "tile", "centre_mm": [x, y], "side_mm": 38, "angle_deg": 2.0,
      "shape": "star5", "colour": [b, g, r], "face_down": false, "style": {...} or a
-     name in scene["styles"], plus any keys to echo into truth (row, col, id...)}
+     name in scene["styles"], "key": any (fixes the tile's print quirks across frames;
+     default: from the scene seed), plus any keys to echo into truth (row, col, id...)}
     {"kind": "stack", "centre_mm": [x, y], "side_mm": 40, "angle_deg": 0,
      "thickness_mm": 2.5, "levels": [{"colour": [b,g,r], "shape": "house"|null,
      "offset_mm": [dx, dy], "angle_deg": a}, ...]}   (bottom level first)
@@ -220,8 +221,12 @@ def draw_tile(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) -> d
     face_down = bool(piece.get("face_down", False))
     shape = piece.get("shape")
     colour = piece.get("colour")
+    # a tile's own print quirks follow the tile (its "key"), not the frame's seed, so a
+    # game rendered frame by frame shows the same tile the same way
+    key = piece.get("key")
+    rng = random.Random(f"tile:{style.get('seed', 0)}:{key}") if key is not None else ctx.rng
     draw_tile_at(canvas, centre, side, angle, style, shape, colour, face_down,
-                 float(piece.get("base_height_mm", 0.0)), ctx.rng)
+                 float(piece.get("base_height_mm", 0.0)), rng)
     truth = {k: v for k, v in piece.items() if k not in ("style",)}
     truth["corners_mm"] = rotated_rect(centre, (side, side), angle).tolist()
     return truth

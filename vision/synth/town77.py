@@ -143,7 +143,8 @@ def city_scene(cells: list[dict[str, Any]], style: dict[str, Any], env: dict[str
         fd = bool(c.get("face_down", False))
         pieces.append({"kind": "tile", "centre_mm": centre, "side_mm": style["side_mm"], "angle_deg": angle,
                        "shape": style["shape_set"][si], "colour": style["colour_bgr"][ci],
-                       "face_down": fd, "style": "tiles", "row": row, "col": col})
+                       "face_down": fd, "style": "tiles", "row": row, "col": col,
+                       "key": f"{row}:{col}:{int(c.get('serial', 0))}"})
         truth_tiles.append({"row": row, "col": col, "centre_mm": centre, "face_down": fd,
                             "shape": si, "colour": ci, "shape_name": style["shape_set"][si],
                             "colour_name": style["colour_set"][ci], "angle_deg": angle})
