@@ -155,8 +155,12 @@ def render_scene(scene: dict[str, Any]) -> Rendered:
             if not isinstance(piece, dict) or "kind" not in piece:
                 raise SceneError(f"scene '{key}' #{i + 1} needs a 'kind'")
             fn = get_piece(str(piece["kind"]))
-            ctx = DrawContext(rng=random.Random(f"{seed}:{group}:{i}"),
-                              nprng=np.random.default_rng([seed, 1 if group == "pieces" else 2, i]),
+            # a piece with a "key" keeps its random quirks whatever the frame's seed
+            # (the same tile, card or stack looks the same in every frame of a game)
+            key = piece.get("key")
+            rseed = f"key:{key}" if key is not None else f"{seed}:{group}:{i}"
+            ctx = DrawContext(rng=random.Random(rseed),
+                              nprng=np.random.default_rng(list(rseed.encode("utf-8"))),
                               scene=scene, profile=profile, index=i)
             try:
                 t = fn(canvas, piece, ctx)

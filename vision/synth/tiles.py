@@ -221,12 +221,9 @@ def draw_tile(canvas: TableCanvas, piece: dict[str, Any], ctx: DrawContext) -> d
     face_down = bool(piece.get("face_down", False))
     shape = piece.get("shape")
     colour = piece.get("colour")
-    # a tile's own print quirks follow the tile (its "key"), not the frame's seed, so a
-    # game rendered frame by frame shows the same tile the same way
-    key = piece.get("key")
-    rng = random.Random(f"tile:{style.get('seed', 0)}:{key}") if key is not None else ctx.rng
+    # (with a "key", ctx.rng follows the tile, not the frame: see render_scene)
     draw_tile_at(canvas, centre, side, angle, style, shape, colour, face_down,
-                 float(piece.get("base_height_mm", 0.0)), rng)
+                 float(piece.get("base_height_mm", 0.0)), ctx.rng)
     truth = {k: v for k, v in piece.items() if k not in ("style",)}
     truth["corners_mm"] = rotated_rect(centre, (side, side), angle).tolist()
     return truth
