@@ -1,0 +1,106 @@
+"""The Town 77 session: observations to verdicts, labels, the state as a prior, replay."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from firmware.games.base import Ask, Illegal, NoChange, Proposed, Unclear
+from firmware.games.town77 import Town77Session
+
+
+def _obs(*tiles: tuple[int, int, Any, Any]) -> dict[str, Any]:
+    return {"tiles": [{"row": r, "col": c, "shape": s, "colour": k, "face_down": s == "##",
+                       "centre_mm": [58.0 + 57 * c, 58.0 + 57 * r]} for r, c, s, k in tiles]}
+
+
+def _session(*moves: dict[str, Any]) -> Town77Session:
+    s = Town77Session({"players": 2})
+    for m in moves:
+        s.apply(m)
+    return s
+
+
+PIONEER = {"type": "pioneer", "tile": "a0", "cell": "A1"}
+
+
+def test_first_tile_at_a1_is_the_pioneer() -> None:
+    """The empty city plus one tile at A1 proposes the Pioneering Tile."""
+    v = _session().interpret(_obs((0, 0, "shape-3", "colour-5")))
+    assert isinstance(v, Proposed) and v.move["type"] == "pioneer" and v.text == "a0 at A1"
+
+
+def test_group_labels_may_change_between_frames() -> None:
+    """A reader without palette renames its groups per frame; known tiles vote them back."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"})
+    frame = _obs((0, 0, "shape-2", "colour-7"), (0, 1, "shape-1", "colour-3"))
+    assert isinstance(s.interpret(frame), NoChange)
+    moved = _obs((0, 0, "shape-2", "colour-7"), (0, 1, "shape-1", "colour-3"),
+                 (1, 0, "shape-9", "colour-3"))
+    v = s.interpret(moved)   # a new shape, same colour as B1: legal at A2 (not B1's row/col)
+    assert isinstance(v, Proposed) and v.move == {"type": "place", "player": 1, "tile": "c1",
+                                                  "cell": "A2", "source": "seen"}
+
+
+def test_state_prior_picks_the_legal_reading_among_alternatives() -> None:
+    """The top reading is already in the city; the reader's alternative is taken."""
+    s = _session(PIONEER)
+    obs = _obs((0, 0, 0, 0), (0, 1, 0, 0))
+    obs["tiles"][1]["candidates"] = [{"shape": 2, "colour": 3}]
+    v = s.interpret(obs)
+    assert isinstance(v, Proposed) and v.move["tile"] == "c3"
+
+
+def test_prior_never_hides_an_illegal_placement() -> None:
+    """No reading is legal: the top reading is reported illegal with the rule's words."""
+    s = _session(PIONEER)
+    obs = _obs((0, 0, 0, 0), (0, 1, 0, 4))
+    obs["tiles"][1]["candidates"] = [{"shape": 3, "colour": 0}]
+    v = s.interpret(obs)
+    assert isinstance(v, Illegal) and v.short == "Shape in row"
+    assert v.message == ("a4 at B1: a house of the same shape is already in this row "
+                         "[a0............/............../............../............../"
+                         "............../............../.............. p2 t1 l- r-]")
+
+
+def test_two_new_tiles_ask_with_the_legal_ones_as_choices() -> None:
+    """Two tiles at once are never applied; each legal one is offered."""
+    s = _session(PIONEER)
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 1), (1, 0, 2, 2)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once"
+    assert v.labels == ("b1 at B1", "c2 at A2")
+
+
+def test_a_vanished_tile_asks_and_several_are_just_hidden() -> None:
+    """One missing tile is a question; three missing are a covered table, not a move."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"},
+                 {"type": "place", "player": 1, "tile": "c2", "cell": "C1"},
+                 {"type": "place", "player": 0, "tile": "d3", "cell": "D1"})
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 1), (0, 2, 2, 2)))
+    assert isinstance(v, Ask) and v.text == "D1 missing: put it back"
+    assert isinstance(s.interpret(_obs((0, 0, 0, 0))), Unclear)
+
+
+def test_a_tile_turned_face_down_is_a_turn_over() -> None:
+    """A face-up tile now face down proposes turning it over (no shape, no colour)."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"})
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, "##", "##")))
+    assert isinstance(v, Proposed) and v.move == {"type": "turn_over", "cell": "B1"}
+
+
+def test_undo_and_replay_rebuild_exactly() -> None:
+    """Undo is a rebuild from the other moves; the summary matches a fresh replay."""
+    moves = [PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"},
+             {"type": "place", "player": 1, "tile": "c2", "cell": "A2"}]
+    s = _session(*moves)
+    assert s.undo() == moves[-1]
+    assert s.summary() == _session(*moves[:2]).summary()
+    fixes = s.fixes(moves[-1])
+    assert fixes and all(f.move["cell"] == "A2" for f in fixes)
+    assert "c2 at A2" not in [f.label for f in fixes]
+
+
+def test_end_records_tiles_left_and_ranks() -> None:
+    """End answers become the ranking: fewer tiles first."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"})
+    s.apply(s.finish({"p1": 3, "p2": 1}))
+    assert s.is_over() and s.summary()["ranking"] == [[1, 1, 1], [0, 2, 3]]
