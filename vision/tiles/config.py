@@ -19,6 +19,13 @@ class TilesConfig:
     max_pitch_mm: float = 60.0
     corner_window_mm: float = 5.0
     """Window of the structure tensor that tells tiles (edges both ways) from grain."""
+    table_smooth_mm: float = 8.0
+    table_match: float = 18.0
+    table_margin_mm: float = 3.0
+    """Grid evidence is taken only within table_margin_mm of what is not bare table
+    (within table_match delta E of the commonest colour after a table_smooth_mm median)."""
+    line_mm: float = 16.0
+    """Grid profiles count only edges running this far straight (tile outlines)."""
     edge_percentile: float = 80.0
     """Only gradients above this percentile vote for the grid orientation."""
     # -- occupancy ---------------------------------------------------------------
@@ -42,11 +49,14 @@ class TilesConfig:
     """A symbol smaller than this fraction of the tile face means a blank face."""
     symbol_min_de: float = 12.0
     """Least delta E between symbol and face (print on a tile is never subtler)."""
-    shape_grid: int = 24
-    shape_span: float = 0.40
-    """The descriptor covers +-shape_span pitches around the symbol's centroid."""
+    shape_angles: int = 64
+    shape_radii: int = 16
+    shape_span: float = 0.42
+    """The polar descriptor reaches shape_span pitches from the symbol's centroid."""
+    shape_shift: int = 2
+    """Angle steps (of 360/shape_angles deg) two tiles may be turned apart."""
     # -- grouping ----------------------------------------------------------------
-    shape_merge: float = 0.30
+    shape_merge: float = 0.10
     """Average-linkage distance below which two shape groups are one shape."""
     colour_merge: float = 14.0
     """Average-linkage distance (CIELAB delta E) below which two colour groups merge."""

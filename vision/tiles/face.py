@@ -94,6 +94,34 @@ def _local_angle(grey: F32, band: NDArray[np.bool_], limit_deg: float = 12.0) ->
     return float(np.angle(np.sum(w * np.exp(1j * d[keep]))) / 4.0)
 
 
+def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.2) -> NDArray[np.bool_]:
+    """The parts of a mask that reach the cell's centre: the symbol, not a printed
+    border or a neighbour's edge that a tile's offset brought into view."""
+    n, lab = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return mask
+    keep = np.unique(lab[(geo.radius < reach) & mask])
+    keep = keep[keep > 0]
+    return np.isin(lab, keep)
+
+
+def shape_distances(a: NDArray[np.float32], b: NDArray[np.float32], angles: int,
+                    max_shift: int) -> NDArray[np.float64]:
+    """RMS difference of polar shape descriptors (rows of a and b), at the best turn
+    within +-max_shift angle steps (tiles sit a few degrees off their grid)."""
+    A = np.asarray(a, dtype=np.float64).reshape(len(a), angles, -1)
+    B = np.asarray(b, dtype=np.float64).reshape(len(b), angles, -1)
+    dim = A.shape[1] * A.shape[2]
+    fa = A.reshape(len(a), -1)
+    na = np.sum(fa * fa, axis=1)
+    best = np.full((len(a), len(b)), np.inf)
+    for s in range(-max_shift, max_shift + 1):
+        fb = np.roll(B, s, axis=1).reshape(len(b), -1)
+        d2 = na[:, None] + np.sum(fb * fb, axis=1)[None, :] - 2.0 * fa @ fb.T
+        best = np.minimum(best, d2)
+    return np.asarray(np.sqrt(np.maximum(best, 0.0) / dim), dtype=np.float64)
+
+
 def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
     """Read one grid-aligned cell crop (float BGR 0..1 and its CIELAB)."""
     r0, r1 = cfg.face_ring
@@ -110,29 +138,27 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
     mask = (d > thr) & inner
     frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
-    n = cfg.shape_grid
+    na, nr = cfg.shape_angles, cfg.shape_radii
     if frac < cfg.symbol_min_area:
-        return CellLook(face, spread, 0.0, face, np.zeros(n * n, np.float32), 0.0, (0.0, 0.0), 0.0)
+        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
+    mask = _central_parts(mask, geo)
+    if not np.any(mask):
+        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
+    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
     ys, xs = np.nonzero(mask)
     cx, cy = float(xs.mean()), float(ys.mean())
-    grey = np.asarray(cv2.cvtColor(bgr01, cv2.COLOR_BGR2GRAY), dtype=np.float32)
-    band = geo.cheb >= 0.36
-    ang = _local_angle(grey, band)
     # soft mask: 0 on the face, 1 well inside the symbol, a ramp across its edge
     soft = np.clip((d - 0.5 * thr) / thr, 0.0, 1.0).astype(np.float32)
-    soft[~inner] = 0.0
+    soft[~cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 0.0
     size = geo.size
-    half = cfg.shape_span * size     # sample +-shape_span pitches around the centroid
-    step = 2.0 * half / n
-    ca, sa = math.cos(ang), math.sin(ang)
-    # descriptor pixel (i, j) -> crop point: centroid + R(ang) @ ((i + .5) * step - half, ...)
-    o = -half + 0.5 * step
-    m = np.array([[step * ca, -step * sa, cx + o * ca - o * sa],
-                  [step * sa, step * ca, cy + o * sa + o * ca]], dtype=np.float64)
-    if step > 1.5:   # sample a blurred mask so the descriptor does not alias
-        soft = np.asarray(cv2.GaussianBlur(soft, (0, 0), 0.5 * step), dtype=np.float32)
-    desc = cv2.warpAffine(soft, m.astype(np.float64), (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+    radius = cfg.shape_span * size
+    if radius / nr > 1.5:
+        soft = np.asarray(cv2.GaussianBlur(soft, (0, 0), 0.4 * radius / nr), dtype=np.float32)
+    # polar samples around the centroid: rows = angle, columns = radius, so a turned
+    # tile is a circular shift of rows (matched in shape_distances)
+    desc = cv2.warpPolar(soft, (nr, na), (cx, cy), radius,
+                         cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR | cv2.WARP_FILL_OUTLIERS)
+    ang = 0.0
     core = d[mask]
     cut = float(np.percentile(core, 50.0))
     sym = lab[mask][core >= cut].astype(np.float64)

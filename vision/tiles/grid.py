@@ -75,6 +75,11 @@ def cornerness(gx: F32, gy: F32, window_px: float) -> F32:
 
 
 def orientation(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None) -> float:
+    return orientations(gx, gy, cfg, weight, 1)[0]
+
+
+def orientations(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None,
+                 count: int = 3) -> list[float]:
     """The dominant edge direction modulo 90 degrees, in (-45, 45] degrees (radians).
 
     Strong gradients vote with their magnitude in a histogram of angle mod 90; the
@@ -83,7 +88,7 @@ def orientation(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None) -
     thr = float(np.percentile(mag, cfg.edge_percentile))
     sel = mag > max(thr, 1e-6)
     if not np.any(sel):
-        return 0.0
+        return [0.0]
     ang = np.arctan2(gy[sel], gx[sel]).astype(np.float64)
     w = mag[sel].astype(np.float64)
     a4 = np.mod(ang * 4.0, 2 * math.pi)          # 4x angle: period 90 deg -> 360
@@ -91,13 +96,22 @@ def orientation(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None) -
     hist = np.bincount((a4 / (2 * math.pi) * nb).astype(np.int64) % nb, weights=w, minlength=nb)
     k = np.array([1, 4, 6, 4, 1], dtype=np.float64)
     hs = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), k, mode="valid")
-    peak = (int(np.argmax(hs)) + 0.5) / nb * 2 * math.pi
-    d = np.angle(np.exp(1j * (a4 - peak)))
-    near = np.abs(d) < math.radians(4 * 2.0)
-    mean4 = peak + float(np.angle(np.sum(w[near] * np.exp(1j * d[near])))) if np.any(near) else peak
-    theta = mean4 / 4.0
-    theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
-    return float(theta)
+    order = [i for i in np.argsort(-hs) if hs[i] >= hs[(i - 1) % nb] and hs[i] >= hs[(i + 1) % nb]]
+    peaks: list[int] = []
+    for i in order:
+        if all(min(abs(int(i) - p), nb - abs(int(i) - p)) > 6 for p in peaks):
+            peaks.append(int(i))
+        if len(peaks) == count:
+            break
+    out = []
+    for i in peaks:
+        peak = (i + 0.5) / nb * 2 * math.pi
+        d = np.angle(np.exp(1j * (a4 - peak)))
+        near = np.abs(d) < math.radians(4 * 2.0)
+        mean4 = peak + float(np.angle(np.sum(w[near] * np.exp(1j * d[near])))) if np.any(near) else peak
+        theta = mean4 / 4.0
+        out.append(float((theta + math.pi / 4) % (math.pi / 2) - math.pi / 4))
+    return out
 
 
 def refine_orientation(gx: F32, gy: F32, weight: F32, theta0: float, px_per_mm: float,
@@ -158,6 +172,47 @@ def _profiles(gx: F32, gy: F32, weight: F32, theta: float, px_per_mm: float,
     return pu, pv, u0, v0, binmm
 
 
+def line_profiles(gray: F32, theta: float, px_per_mm: float, origin_mm: tuple[float, float],
+                  line_mm: float, long_mm: float = 75.0) -> tuple[F64, F64, float, float, float]:
+    """Profiles of long straight edges only, across each grid axis.
+
+    The view is turned into the grid frame; an edge survives a morphological opening
+    along its own direction only if it runs at least line_mm straight, which keeps the
+    tiles' outlines and drops symbol curves, grain flecks and most printed detail."""
+    h, w = gray.shape
+    c, s = math.cos(theta), math.sin(theta)
+    corners = np.array([[origin_mm[0], origin_mm[1]], [origin_mm[0] + w / px_per_mm, origin_mm[1]],
+                        [origin_mm[0], origin_mm[1] + h / px_per_mm],
+                        [origin_mm[0] + w / px_per_mm, origin_mm[1] + h / px_per_mm]])
+    us = corners[:, 0] * c + corners[:, 1] * s
+    vs = -corners[:, 0] * s + corners[:, 1] * c
+    u0, v0 = float(us.min()), float(vs.min())
+    ow = int(math.ceil((us.max() - u0) * px_per_mm))
+    oh = int(math.ceil((vs.max() - v0) * px_per_mm))
+    p = px_per_mm
+    # rotated pixel (i, j) -> (u, v) -> table (X, Y) -> source pixel
+    m = np.array([[c, -s, (u0 * c - v0 * s - origin_mm[0]) * p + 0.5 * (c - s) - 0.5],
+                  [s, c, (u0 * s + v0 * c - origin_mm[1]) * p + 0.5 * (s + c) - 0.5]])
+    rot = cv2.warpAffine(gray, m, (ow, oh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=(-1.0,))
+    valid = np.asarray(cv2.erode((rot >= 0).astype(np.uint8), np.ones((5, 5), np.uint8)), np.float32)
+    rot = np.where(rot >= 0, rot, 0).astype(np.float32)
+    gx: F32 = np.abs(np.asarray(cv2.Sobel(rot, cv2.CV_32F, 1, 0, ksize=3), np.float32)) * valid
+    gy: F32 = np.abs(np.asarray(cv2.Sobel(rot, cv2.CV_32F, 0, 1, ksize=3), np.float32)) * valid
+    n = max(3, int(round(line_mm * px_per_mm)))
+    gx = np.asarray(cv2.blur(gx, (5, 1)), np.float32)
+    gy = np.asarray(cv2.blur(gy, (1, 5)), np.float32)
+    # runs longer than any tile are printed lines (a cutting mat), not tile outlines
+    n_long = max(n + 2, int(round(long_mm * px_per_mm)))
+    gx = np.asarray(cv2.morphologyEx(gx, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
+                    - cv2.morphologyEx(gx, cv2.MORPH_OPEN, np.ones((n_long, 1), np.uint8)), np.float32)
+    gy = np.asarray(cv2.morphologyEx(gy, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
+                    - cv2.morphologyEx(gy, cv2.MORPH_OPEN, np.ones((1, n_long), np.uint8)), np.float32)
+    pu = gx.sum(axis=0).astype(np.float64)
+    pv = gy.sum(axis=1).astype(np.float64)
+    return pu, pv, u0, v0, 1.0 / px_per_mm
+
+
 def _highpass(p: F64, sigma_bins: float) -> F64:
     k = max(3, int(sigma_bins * 3) * 2 + 1)
     base = cv2.GaussianBlur(p.reshape(1, -1).astype(np.float64), (k, 1), sigma_bins,
@@ -186,16 +241,45 @@ def _fold_phase(p: F64, pitch_bins: float, smooth_bins: float) -> tuple[float, f
     return (i + 0.5) / nb * pitch_bins, float((hs[i] - half) / max(float(hs.sum()), 1e-9) * nb)
 
 
+def off_table(lab: F32, px_per_mm: float, cfg: TilesConfig) -> F32:
+    """1 near anything that is not bare table, 0 on it: the table is the commonest
+    colour of a smoothed view, so fine print on it (a cutting mat's lines, grain)
+    counts as table while tiles do not."""
+    k = max(3, int(round(cfg.table_smooth_mm * px_per_mm)) | 1)
+    sm = np.asarray(cv2.medianBlur(np.clip(lab * np.array([2.55, 1, 1], np.float32) + np.array([0, 128, 128], np.float32),
+                                           0, 255).astype(np.uint8), k), np.float32)
+    q = (sm // 8).astype(np.int64)
+    key = (q[..., 0] * 32 + q[..., 1]) * 32 + q[..., 2]
+    mode = int(np.argmax(np.bincount(key.ravel())))
+    table = (np.array([mode // 1024, (mode // 32) % 32, mode % 32], np.float32) + 0.5) * 8
+    near = np.linalg.norm(sm - table, axis=2) < cfg.table_match
+    hits = np.count_nonzero(near)
+    if hits > 0.97 * near.size or hits < 0.2 * near.size:
+        return np.ones(lab.shape[:2], np.float32)       # no clear table: do not mask
+    grow = max(3, int(round(cfg.table_margin_mm * px_per_mm)) * 2 + 1)
+    off = cv2.dilate((~near).astype(np.uint8), np.ones((grow, grow), np.uint8))
+    return np.asarray(off, np.float32)
+
+
 def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
-             cfg: TilesConfig) -> GridFit:
+             cfg: TilesConfig, lab: F32 | None = None) -> GridFit:
     """The lattice of the tiles in a top-down grey view whose pixel (0, 0) starts at
     table point origin_mm, px_per_mm pixels per millimetre."""
+    if lab is not None:
+        gray = gray * off_table(lab, px_per_mm, cfg) + float(np.median(gray)) * (1 - off_table(lab, px_per_mm, cfg))
     gx, gy = gradients(gray)
     weight = cornerness(gx, gy, cfg.corner_window_mm * px_per_mm)
-    theta = orientation(gx, gy, cfg, weight)
-    theta = refine_orientation(gx, gy, weight, theta, px_per_mm)
-    theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
-    pu, pv, u0, v0, binmm = _profiles(gx, gy, weight, theta, px_per_mm, origin_mm)
+    pick: tuple[float, float, tuple[F64, F64, float, float, float]] | None = None
+    for t in orientations(gx, gy, cfg, weight, 3):
+        t = refine_orientation(gx, gy, weight, t, px_per_mm)
+        t = (t + math.pi / 4) % (math.pi / 2) - math.pi / 4
+        prof = line_profiles(gray, t, px_per_mm, origin_mm, cfg.line_mm)
+        sig = 4.0 / prof[4]
+        e = float(np.sum(_highpass(prof[0], sig) ** 2) + np.sum(_highpass(prof[1], sig) ** 2))
+        if pick is None or e > pick[0]:
+            pick = (e, t, prof)
+    assert pick is not None
+    _, theta, (pu, pv, u0, v0, binmm) = pick
     sig = 4.0 / binmm
     hu, hv = _highpass(pu, sig), _highpass(pv, sig)
     ru, rv = _autocorr(hu), _autocorr(hv)
@@ -226,3 +310,52 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     ox = u_org * c_ - v_org * s_
     oy = u_org * s_ + v_org * c_
     return GridFit(theta, float(pitch), (float(ox), float(oy)), float(min(su, sv)))
+
+
+def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
+    """The lattice fitted to the tiles' own centres (each within a few mm of its cell).
+
+    Pitch and turn first from the vectors between neighbouring tiles (no cell indices
+    needed, so a coarse pitch off by 10% is still corrected), then cell indices by
+    rounding, then a least-squares similarity fit over every tile."""
+    pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    if len(pts) < 2:
+        if len(pts) == 1:   # one tile: keep pitch and turn, centre the lattice on it
+            ux, uy = grid.axes
+            o = pts[0] - 0.5 * grid.pitch_mm * (ux + uy)
+            return GridFit(grid.angle_rad, grid.pitch_mm, (float(o[0]), float(o[1])), grid.strength)
+        return grid
+    theta, pitch = grid.angle_rad, grid.pitch_mm
+    d = pts[:, None, :] - pts[None, :, :]
+    dist = np.linalg.norm(d, axis=2)
+    near = (dist > 0.6 * pitch) & (dist < 1.4 * pitch)
+    if np.any(near):
+        vec = d[near]
+        c, s = math.cos(theta), math.sin(theta)
+        u = vec[:, 0] * c + vec[:, 1] * s
+        v = -vec[:, 0] * s + vec[:, 1] * c
+        ang = np.arctan2(v, u)
+        # fold the four neighbour directions onto one
+        ang4 = np.mod(ang + math.pi / 4, math.pi / 2) - math.pi / 4
+        pitch = float(np.median(np.hypot(u, v)))
+        theta = theta + float(np.median(ang4))
+    for _ in range(rounds):
+        c, s = math.cos(theta), math.sin(theta)
+        q = np.stack([pts[:, 0] * c + pts[:, 1] * s, -pts[:, 0] * s + pts[:, 1] * c], 1) / pitch
+        ph = np.angle(np.mean(np.exp(2j * math.pi * (q - 0.5)), axis=0)) / (2 * math.pi)
+        idx = np.round(q - 0.5 - ph)       # cell index of every tile
+        # p = o + a * (i + .5) - b * (j + .5), p_y = o_y + b * (i + .5) + a * (j + .5)
+        i, j = idx[:, 0] + 0.5, idx[:, 1] + 0.5
+        n = len(pts)
+        A = np.zeros((2 * n, 4))
+        A[:n, 0], A[:n, 2], A[:n, 3] = 1.0, i, -j
+        A[n:, 1], A[n:, 2], A[n:, 3] = 1.0, j, i
+        rhs = np.concatenate([pts[:, 0], pts[:, 1]])
+        sol, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+        ox, oy, a, b = (float(x) for x in sol)
+        pitch = math.hypot(a, b)
+        theta = math.atan2(b, a)
+    theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
+    # re-anchor the origin at a lattice crossing near the old one (indices are relative)
+    g = GridFit(theta, pitch, (ox, oy), grid.strength)
+    return g

@@ -66,14 +66,15 @@ def _means(tiles: Sequence[_Named], attr: str, value: str) -> dict[int, F64]:
     for t in tiles:
         gid = getattr(t, attr)
         if gid is not None:
-            acc.setdefault(int(gid), []).append(np.asarray(getattr(t.look, value), dtype=np.float64))
+            src = t if hasattr(t, value) else t.look
+            acc.setdefault(int(gid), []).append(np.asarray(getattr(src, value), dtype=np.float64))
     return {k: np.mean(np.array(v), axis=0) for k, v in acc.items()}
 
 
 def name_groups(tiles: Sequence[_Named], palette: dict[str, Any]) -> None:
     """Set each face-up tile's shape and colour to the palette label of its group."""
     for kind, key, attr, value, out in (("shapes", "descriptor", "shape_group", "shape", "shape"),
-                                        ("colours", "lab", "colour_group", "symbol_lab", "colour")):
+                                        ("colours", "lab", "colour_group", "colour_lab", "colour")):
         names, protos = prototypes(palette, kind, key)
         means = _means(tiles, attr, value)
         if not means:

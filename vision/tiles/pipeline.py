@@ -15,8 +15,8 @@ from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import normalise_crop, to_lab
-from vision.tiles.face import CellGeometry, CellLook, analyse_cell
-from vision.tiles.grid import GridFit, fit_grid
+from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances
+from vision.tiles.grid import GridFit, fit_grid, refine_grid
 from vision.tiles.group import agglomerate, pairwise
 from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile
 from vision.tiles.palette import name_groups
@@ -36,6 +36,7 @@ class TileReading:
     colour_group: int | None = None
     shape: str | None = None      # palette label or "shape-N"
     colour: str | None = None
+    colour_lab: F64 | None = None  # the colour that names the tile (symbol's or face's)
 
 
 @dataclass
@@ -46,6 +47,7 @@ class TilesReading:
     reference: str = ""
     shape_groups: int = 0
     colour_groups: int = 0
+    colour_on_face: bool = False
 
     def rc(self, t: TileReading) -> tuple[int, int]:
         return t.row - self.origin_cell[1], t.col - self.origin_cell[0]
@@ -61,7 +63,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
                cfg: TilesConfig | None = None, shapes: int | None = None,
                colours: int | None = None, palette: dict[str, Any] | None = None,
                reference: ColourReference | None = None) -> TilesReading:
-    """Read every tile of one frame."""
+    """Read every tile of one frame: a first pass on the lattice fitted to edges finds
+    the tiles, a second pass reads them on the lattice fitted to their centres."""
     cfg = cfg or TilesConfig()
     ref = reference or measure_reference(image, fit, profile)
     x0, y0, x1, y1 = _area(profile)
@@ -71,32 +74,16 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
-    grid = fit_grid(grey, cpx, (x0, y0), cfg)
     lab = to_lab(normalise_crop(coarse, ref, centre[0]))
-    stats = cell_stats(lab, grid, cpx, (x0, y0), (x0, y0, x1, y1), cfg.face_ring, cfg.centre_fraction)
+    grid = fit_grid(grey, cpx, (x0, y0), cfg, lab)
+    area = (x0, y0, x1, y1)
+    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+    up = [t.centre_mm for t in found if t.look.has_symbol]
+    if up:
+        grid = refine_grid(grid, np.array(up))
+        found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
     out = TilesReading(grid, reference=ref.source)
-    cells, table_lab, table_spread = coarse_candidates(stats, cfg)
-    if not cells:
-        return out
-    cols = [c for c, _ in cells]
-    rows = [r for _, r in cells]
-    c0, r0 = min(cols), min(rows)
-    nc, nr = max(cols) - c0 + 1, max(rows) - r0 + 1
-    n = cfg.crop_px
-    view = warp_view(image, fit, grid_view_matrix(grid, c0, r0, n), (nc * n, nr * n))
-    geo = CellGeometry.make(n)
-    found: list[TileReading] = []
-    for c, r in cells:
-        crop = view[(r - r0) * n:(r - r0 + 1) * n, (c - c0) * n:(c - c0 + 1) * n]
-        ctr = grid.cell_centre_mm(c, r)
-        bgr = normalise_crop(crop, ref, ctr)
-        look = analyse_cell(bgr, to_lab(bgr), geo, cfg)
-        if not is_tile(look, table_lab, table_spread, cfg):
-            continue
-        ux, uy = grid.axes
-        pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
-        found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
-    _mark_face_down(found, cfg)
+    out.colour_on_face = _mark_face_down(found, cfg)
     out.tiles = found
     if found:
         out.origin_cell = (min(t.col for t in found), min(t.row for t in found))
@@ -106,35 +93,81 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     return out
 
 
-def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> None:
-    """Blank tiles, and tiles whose face is not the fronts' face colour, show their back."""
-    fronts = [t.look.face_lab for t in tiles if t.look.has_symbol]
-    if not fronts:
-        for t in tiles:
-            t.face_down = not t.look.has_symbol
-        return
-    faces = np.array(fronts)
-    lab = np.array(agglomerate(pairwise(faces), cfg.facedown_delta_e))
-    # The fronts are the face colour carrying the most different symbols: a tile
-    # back's logo, or print on the table, repeats one symbol.
+def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
+                coarse_lab: NDArray[np.float32], grid: GridFit,
+                area: tuple[float, float, float, float], cfg: TilesConfig,
+                crop_px: int) -> list[TileReading]:
+    """Candidate cells from the coarse view, then each read from the camera frame."""
+    cpx = cfg.coarse_px_per_mm
+    stats = cell_stats(coarse_lab, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
+                       cfg.centre_fraction)
+    cells, table_lab, table_spread = coarse_candidates(stats, cfg)
+    if not cells:
+        return []
+    cols = [c for c, _ in cells]
+    rows = [r for _, r in cells]
+    c0, r0 = min(cols), min(rows)
+    nc, nr = max(cols) - c0 + 1, max(rows) - r0 + 1
+    n = crop_px
+    view = warp_view(image, fit, grid_view_matrix(grid, c0, r0, n), (nc * n, nr * n))
+    geo = CellGeometry.make(n)
+    found: list[TileReading] = []
+    ux, uy = grid.axes
+    for c, r in cells:
+        crop = view[(r - r0) * n:(r - r0 + 1) * n, (c - c0) * n:(c - c0 + 1) * n]
+        ctr = grid.cell_centre_mm(c, r)
+        bgr = normalise_crop(crop, ref, ctr)
+        look = analyse_cell(bgr, to_lab(bgr), geo, cfg)
+        if not is_tile(look, table_lab, table_spread, cfg):
+            continue
+        pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
+        found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
+    return found
+
+
+def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
+    """Decide which tiles show their back, and which print carries the tile's colour.
+
+    Tiles of one game share one constant part of their print: usually the face colour
+    (symbols vary), sometimes the symbol colour (a white symbol on faces of every
+    colour). Whichever varies less across the tiles is the constant part; a blank
+    tile, or one whose constant part is off, shows its back. Returns True when the
+    colour is carried by the face."""
     sym = [t for t in tiles if t.look.has_symbol]
-    colour_ids = np.array(agglomerate(pairwise(np.array([t.look.symbol_lab for t in sym])),
-                                      cfg.colour_merge))
-    best = max(set(lab.tolist()), key=lambda g: (len(set(colour_ids[lab == g].tolist())),
-                                                   int(np.count_nonzero(lab == g))))
-    front = np.median(faces[lab == best], axis=0)
     for t in tiles:
-        far = float(np.linalg.norm(t.look.face_lab - front)) > cfg.facedown_delta_e
+        t.colour_lab = t.look.symbol_lab
+    if not sym:
+        for t in tiles:
+            t.face_down = True
+        return False
+    faces = np.array([t.look.face_lab for t in sym])
+    marks = np.array([t.look.symbol_lab for t in sym])
+    face_ids = np.array(agglomerate(pairwise(faces), cfg.facedown_delta_e))
+    mark_ids = np.array(agglomerate(pairwise(marks), cfg.colour_merge))
+    n_face, n_mark = len(set(face_ids.tolist())), len(set(mark_ids.tolist()))
+    on_face = n_face > n_mark + 1
+    const, const_ids, var_ids = (marks, mark_ids, face_ids) if on_face else (faces, face_ids, mark_ids)
+    # The fronts are the constant-part group carrying the most different varying parts:
+    # a tile back's logo, or print on the table, repeats one look.
+    best = max(set(const_ids.tolist()), key=lambda g: (len(set(var_ids[const_ids == g].tolist())),
+                                                         int(np.count_nonzero(const_ids == g))))
+    front = np.median(const[const_ids == best], axis=0)
+    for t in tiles:
+        part = t.look.symbol_lab if on_face else t.look.face_lab
+        far = float(np.linalg.norm(part - front)) > cfg.facedown_delta_e
         t.face_down = (not t.look.has_symbol) or far
+        if on_face:
+            t.colour_lab = t.look.face_lab
+    return on_face
 
 
 def _group(out: TilesReading, cfg: TilesConfig, shapes: int | None, colours: int | None) -> None:
     up = [t for t in out.tiles if not t.face_down]
     if not up:
         return
-    dim = float(len(up[0].look.shape))
-    sd = pairwise(np.array([t.look.shape for t in up])) / np.sqrt(dim)
-    cd = pairwise(np.array([t.look.symbol_lab for t in up]))
+    shp = np.array([t.look.shape for t in up])
+    sd = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift)
+    cd = pairwise(np.array([t.colour_lab for t in up]))
     sg = agglomerate(sd, cfg.shape_merge, shapes)
     cg = agglomerate(cd, cfg.colour_merge, colours)
     for t, s, c in zip(up, sg, cg):

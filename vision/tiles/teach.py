@@ -62,7 +62,8 @@ def build_palette(game: str, pairs: Sequence[tuple[str, str]], tiles: Sequence[T
     return {
         "game": game,
         "kind": "tiles",
-        "descriptor": {"shape_grid": cfg.shape_grid, "shape_span": cfg.shape_span},
+        "descriptor": {"shape_angles": cfg.shape_angles, "shape_radii": cfg.shape_radii,
+                       "shape_span": cfg.shape_span},
         "shapes": {k: {"descriptor": [round(float(x), 4) for x in np.mean(v, axis=0)]}
                    for k, v in shapes.items()},
         "colours": {k: {"lab": [round(float(x), 2) for x in np.mean(v, axis=0)]}
