@@ -157,8 +157,8 @@ def render_scene(scene: dict[str, Any]) -> Rendered:
             fn = get_piece(str(piece["kind"]))
             # a piece with a "key" keeps its random quirks whatever the frame's seed
             # (the same tile, card or stack looks the same in every frame of a game)
-            key = piece.get("key")
-            rseed = f"key:{key}" if key is not None else f"{seed}:{group}:{i}"
+            piece_key = piece.get("key")
+            rseed = f"key:{piece_key}" if piece_key is not None else f"{seed}:{group}:{i}"
             ctx = DrawContext(rng=random.Random(rseed),
                               nprng=np.random.default_rng(list(rseed.encode("utf-8"))),
                               scene=scene, profile=profile, index=i)
