@@ -13,7 +13,7 @@ from firmware.cli import UserError
 
 
 def main(args: argparse.Namespace) -> int:
-    from vision.synth import random_scene, render_scene
+    from vision.synth import SceneError, random_scene, render_scene
 
     try:
         w, h = (int(v) for v in args.resolution.lower().split("x"))
@@ -35,10 +35,14 @@ def main(args: argparse.Namespace) -> int:
         for i in range(args.count):
             try:
                 scenes.append(random_scene(args.game, args.seed + i, resolution=(w, h)))
-            except KeyError:
-                raise UserError(f"no synthetic scenes for game '{args.game}' yet; try town77, tiles or railways") from None
+            except SceneError as e:
+                raise UserError(str(e)) from None
     for i, scene in enumerate(scenes):
-        r = render_scene(scene)
+        try:
+            r = render_scene(scene)
+        except SceneError as e:
+            where = args.scene or f"the {args.game} scene"
+            raise UserError(f"{where}: {e}") from None
         stem = out / f"{args.seed + i:04d}"
         cv2.imwrite(str(stem.with_suffix(".jpg")), r.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         stem.with_suffix(".json").write_text(
