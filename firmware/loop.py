@@ -106,6 +106,9 @@ class LoopConfig:
     max_frames: int | None = None      # stop after this many analysed frames
     resume_timeout: float = 10.0       # resume an unfinished game when nobody answers
     prompt_timeout: float = 120.0      # a question nobody answers is dismissed
+    linger_seconds: float = 0.0        # after a recording ends, keep answering buttons
+    auto_dismiss: bool = False         # show questions but answer none (unattended demo)
+    verdict_seconds: float = 1.5       # how long an accepted move's screen stays up
 
 
 @dataclass
@@ -330,10 +333,12 @@ class Referee:
         self.note(f"new game {kind.name} {options}")
         return True
 
-    def _choose_value(self, title: str, choices: tuple[Any, ...], default: Any) -> Any:
+    def _choose_value(self, title: str, choices: tuple[Any, ...], default: Any,
+                      screen: Callable[[Any], Image.Image | None] | None = None) -> Any:
         i = choices.index(default) if default in choices else 0
         while True:
-            self.show(scr.number_screen(title, choices[i], "SELECT = OK"))
+            custom = screen(choices[i]) if screen is not None else None
+            self.show(custom or scr.number_screen(title, choices[i], "SELECT = OK"))
             ev = self.ask_button(self.cfg.prompt_timeout)
             if ev is None or ev is ButtonEvent.SELECT:
                 return choices[i]
@@ -424,10 +429,15 @@ class Referee:
         """A recording ended: answer what the button script still holds, then stop."""
         self.ended_stream = True
         self.note("end of the recording")
+        deadline = self.clock.now() + self.cfg.linger_seconds
+        if self.cfg.linger_seconds > 0 and self.session is not None:
+            self.show(scr.text_screen("Recording over", ["MENU (long", "SELECT) to end"]))
         while self.session is not None and not self.session.is_over():
-            ev = self.button(0.0)
+            ev = self.button(0.0 if self.cfg.linger_seconds <= 0 else 0.2)
             if ev is None:
-                return
+                if self.clock.now() >= deadline:
+                    return
+                continue
             self._on_button(ev)
 
     # -- one look at a still table ----------------------------------------------------------
@@ -594,13 +604,19 @@ class Referee:
         self.journal.append("move", m)
         self.reference = self.current_view
         self.note(f"applied {applied.text}")
+        shown = _optional_screen(self.session, "applied_screen", m)
+        if shown is not None:
+            self.show(shown)
+            self.clock.sleep(self.cfg.verdict_seconds)
         self.show(self.session.status_screen())
         return True
 
     def _alert(self, verdict: Illegal) -> None:
         self.note(f"illegal: {verdict.message}")
         self.alerts.alert_illegal()
-        screen = scr.error_screen("Illegal move", verdict.short)
+        assert self.session is not None
+        screen = _optional_screen(self.session, "illegal_screen", verdict) or \
+            scr.error_screen("Illegal move", verdict.short)
         for _ in range(self.cfg.flash_times):
             self.show(screen)
             self.clock.sleep(self.cfg.flash_period)
@@ -612,6 +628,12 @@ class Referee:
         assert self.session is not None
         labels = list(verdict.labels) + ["Not a move"]
         index = 0
+        if self.cfg.auto_dismiss:
+            self.show(scr.confirm_screen(verdict.text, "Check table", yes="OK", no="Undo"))
+            self.clock.sleep(1.0)
+            self.note("question dismissed (nobody to ask)")
+            self.show(self.session.status_screen())
+            return
         while True:
             if verdict.candidates:
                 self.show(scr.menu_screen(verdict.text, labels, index))
@@ -711,8 +733,11 @@ class Referee:
     def _end_game(self) -> None:
         assert self.session is not None
         answers: dict[str, Any] = {}
+        session = self.session
         for q in self.session.end_questions():
-            answers[q.key] = self._choose_value(q.title, q.choices, q.default)
+            def screen(value: Any, key: str = q.key) -> Image.Image | None:
+                return _optional_screen(session, "question_screen", key, value)
+            answers[q.key] = self._choose_value(q.title, q.choices, q.default, screen)
         move = self.session.finish(answers)
         try:
             self.session.apply(move)
@@ -731,6 +756,18 @@ def games_error(name: str, kinds: list[games.GameKind]) -> Exception:
     from firmware.cli import UserError
     return UserError(f"game '{name}' has no device adapter yet; choose one of: "
                      + ", ".join(k.name for k in kinds))
+
+
+def _optional_screen(session: Any, name: str, *args: Any) -> Image.Image | None:
+    """A game's own screen for this moment, when its session offers one."""
+    fn = getattr(session, name, None)
+    if fn is None:
+        return None
+    try:
+        image = fn(*args)
+    except (RulesError, KeyError, ValueError, TypeError):
+        return None
+    return image if isinstance(image, Image.Image) else None
 
 
 def setting_error(title: str, key: str, value: Any, choices: tuple[Any, ...]) -> Exception:

@@ -22,6 +22,7 @@ from firmware.games.base import (
     Unclear, Verdict,
 )
 from firmware.screens import base as scr
+from firmware.screens import town77 as t77
 from rules.errors import CouldNotRead
 from rules.town77.city import FACE_DOWN, Cell
 from rules.town77.game import MAX_PLAYERS, MIN_PLAYERS, RefereeGame
@@ -317,18 +318,36 @@ class Town77Session:
         if g.city.is_empty:
             return scr.text_screen("Town 77", ["Place the", "Pioneer at A1"])
         placed = len(g.city.tiles())
-        title = f"Town 77  {placed} tiles"
         if g.is_over():
-            return scr.text_screen(title, ["All left", "MENU: end game"])
-        return scr.text_screen(title, [f"Player {g.turn + 1}", self.last_text or "to play"])
+            return scr.text_screen(f"Town 77  {placed} placed", ["All left", "MENU: end game"])
+        return t77.turn_screen(g.turn, placed)
+
+    def applied_screen(self, move: Move) -> Image.Image | None:
+        """The placement just accepted: cell big, tile, OK (firmware.screens.town77)."""
+        if move.get("type") not in ("place", "pioneer"):
+            return None
+        player = move.get("player") if move.get("type") == "place" else None
+        return t77.placement_screen(Cell.parse(str(move["cell"])), Tile.parse(str(move["tile"])),
+                                    True, player)
+
+    def illegal_screen(self, verdict: Illegal) -> Image.Image | None:
+        reason = why_illegal(self.game_state.city, Tile.parse(str(verdict.move["tile"])),
+                             Cell.parse(str(verdict.move["cell"])))
+        if reason is None:
+            return None
+        return t77.illegal_screen(Cell.parse(str(verdict.move["cell"])), reason)
+
+    def question_screen(self, key: str, value: Any) -> Image.Image | None:
+        if key.startswith("p") and key[1:].isdigit():
+            return t77.tiles_left_screen(int(key[1:]) - 1, int(value))
+        return None
 
     def result_screen(self) -> Image.Image:
         try:
             ranking = self.game_state.ranking()
-        except Exception:
+        except Exception:  # noqa: BLE001  no counts entered: nothing to rank
             return scr.text_screen("Game over", ["No ranking"])
-        lines = [f"{s.rank}. P{s.player + 1}  {s.tiles_left} left" for s in ranking[:3]]
-        return scr.text_screen("Ranking", lines)
+        return t77.ranking_screen(ranking)
 
     def summary(self) -> dict[str, Any]:
         g = self.game_state

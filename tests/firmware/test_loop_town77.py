@@ -104,3 +104,26 @@ def test_end_records_tiles_left_and_ranks() -> None:
     s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"})
     s.apply(s.finish({"p1": 3, "p2": 1}))
     assert s.is_over() and s.summary()["ranking"] == [[1, 1, 1], [0, 2, 3]]
+
+
+def test_demo_game_is_legal_with_one_illegal_tile_taken_back() -> None:
+    """The demo's scripted game: each new scene adds one legal tile, except one illegal
+    tile that appears (twice: two looks) and is taken away again."""
+    from firmware.commands.demo import game_scenes
+    from rules.town77.city import Cell, City
+    from rules.town77.placement import why_illegal
+    from rules.town77.tiles import Tile
+
+    city = City.empty()
+    illegal = 0
+    for scene in game_scenes(3, moves=7):
+        tiles = {(t["row"], t["col"]): Tile(t["shape"], t["colour"]) for t in scene["meta"]["tiles"]}
+        new = {k: v for k, v in tiles.items() if city[Cell(*k)] is None}
+        assert len(tiles) - len(new) == len(city.tiles())
+        if len(new) == 1:
+            (cell, tile), = new.items()
+            if why_illegal(city, tile, Cell(*cell)) is None:
+                city = city.with_tile(Cell(*cell), tile)
+            else:
+                illegal += 1
+    assert len(city.tiles()) == 7 and illegal == 2
