@@ -111,11 +111,20 @@ def oriented_evidence(evidence: F32) -> tuple[F32, F32]:
 
 def pose_scores(evidence: F32, weight: F32, length_mm: float, width_mm: float, wire_mm: float,
                 tau: float, bend_weight: float = 10.0, leg_weight: float = 4.0,
-                bend_tau: float = 0.25, shift_mm: float = 2.5) -> F32:
+                bend_tau: float = 0.45, shift_mm: float = 2.5) -> F32:
     """S[u, p]: how well a clip of width factor p whose first bend is at row u explains the
     strip: the bends seen at both ends (most of the weight) and its legs. Unknown
     (covered) parts of the strip score as if exactly at the thresholds."""
-    across, along = oriented_evidence(evidence)
+    # the wire's contrast varies with colour, table and resolution: scale the evidence so
+    # that a clearly seen wire is 1 and a clearly seen bend is 1
+    ev = evidence.astype(np.float32)
+    seen_rows = ev[weight.min(axis=1) > 0] if weight.ndim == 2 else ev
+    top = float(np.percentile(seen_rows.max(axis=1), 75)) if len(seen_rows) else 1.0
+    ev = np.clip(ev / max(0.15, top), 0.0, 1.0)
+    across, along = oriented_evidence(ev)
+    rows_a = across.max(axis=1)
+    top_a = float(np.percentile(rows_a, 90)) if len(rows_a) else 1.0
+    across = np.clip(across / max(0.1, top_a), 0.0, 1.0)
     wv = weight.astype(np.float32)
     m = int(round(length_mm / STEP_MM))
     n = evidence.shape[0] - m
@@ -198,7 +207,7 @@ def _dp(scores: F32, costs: F32, qmin: int, qmax: int, lam: float, start_ok: NDA
 
 
 def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, wire_mm: float,
-                first_mm: float, last_mm: float, tau: float = 0.3, clip_cost: float = 3.0,
+                first_mm: float, last_mm: float, tau: float = 0.3, clip_cost: float = 5.0,
                 kappa: float = 1.0, pitch_range: tuple[float, float] = (0.44, 0.97),
                 end_tolerance_mm: float = 4.0, margin_scale: float = 12.0) -> CountResult:
     """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
