@@ -154,6 +154,7 @@ class GameKind:
 
 _KINDS: dict[str, str] = {
     "town77": "firmware.games.town77",
+    "town77-challenge": "firmware.games.town77_challenge",
     "railways": "firmware.games.railways",
 }
 

@@ -1,0 +1,514 @@
+"""The Town 77 solo Challenge on the device: the city plus three pile tops in view.
+
+The camera sees only the pile tops, never the tiles under them, so the session cannot
+drive rules.town77's ChallengeGame (which holds the piles' full order); it keeps the
+city, the tops last seen and the tile in hand, and asks the rules (why_illegal,
+legal_mask, hint, PlayLevel) for every judgement.
+
+Piles stand below the city (docs/rules-notes.md, "Town 77 Challenge on the device"):
+any tile read below row 7 (index 6) is a pile top, its column choosing the pile
+(0-1 -> pile 1, 2-4 -> pile 2, 5-6 -> pile 3; a top sits a stack's height above the
+table, so its lattice column may drift by one). An empty slot is an exhausted pile.
+
+Readers without a taught palette name shapes and colours by per-frame group ids, so a
+tile's identity across frames is settled the way Town77Session does it (Labels voting
+from tiles whose identity is known), here with the unchanged pile tops voting too:
+each "tile T came from pile i" hypothesis is kept only if every known tile still reads
+as itself under it, and if pile i now shows something else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from firmware.games.base import (
+    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, Rect, Setting,
+    Unclear, Verdict,
+)
+from firmware.games.town77 import Labels, _pitch, _rect
+from firmware.screens import base as scr
+from firmware.screens import town77 as t77
+from rules.errors import CouldNotRead
+from rules.town77.challenge import Hint, PlayLevel, hint
+from rules.town77.city import Cell, City
+from rules.town77.placement import Reason, legal_mask, why_illegal
+from rules.town77.tiles import Tile
+
+PILES = 3
+PILE_ROW = 8                       # the convention: one empty row between city and piles
+PILE_COLS = (0, 3, 6)
+FIRST_PILE_ROW = 7                 # any tile read at or below this row is a pile top
+LAST_PILE_ROW = 9
+SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
+Tops = tuple[Tile | None, ...]
+
+
+def pile_of(row: int, col: int) -> int | None:
+    """The pile a tile read at lattice (row, col) outside the city belongs to, or None."""
+    if not FIRST_PILE_ROW <= row <= LAST_PILE_ROW or not 0 <= col <= 6:
+        return None
+    return 0 if col <= 1 else (1 if col <= 4 else 2)
+
+
+def pile_cell(pile: int) -> Cell:
+    """A stand-in cell for a pile slot, so pile tops can vote in Labels like city tiles."""
+    return Cell(PILE_ROW, PILE_COLS[pile])
+
+
+def _tok(t: Tile | None) -> str | None:
+    return None if t is None else t.token
+
+
+def _tops_of(values: Any) -> Tops:
+    vals = list(values or [])
+    if len(vals) != PILES:
+        raise CouldNotRead(f"tops {vals!r}: the Challenge has 3 piles; write 3 tokens or null")
+    return tuple(None if v is None else Tile.parse(str(v)) for v in vals)
+
+
+@dataclass
+class _Seen:
+    """One frame's reading: city cells and pile slots with their raw labels."""
+
+    city_raw: dict[Cell, tuple[Any, Any]]
+    face_down: set[Cell]
+    pile_raw: dict[int, tuple[Any, Any]]
+    centres: dict[Cell, tuple[float, float]]
+    stray: list[Cell]
+    pile_doubts: list[str]
+    pile_mm: dict[int, tuple[float, float]]
+
+    def tops_mm(self) -> list[list[float] | None]:
+        return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
+
+
+def _read(observation: dict[str, Any]) -> _Seen:
+    seen = _Seen({}, set(), {}, {}, [], [], {})
+    for t in observation.get("tiles", []):
+        try:
+            cell = Cell(int(t["row"]), int(t["col"]))
+        except (KeyError, TypeError, ValueError):
+            continue
+        c = t.get("centre_mm")
+        if isinstance(c, (list, tuple)) and len(c) == 2:
+            seen.centres[cell] = (float(c[0]), float(c[1]))
+        if cell.in_area:
+            if t.get("face_down"):
+                seen.face_down.add(cell)
+            else:
+                seen.city_raw[cell] = (t.get("shape"), t.get("colour"))
+            continue
+        pile = pile_of(cell.row, cell.col)
+        if pile is None:
+            seen.stray.append(cell)
+        elif t.get("face_down"):
+            seen.pile_doubts.append(f"Pile {pile + 1} face down")
+        elif pile in seen.pile_raw:
+            seen.pile_doubts.append(f"Pile {pile + 1}: 2 tiles")
+        else:
+            seen.pile_raw[pile] = (t.get("shape"), t.get("colour"))
+            if cell in seen.centres:
+                seen.pile_mm[pile] = seen.centres[cell]
+    return seen
+
+
+def _consistent(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]]) -> bool:
+    """Every tile whose identity we hold reads as itself under these labels."""
+    return all(labels.tile(*raw[c]) == t for c, t in known.items() if c in raw)
+
+
+class Town77ChallengeSession:
+    """A solo Challenge being refereed: city, tops last seen, tile in hand, moves."""
+
+    game = "town77"                 # the reader and table profile are Town 77's
+    kind = "town77-challenge"
+    illegal_ends_game = True        # the loop may apply an Illegal verdict's move: end B
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options: dict[str, Any] = {"depth": int(options.get("depth", 2))}
+        self.moves: list[Move] = []
+        self.city = City.empty()
+        self.tops: Tops | None = None          # None until the piles were first seen
+        self.held: tuple[int, Tile] | None = None
+        self.tops_mm: list[tuple[float, float] | None] = [None] * PILES
+        self.lost: tuple[Tile, Cell, Reason | None] | None = None
+        self.finished = False
+        self.hints = 0
+        self.last_text = ""
+
+    # -- queries ------------------------------------------------------------------------
+    @property
+    def placed(self) -> int:
+        return len(self.city.tiles())
+
+    def candidates(self) -> Tops:
+        """What can be placed next: the pile tops, or the tile in hand alone."""
+        if self.held is not None:
+            return tuple(self.held[1] if i == self.held[0] else None for i in range(PILES))
+        return self.tops or (None,) * PILES
+
+    def placeable(self) -> tuple[bool, ...]:
+        return tuple(t is not None and legal_mask(self.city, t) != 0 for t in self.candidates())
+
+    def stuck(self) -> bool:
+        """End A: nothing placeable (every tile placed included); needs the tops seen."""
+        return self.tops is not None and not self.city.is_empty and not any(self.placeable())
+
+    def hint(self) -> Hint | None:
+        """The rules' search over what can be placed next (no tile is out of play)."""
+        return hint(self.city, self.candidates(), int(self.options["depth"]))
+
+    # -- reading the table ----------------------------------------------------------------
+    def interpret(self, observation: dict[str, Any]) -> Verdict:
+        if self.lost is not None or self.finished:
+            return NoChange()
+        seen = _read(observation)
+        pitch = _pitch(seen.centres)
+
+        def fp(cells: list[Cell]) -> tuple[Rect, ...]:
+            return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
+
+        if seen.stray:
+            c = seen.stray[0]
+            return Ask(f"Stray tile at {c.name}", (), (), fp(seen.stray))
+        if seen.pile_doubts:
+            return Ask(seen.pile_doubts[0])
+        expected = {c for c, x in self.city if x is not None}
+        present = set(seen.city_raw) | seen.face_down
+        vanished = sorted(expected - present)
+        added = sorted(present - expected)
+        if vanished:
+            names = ", ".join(c.name for c in vanished[:3])
+            return Unclear(f"{names} hidden") if len(vanished) > 2 else \
+                Ask(f"{names} missing: put it back", (), (), fp(vanished))
+        if any(c in seen.face_down for c in expected):
+            c = next(c for c in sorted(expected) if c in seen.face_down)
+            return Ask(f"{c.name} turned over?", (), (), fp([c]))
+        if len(added) > 1:
+            return Ask(f"{len(added)} tiles at once", (), (), fp(added))
+        if added and added[0] in seen.face_down:
+            return Ask(f"Face-down tile at {added[0].name}", (), (), fp(added))
+        raw = dict(seen.city_raw)
+        raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
+        if added:
+            return self._placement(added[0], seen, raw, fp(added))
+        return self._tops_only(seen, raw)
+
+    def _known(self, skip: int | None) -> dict[Cell, Tile]:
+        known = dict(self.city.tiles())
+        for i, t in enumerate(self.tops or ()):
+            if t is not None and i != skip:
+                known[pile_cell(i)] = t
+        return known
+
+    def _seen_tops(self, labels: Labels, seen: _Seen) -> Tops | None:
+        out: list[Tile | None] = []
+        for p in range(PILES):
+            if p not in seen.pile_raw:
+                out.append(None)
+                continue
+            t = labels.tile(*seen.pile_raw[p])
+            if t is None:
+                return None
+            out.append(t)
+        return tuple(out)
+
+    def _placement(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
+                   footprint: tuple[Rect, ...]) -> Verdict:
+        """One new city tile: which pile top (or the tile in hand) it was, then its verdict."""
+        options: list[tuple[int | None, Tile, Tops]] = []
+        sources: list[tuple[int | None, Tile]] = []
+        if self.held is not None:
+            sources.append((None, self.held[1]))
+        elif self.tops is not None:
+            sources += [(i, t) for i, t in enumerate(self.tops) if t is not None]
+        for pile, tile in sources:
+            known = self._known(pile)
+            known[cell] = tile
+            labels = Labels(known, raw)
+            if not _consistent(labels, known, raw):
+                continue
+            after = self._seen_tops(labels, seen)
+            if after is None or (pile is not None and after[pile] == tile):
+                continue          # the pile still shows the tile: it was not taken from it
+            if any(t == tile for t in after) or len({t for t in after if t}) < sum(1 for t in after if t):
+                continue          # each tile exists once
+            options.append((pile, tile, after))
+        if not options:
+            labels = Labels(self._known(None), raw)
+            got = labels.tile(*raw[cell])
+            name = got.token if got else "tile"
+            if self.tops is None:
+                return Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
+            return Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
+        if len(options) > 1:
+            # labels alone cannot tell (group ids with nothing in the city to anchor them):
+            # the pile whose top moved clearly more than the others' is the one taken from
+            ranked = sorted(options, key=lambda o: -self._shift(o[0], seen))
+            first, second = self._shift(ranked[0][0], seen), self._shift(ranked[1][0], seen)
+            if first >= second + SHIFT_MARGIN_MM:
+                options = ranked[:1]
+        if len(options) > 1:
+            moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for p, t, a in options)
+            return Ask(f"Which pile went to {cell.name}?", moves,
+                       tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}"
+                             for p, t, _ in options), footprint)
+        pile, tile, after = options[0]
+        move = self._place_move(pile, tile, cell, after, "seen", seen)
+        reason = why_illegal(self.city, tile, cell)
+        if reason is None:
+            return Proposed(move, f"{tile.token} at {cell.name}", footprint)
+        return Illegal(move, reason.short,
+                       f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
+                       f"[{self.notation()}]", footprint)
+
+    def _tops_only(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]) -> Verdict:
+        """The city unchanged: the tops as before, one tile taken into the hand, or re-read."""
+        if self.tops is None:
+            labels = Labels(self.city.tiles(), raw)
+            tops = self._seen_tops(labels, seen)
+            if tops is None:
+                return Ask("Cannot read the pile tops")
+            return Proposed({"type": "tops", "tops": [_tok(t) for t in tops],
+                             "tops_mm": seen.tops_mm()}, "Piles seen")
+        hyps: list[int | None] = [None] if self.held is not None else \
+            [None] + [i for i, t in enumerate(self.tops) if t is not None]
+        for skip in hyps:
+            known = self._known(skip)
+            labels = Labels(known, raw)
+            if not _consistent(labels, known, raw):
+                continue
+            after = self._seen_tops(labels, seen)
+            if after is None:
+                continue
+            if skip is None:
+                if after == self.tops:
+                    return NoChange()
+                continue
+            old = self.tops[skip]
+            if after[skip] == old or any(t == old for t in after):
+                continue
+            if any(after[i] != self.tops[i] for i in range(PILES) if i != skip):
+                continue
+            assert old is not None
+            return Proposed({"type": "take", "pile": skip, "tops": [_tok(t) for t in after],
+                             "tops_mm": seen.tops_mm()},
+                            f"{old.token} taken from pile {skip + 1}")
+        labels = Labels(self.city.tiles(), raw)
+        tops = self._seen_tops(labels, seen)
+        if tops is None:
+            return Ask("Cannot read the pile tops")
+        move = {"type": "tops", "tops": [_tok(t) for t in tops], "tops_mm": seen.tops_mm()}
+        if self.city.is_empty:
+            return Proposed(move, "Piles re-read")
+        return Ask("Pile tops changed?", (move,), ("Accept the new tops",))
+
+    def _place_move(self, pile: int | None, tile: Tile, cell: Cell, after: Tops,
+                    source: str, seen: _Seen) -> Move:
+        return {"type": "place", "pile": pile, "tile": tile.token, "cell": cell.name,
+                "tops": [_tok(t) for t in after], "tops_mm": seen.tops_mm(), "source": source}
+
+    def _shift(self, pile: int | None, seen: _Seen) -> float:
+        """How far pile `pile`'s top moved since the state was last seen (mm); an emptied
+        slot counts as infinitely far. Piles are hand-stacked, so the next tile never
+        lies exactly where the taken one did, while a pile left alone stays put."""
+        if pile is None:
+            return float("inf")
+        if pile not in seen.pile_mm:
+            return float("inf")
+        old = self.tops_mm[pile]
+        if old is None:
+            return 0.0
+        (x0, y0), (x1, y1) = old, seen.pile_mm[pile]
+        return float(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
+
+    # -- changing the state ------------------------------------------------------------------
+    def apply(self, move: Move) -> Applied:
+        applied = self._apply(move)
+        self.moves.append(dict(move))
+        self.last_text = applied.text
+        return applied
+
+    def _apply(self, move: Move) -> Applied:
+        kind = move.get("type")
+        if self.finished:
+            raise CouldNotRead(f"{kind} after the end of the Challenge [{self.notation()}]")
+        self._note_mm(move)
+        if kind == "tops":
+            self.tops = _tops_of(move.get("tops"))
+            self.held = None
+            return Applied("Piles seen")
+        if kind == "take":
+            pile = int(move["pile"])
+            if self.tops is None or self.tops[pile] is None or self.held is not None:
+                raise CouldNotRead(f"nothing to take from pile {pile + 1} [{self.notation()}]")
+            old = self.tops[pile]
+            assert old is not None
+            self.held = (pile, old)
+            self.tops = _tops_of(move.get("tops"))
+            return Applied(f"{old.token} in hand")
+        if kind == "place":
+            return self._place(move)
+        if kind == "hint":
+            self.hints += 1
+            return Applied("Hint")
+        if kind == "lose":
+            self.lost = (Tile.parse(str(move["tile"])), Cell.parse(str(move["cell"])), None) \
+                if "tile" in move else (Tile(0, 0), Cell(-1, -1), None)
+            return Applied("You lose!", over=True)
+        if kind == "end":
+            self.finished = True
+            return Applied("Challenge over", over=True)
+        raise CouldNotRead(f"unknown town77-challenge move {move!r}; "
+                           "the journal may be from a newer version")
+
+    def _note_mm(self, move: Move) -> None:
+        """Where the tops lay when last accepted (a move without tops_mm keeps them)."""
+        mm = move.get("tops_mm")
+        if isinstance(mm, list) and len(mm) == PILES:
+            self.tops_mm = [(float(v[0]), float(v[1])) if isinstance(v, list) and len(v) == 2
+                            else None for v in mm]
+
+    def _place(self, move: Move) -> Applied:
+        if self.lost is not None:
+            raise CouldNotRead(f"the Challenge is lost [{self.notation()}]")
+        tile = Tile.parse(str(move["tile"]))
+        cell = Cell.parse(str(move["cell"]))
+        pile = move.get("pile")
+        if self.held is not None and pile is None:
+            if self.held[1] != tile:
+                raise CouldNotRead(f"{tile.token} is not the tile in hand [{self.notation()}]")
+        elif pile is None or self.tops is None or self.tops[int(pile)] != tile:
+            raise CouldNotRead(f"{tile.token} is not on top of pile "
+                               f"{'?' if pile is None else int(pile) + 1} [{self.notation()}]")
+        if self.city.contains(tile):
+            raise CouldNotRead(f"{tile.token} is already in the city [{self.notation()}]")
+        after = _tops_of(move.get("tops"))
+        reason = why_illegal(self.city, tile, cell) if not self.city.is_empty else \
+            (None if cell == Cell(0, 0) else why_illegal(self.city, tile, cell))
+        self.held = None
+        self.tops = after
+        if reason is not None:
+            self.lost = (tile, cell, reason)     # end B: a tile placed incorrectly
+            return Applied(f"{tile.token} {cell.name}: you lose", ok=False, over=True)
+        self.city = self.city.with_tile(cell, tile)
+        return Applied(f"{tile.token} {cell.name}", over=self.stuck())
+
+    def undo(self) -> Move | None:
+        if not self.moves:
+            return None
+        last = self.moves[-1]
+        rebuilt = Town77ChallengeSession(self.options)
+        for m in self.moves[:-1]:
+            rebuilt.apply(m)
+        self.__dict__.update(rebuilt.__dict__)
+        return last
+
+    # -- menus and end --------------------------------------------------------------------------
+    def actions(self) -> list[Action]:
+        if self.finished:
+            return []
+        out = [Action("Hint", {"type": "hint"})]
+        if self.lost is None and not self.city.is_empty:
+            out.append(Action("Tile misplaced: lose", {"type": "lose"}))
+        return out
+
+    def fixes(self, undone: Move) -> list[Action]:
+        """After undoing a placement: the other tops (or the tile in hand) at that cell."""
+        if undone.get("type") != "place" or "cell" not in undone:
+            return []
+        cell = Cell.parse(str(undone["cell"]))
+        after = undone.get("tops", [None] * PILES)
+        out = []
+        for i, t in enumerate(self.candidates()):
+            if t is None or t.token == undone.get("tile") or why_illegal(self.city, t, cell):
+                continue
+            pile = None if self.held is not None else i
+            tops = list(self.tops or (None,) * PILES)
+            if pile is not None:
+                tops[pile] = after[pile] if pile != undone.get("pile") else None
+            out.append(Action(f"{t.token} at {cell.name}",
+                              {"type": "place", "pile": pile, "tile": t.token, "cell": cell.name,
+                               "tops": tops, "source": "fix"}))
+        return out
+
+    def end_questions(self) -> list[Setting]:
+        return []
+
+    def finish(self, answers: dict[str, Any]) -> Move:
+        return {"type": "end"}
+
+    def is_over(self) -> bool:
+        """Only the recorded end stops the watching; end A/B show on the status screen."""
+        return self.finished
+
+    # -- screens ---------------------------------------------------------------------------------
+    def status_screen(self) -> Image.Image:
+        if self.lost is not None:
+            return t77.challenge_end_screen(self.placed, self.lost[2], misplaced=True)
+        if self.tops is None:
+            return scr.text_screen("Solo Challenge", ["Put 3 piles", "below the city"])
+        if self.city.is_empty and self.held is None:
+            return t77.tops_screen(self.candidates(), self.placeable_first())
+        if self.stuck():
+            return t77.challenge_end_screen(self.placed)
+        return status_with_tops(self.placed, self.candidates(), self.placeable())
+
+    def placeable_first(self) -> tuple[bool, ...]:
+        """Before the pioneer every top can be placed (at A1)."""
+        return tuple(t is not None for t in self.candidates())
+
+    def applied_screen(self, move: Move) -> Image.Image | None:
+        if move.get("type") == "hint":
+            return t77.hint_screen(self.hint())
+        if move.get("type") == "place":
+            if self.lost is not None:
+                return t77.challenge_end_screen(self.placed, self.lost[2], misplaced=True)
+            return t77.placement_screen(Cell.parse(str(move["cell"])),
+                                        Tile.parse(str(move["tile"])), True)
+        return None
+
+    def illegal_screen(self, verdict: Illegal) -> Image.Image | None:
+        reason = why_illegal(self.city, Tile.parse(str(verdict.move["tile"])),
+                             Cell.parse(str(verdict.move["cell"])))
+        return t77.challenge_end_screen(self.placed, reason, misplaced=True)
+
+    def result_screen(self) -> Image.Image:
+        if self.lost is not None:
+            return t77.challenge_end_screen(self.placed, self.lost[2], misplaced=True)
+        return t77.challenge_end_screen(self.placed)
+
+    def notation(self) -> str:
+        """'<city> <top1>,<top2>,<top3> h<tile in hand>' ('--' = empty, '-' = none)."""
+        tops = ",".join(t.token if t else "--" for t in (self.tops or (None,) * PILES))
+        held = f"{self.held[1].token}@{self.held[0] + 1}" if self.held else "-"
+        return f"{self.city.notation()} {tops} h{held}"
+
+    def summary(self) -> dict[str, Any]:
+        end = "B" if self.lost is not None else ("A" if self.stuck() else None)
+        return {"game": self.kind, "notation": self.notation(), "moves": len(self.moves),
+                "placed": self.placed, "level": PlayLevel.for_count(self.placed).name,
+                "end": end, "hints": self.hints, "finished": self.finished}
+
+
+def status_with_tops(placed: int, tops: Tops, placeable: tuple[bool, ...]) -> Image.Image:
+    """The three tops (a top that fits nowhere inverted) under a title carrying the live
+    Play Level: tiles placed and the level's range."""
+    image = t77.tops_screen(tops, placeable)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, image.width - 1, scr.TITLE_BAR - 1), fill=0)
+    level = PlayLevel.for_count(placed)
+    scr.draw_title(draw, f"{placed} placed  lvl {level.range_text}")
+    return image
+
+
+KIND = GameKind(
+    name="town77-challenge",
+    title="Town 77 solo",
+    settings=(Setting("depth", "Hint depth", (1, 2, 3), 2),),
+    make=lambda options: Town77ChallengeSession(options),
+)
+

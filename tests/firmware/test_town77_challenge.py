@@ -1,0 +1,216 @@
+"""The Town 77 solo Challenge session: pile tops in view, takes, placements, end A/B, hint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from firmware.games import base as games
+from firmware.games.base import Ask, Illegal, NoChange, Proposed
+from firmware.games.town77_challenge import (
+    PILE_COLS, PILE_ROW, Town77ChallengeSession, pile_of, status_with_tops,
+)
+from firmware.screens import town77 as t77
+from rules.town77 import City, Tile, hint, legal_cells
+
+Entry = tuple[int, int, Any, Any]
+
+
+def _t(token: str) -> tuple[int, int]:
+    t = Tile.parse(token)
+    return t.shape, t.colour
+
+
+def _obs(city: dict[str, str], tops: tuple[str | None, ...],
+         rename: bool = False) -> dict[str, Any]:
+    """A reader's observation: city cells ('B1': 'c4'), pile tops in row 8 (None = empty).
+    rename=True gives group ids with a frame-specific numbering, like the tile reader."""
+    from rules.town77 import Cell
+
+    def lab(i: int, axis: str) -> Any:
+        return f"{axis}-{(i * 3 + 5) % 7 + 1}" if rename else i
+
+    entries: list[tuple[int, int, Any, Any, float]] = []
+    for name, token in city.items():
+        c = Cell.parse(name)
+        s, k = _t(token)
+        entries.append((c.row, c.col, lab(s, "shape"), lab(k, "colour"), 0.0))
+    for p, top in enumerate(tops):
+        if top is not None:
+            s, k = _t(top)
+            # hand-stacked: each tile of a pile lies a little differently
+            entries.append((PILE_ROW, PILE_COLS[p], lab(s, "shape"), lab(k, "colour"),
+                            ((s * 7 + k) % 5 - 2) * 1.5))
+    return {"tiles": [{"row": r, "col": c, "shape": s, "colour": k, "face_down": False,
+                       "centre_mm": [58.0 + 57 * c + d, 58.0 + 57 * r]}
+                      for r, c, s, k, d in entries]}
+
+
+def _play(*frames: dict[str, Any]) -> Town77ChallengeSession:
+    """A session fed frame by frame, applying every Proposed move (as the loop does)."""
+    s = Town77ChallengeSession({})
+    for f in frames:
+        v = s.interpret(f)
+        assert isinstance(v, (Proposed, NoChange)), v
+        if isinstance(v, Proposed):
+            s.apply(v.move)
+    return s
+
+
+START = _obs({}, ("a0", "b1", "c2"))
+PIONEER = _obs({"A1": "b1"}, ("a0", "d3", "c2"))
+
+
+def test_pile_slots_follow_the_convention() -> None:
+    """Row 8 columns 0/3/6 are piles 1-3; a column off by one still counts; elsewhere none."""
+    assert [pile_of(8, c) for c in (0, 1, 2, 3, 4, 5, 6)] == [0, 0, 1, 1, 1, 2, 2]
+    assert pile_of(6, 0) is None and pile_of(8, 7) is None and pile_of(10, 3) is None
+
+
+def test_first_sight_of_the_piles_records_the_tops() -> None:
+    """The empty table with three piles proposes the tops; the same frame again is NoChange."""
+    s = Town77ChallengeSession({})
+    v = s.interpret(START)
+    assert isinstance(v, Proposed) and v.move["tops"] == ["a0", "b1", "c2"]
+    s.apply(v.move)
+    assert isinstance(s.interpret(START), NoChange)
+
+
+def test_pioneer_from_pile_2_then_a_legal_take_is_proposed() -> None:
+    """The pioneer comes from pile 2; later c2 from pile 3 to B1 (pile 3 now empty)."""
+    s = _play(START)
+    v = s.interpret(PIONEER)
+    assert isinstance(v, Proposed) and v.text == "b1 at A1"
+    assert v.move == {"type": "place", "pile": 1, "tile": "b1", "cell": "A1",
+                      "tops": ["a0", "d3", "c2"], "source": "seen",
+                      "tops_mm": [[55.0, 514.0], [232.0, 514.0], [398.5, 514.0]]}
+    s.apply(v.move)
+    v = s.interpret(_obs({"A1": "b1", "B1": "c2"}, ("a0", "d3", None)))
+    assert isinstance(v, Proposed) and v.move["pile"] == 2 and v.move["tops"] == ["a0", "d3", None]
+    s.apply(v.move)
+    assert s.placed == 2 and s.tops == (Tile.parse("a0"), Tile.parse("d3"), None)
+
+
+def test_tops_are_reread_every_frame_with_group_labels() -> None:
+    """Per-frame group ids: the known tiles vote the labels back, so the same table is
+    NoChange; with shapes the city has never seen, the pile whose top moved is the one."""
+    s = _play(START, PIONEER)
+    assert isinstance(s.interpret(_obs({"A1": "b1"}, ("a0", "d3", "c2"), rename=True)), NoChange)
+    v = s.interpret(_obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True))
+    assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.move["tile"] == "d3"
+
+
+def test_a_tile_taken_into_the_hand_then_placed() -> None:
+    """Pile 2's top changes with the city unchanged: the old top is in hand, then placed."""
+    s = _play(START, PIONEER)
+    v = s.interpret(_obs({"A1": "b1"}, ("a0", "e4", "c2")))
+    assert isinstance(v, Proposed) and v.text == "d3 taken from pile 2"
+    s.apply(v.move)
+    assert s.candidates() == (None, Tile.parse("d3"), None)
+    v = s.interpret(_obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2")))
+    assert isinstance(v, Proposed) and v.move["pile"] is None and v.move["tile"] == "d3"
+
+
+def test_illegal_placement_is_illegal_and_applying_it_loses() -> None:
+    """a1 from pile 1 next to b1 (same colour in the row): Illegal; applied, end B."""
+    s = _play(_obs({}, ("a1", "b1", "c2")), _obs({"A1": "b1"}, ("a1", "d3", "c2")))
+    v = s.interpret(_obs({"A1": "b1", "B1": "a1"}, ("e5", "d3", "c2")))
+    assert isinstance(v, Illegal) and v.short == "Colour in row"
+    assert v.message == ("a1 at B1: a house of the same colour is already in this row; "
+                         "the Challenge is lost [b1............/............../"
+                         "............../............../............../............../"
+                         ".............. a1,d3,c2 h-]")
+    applied = s.apply(v.move)
+    assert applied.over and not applied.ok and s.summary()["end"] == "B"
+    assert s.status_screen().tobytes() == t77.challenge_end_screen(1, s.lost[2] if s.lost
+                                                                   else None, True).tobytes()
+    assert isinstance(s.interpret(_obs({"A1": "b1"}, ("e5", "d3", "c2"))), NoChange)
+
+
+def test_a_tile_that_was_no_pile_top_is_a_question() -> None:
+    """A new city tile that no pile lost: never a move, the players check the table."""
+    s = _play(START, PIONEER)
+    v = s.interpret(_obs({"A1": "b1", "A2": "f6"}, ("a0", "d3", "c2")))
+    assert isinstance(v, Ask) and v.text == "f6 at A2: not a pile top"
+
+
+def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
+    """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True)
+    for t in obs["tiles"]:
+        if t["row"] == PILE_ROW:
+            t["centre_mm"] = [58.0 + 57 * t["col"], 58.0 + 57 * PILE_ROW]
+    s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?"
+    assert "d3 from pile 2" in v.labels
+
+
+def test_stray_tile_outside_the_pile_slots_is_a_question() -> None:
+    """A tile outside the city not in the pile row is a conflict, named by its cell."""
+    s = _play(START)
+    obs = START
+    obs = {"tiles": obs["tiles"] + [{"row": 3, "col": 8, "shape": 4, "colour": 4,
+                                     "face_down": False}]}
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Stray tile at row 4 col 9"
+
+
+def test_hint_matches_the_rules_search_and_shows_on_the_screen() -> None:
+    """The menu's Hint is rules.town77.hint on the same city and tops, drawn by hint_screen."""
+    s = _play(START, PIONEER, _obs({"A1": "b1", "B1": "c2"}, ("a0", "d3", "g5")))
+    assert [a.label for a in s.actions()] == ["Hint", "Tile misplaced: lose"]
+    expected = hint(City.parse(s.city.notation()), s.tops or (), 2)
+    assert expected is not None and s.hint() == expected
+    s.apply({"type": "hint"})
+    shown = s.applied_screen({"type": "hint"})
+    assert shown is not None and shown.tobytes() == t77.hint_screen(expected).tobytes()
+    assert s.summary()["hints"] == 1
+
+
+def test_status_screen_shows_play_level_and_placeable_tops() -> None:
+    """While playing: the tops with fits/no, titled with tiles placed and the level range."""
+    s = _play(START, PIONEER)
+    screen = s.status_screen()
+    assert screen.tobytes() == status_with_tops(1, s.candidates(), (True, True, True)).tobytes()
+    assert s.placeable() == (True, True, True)
+    title = np.asarray(screen.convert("L"))[:13]
+    assert title.any()
+
+
+def test_end_a_when_no_top_fits() -> None:
+    """Tops blocked by the lines are marked 'no'; with no top left, end A and the level."""
+    city = {"A1": "a0", "B1": "b1", "A2": "c2"}
+    s = Town77ChallengeSession({})
+    s.apply({"type": "tops", "tops": ["a0", "e5", "f6"]})
+    s.apply({"type": "place", "pile": 0, "tile": "a0", "cell": "A1", "tops": ["a1", "b1", "c2"]})
+    s.apply({"type": "place", "pile": 1, "tile": "b1", "cell": "B1", "tops": ["a1", "e5", "c2"]})
+    s.apply({"type": "place", "pile": 2, "tile": "c2", "cell": "A2", "tops": ["a1", "e5", "b0"]})
+    assert s.placed == len(city)
+    assert s.placeable() == tuple(t is not None and bool(legal_cells(s.city, t))
+                                  for t in s.candidates())
+    # a1: shape a in col A and row 1, colour 1 in col B; b0: shape b in row 1 and col B,
+    # colour 0 in col A; e5 fits at B2
+    assert s.placeable() == (False, True, False) and not s.stuck()
+    screen = s.status_screen()
+    assert screen.tobytes() == status_with_tops(3, s.candidates(), (False, True, False)).tobytes()
+    s2 = Town77ChallengeSession({})
+    s2.apply({"type": "tops", "tops": ["a0", None, None]})
+    s2.apply({"type": "place", "pile": 0, "tile": "a0", "cell": "A1", "tops": [None, None, None]})
+    assert s2.stuck() and s2.summary()["end"] == "A"
+    assert s2.status_screen().tobytes() == t77.challenge_end_screen(1).tobytes()
+    s2.apply(s2.finish({}))
+    assert s2.is_over() and s2.summary()["level"] == "SOME_DAYS"
+
+
+def test_undo_and_replay_rebuild_exactly() -> None:
+    """Undo rebuilds from the moves but the last; the registry's replay gives the same summary."""
+    s = _play(START, PIONEER, _obs({"A1": "b1", "B1": "c2"}, ("a0", "d3", "g5")))
+    before = s.summary()
+    again = games.replay({"game": "town77-challenge", "options": {}}, s.moves)
+    assert again.summary() == before
+    last = s.undo()
+    assert last is not None and last["tile"] == "c2" and s.placed == 1
+    assert [a.label for a in s.fixes(last)] == ["a0 at B1", "d3 at B1"]
