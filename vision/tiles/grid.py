@@ -115,7 +115,7 @@ def orientations(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None,
 
 
 def refine_orientation(gx: F32, gy: F32, weight: F32, theta0: float, px_per_mm: float,
-                       span_deg: float = 4.0, step_deg: float = 0.25, keep: float = 0.06) -> float:
+                       span_deg: float = 4.0, step_deg: float = 0.5, keep: float = 0.04) -> float:
     """The turn that makes the strongest edges project into the sharpest profiles:
     edges of tiles jittered a few degrees each still line up best at the grid's mean
     turn, which a histogram of edge angles blurs (table grain adds a peak of its own)."""
@@ -128,18 +128,21 @@ def refine_orientation(gx: F32, gy: F32, weight: F32, theta0: float, px_per_mm: 
     X = (xs + 0.5) / px_per_mm
     Y = (ys + 0.5) / px_per_mm
     Gx, Gy, W = gx.ravel()[idx], gy.ravel()[idx], weight.ravel()[idx]
-    best, best_t = -1.0, theta0
     binmm = 1.0 / px_per_mm
-    for t in theta0 + np.radians(np.arange(-span_deg, span_deg + 1e-9, step_deg)):
+
+    def sharpness(t: float) -> float:
         c, s_ = math.cos(t), math.sin(t)
         gu, gv = np.abs(Gx * c + Gy * s_) * W, np.abs(-Gx * s_ + Gy * c) * W
         u = X * c + Y * s_
         v = -X * s_ + Y * c
         hu = np.bincount(((u - u.min()) / binmm).astype(np.int64), weights=np.where(gu > 2 * gv, gu, 0))
         hv = np.bincount(((v - v.min()) / binmm).astype(np.int64), weights=np.where(gv > 2 * gu, gv, 0))
-        score = float(np.sum(hu * hu) + np.sum(hv * hv))
-        if score > best:
-            best, best_t = score, float(t)
+        return float(np.sum(hu * hu) + np.sum(hv * hv))
+
+    steps = np.radians(np.arange(-span_deg, span_deg + 1e-9, step_deg))
+    best_t = max((theta0 + float(d) for d in steps), key=sharpness)
+    fine = np.radians([-0.5 * step_deg, 0.0, 0.5 * step_deg])
+    best_t = max((best_t + float(d) for d in fine), key=sharpness)
     return best_t
 
 
@@ -245,9 +248,12 @@ def off_table(lab: F32, px_per_mm: float, cfg: TilesConfig) -> F32:
     """1 near anything that is not bare table, 0 on it: the table is the commonest
     colour of a smoothed view, so fine print on it (a cutting mat's lines, grain)
     counts as table while tiles do not."""
-    k = max(3, int(round(cfg.table_smooth_mm * px_per_mm)) | 1)
-    sm = np.asarray(cv2.medianBlur(np.clip(lab * np.array([2.55, 1, 1], np.float32) + np.array([0, 128, 128], np.float32),
-                                           0, 255).astype(np.uint8), k), np.float32)
+    h, w = lab.shape[:2]
+    half = np.asarray(cv2.resize(lab, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA), np.float32)
+    k = max(3, int(round(cfg.table_smooth_mm * px_per_mm / 2)) | 1)
+    sm8 = np.clip(half * np.array([2.55, 1, 1], np.float32) + np.array([0, 128, 128], np.float32), 0, 255)
+    sm = np.asarray(cv2.medianBlur(sm8.astype(np.uint8), k), np.float32)
+    sm = np.asarray(cv2.resize(sm, (w, h), interpolation=cv2.INTER_NEAREST), np.float32)
     q = (sm // 8).astype(np.int64)
     key = (q[..., 0] * 32 + q[..., 1]) * 32 + q[..., 2]
     mode = int(np.argmax(np.bincount(key.ravel())))
@@ -266,7 +272,8 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     """The lattice of the tiles in a top-down grey view whose pixel (0, 0) starts at
     table point origin_mm, px_per_mm pixels per millimetre."""
     if lab is not None:
-        gray = gray * off_table(lab, px_per_mm, cfg) + float(np.median(gray)) * (1 - off_table(lab, px_per_mm, cfg))
+        off = off_table(lab, px_per_mm, cfg)
+        gray = np.asarray(gray * off + float(np.median(gray)) * (1 - off), np.float32)
     gx, gy = gradients(gray)
     weight = cornerness(gx, gy, cfg.corner_window_mm * px_per_mm)
     pick: tuple[float, float, tuple[F64, F64, float, float, float]] | None = None
@@ -298,8 +305,8 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     # parabolic sub-bin refinement
     a, b, c = r[i - 1], r[i], r[i + 1]
     den = a - 2 * b + c
-    off = 0.5 * (a - c) / den if abs(den) > 1e-12 else 0.0
-    pitch_bins = i + float(np.clip(off, -0.5, 0.5))
+    frac = 0.5 * (a - c) / den if abs(den) > 1e-12 else 0.0
+    pitch_bins = i + float(np.clip(frac, -0.5, 0.5))
     smooth = 1.5 / binmm
     phu, su = _fold_phase(hu, pitch_bins, smooth)
     phv, sv = _fold_phase(hv, pitch_bins, smooth)
