@@ -227,6 +227,9 @@ class Referee:
                 if self.ended_stream or (self.cfg.max_frames is not None
                                          and self.frames >= self.cfg.max_frames):
                     return 0
+                if self.session is not None and self.session.is_over():
+                    self._end_game()   # the game ended itself: scores, then the menu
+                    self.session = None
         except Stop:
             return 0
         finally:
