@@ -186,19 +186,8 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[
     shown: list[float] = []
     display = NullDisplay()
     parts: dict[str, list[float]] = {"fit": [], "reader": []}
-    import calibration.geometry as geo
     import firmware.loop as loop_mod
 
-    real_locate = getattr(loop_mod, "locate_table")
-
-    def timed_locate(image: Any, profile: Any) -> Any:
-        t = time.perf_counter()
-        try:
-            return real_locate(image, profile)
-        finally:
-            parts["fit"].append(time.perf_counter() - t)
-
-    setattr(loop_mod, "locate_table", timed_locate)
     base_analyze = analyze or loop_mod._default_analyze
 
     def timed_analyze(game: str, image: Any, fit: Any, options: Any) -> Any:
@@ -216,6 +205,16 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[
                       clock=clock, config=cfg, game="town77", analyze=timed_analyze,
                       preset={"players": 2})
         real_look = ref._look
+        real_locate = ref._locate
+
+        def timed_locate(image: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return real_locate(image)
+            finally:
+                parts["fit"].append(time.perf_counter() - t)
+
+        ref._locate = timed_locate  # type: ignore[method-assign]
         real_show = ref.show
 
         def show(image: Any) -> None:
@@ -232,11 +231,7 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[
                 latencies.append(after[0] - still_end)
 
         ref._look = look  # type: ignore[method-assign]
-        try:
-            ref.run()
-        finally:
-            setattr(loop_mod, "locate_table", real_locate)
-        del geo
+        ref.run()
         moves = sum(1 for r in ref.journal.records if r.kind == "move")
     return {"latency": latencies, "fit": parts["fit"], "reader": parts["reader"], "moves": moves,
             "events": ref.events}
