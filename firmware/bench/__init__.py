@@ -9,6 +9,7 @@ SUITES: dict[str, str] = {
     "geometry": "firmware.bench.geometry",
     "calibration": "firmware.bench.calibration",
     "town77": "firmware.bench.town77",
+    "town77-challenge": "firmware.bench.town77_challenge",
     "railways": "firmware.bench.railways",
     "railways-games": "firmware.bench.railways_games",
     "loop": "firmware.bench.loop",

@@ -1,0 +1,150 @@
+"""`tableref bench --game town77-challenge`: seeded solo Challenges rendered frame by frame
+(city plus three piles), read by the Town 77 reader and refereed by
+Town77ChallengeSession. The reader sees pixels only; truth is compared afterwards.
+
+Figures: pile tops read right (the slot's presence, and shape and colour up to the
+frame's label naming: a label counts as right when it names the truth the frame's
+majority gives it), and placements refereed right (the verdict for a move frame is a
+Proposed move of the right pile to the right cell, or Illegal for a misplaced tile).
+A game stops at its first placement refereed wrong: the session's state is the
+table's from then on only by luck.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import Any
+
+from firmware.bench.common import md_table, median, pct
+from firmware.games.base import Illegal, Proposed
+from firmware.games.town77_challenge import Town77ChallengeSession, pile_of
+
+
+def _label_maps(pairs: list[tuple[Any, Any, int, int]]) -> tuple[dict[Any, int], dict[Any, int]]:
+    """Per axis: each label -> the truth index most of its tiles have in this frame."""
+    maps: list[dict[Any, int]] = []
+    for axis in (0, 1):
+        votes: dict[Any, Counter[int]] = {}
+        for p in pairs:
+            votes.setdefault(p[axis], Counter())[p[2 + axis]] += 1
+        maps.append({lab: c.most_common(1)[0][0] for lab, c in votes.items()})
+    return maps[0], maps[1]
+
+
+def score_tops(obs: dict[str, Any], truth: dict[str, Any]) -> tuple[int, int, list[str]]:
+    """(pile slots right, slots, what went wrong) for one frame."""
+    by_cell = {(t["row"], t["col"]): t for t in truth["tiles"]}
+    slots: dict[int, list[dict[str, Any]]] = {0: [], 1: [], 2: []}
+    pairs: list[tuple[Any, Any, int, int]] = []
+    for e in obs.get("tiles", []):
+        r, c = int(e["row"]), int(e["col"])
+        p = pile_of(r, c) if not (0 <= r < 7 and 0 <= c < 7) else None
+        if p is not None:
+            slots[p].append(e)
+            top = truth["piles"][p]["top"]
+            if top is not None and e.get("shape") is not None:
+                pairs.append((e["shape"], e["colour"], top["shape"], top["colour"]))
+        elif (r, c) in by_cell and e.get("shape") is not None:
+            t = by_cell[(r, c)]
+            pairs.append((e["shape"], e["colour"], t["shape"], t["colour"]))
+    smap, cmap = _label_maps(pairs)
+    right, notes = 0, []
+    for p in range(3):
+        top = truth["piles"][p]["top"]
+        got = slots[p]
+        if top is None:
+            ok = not got
+        else:
+            ok = len(got) == 1 and got[0].get("shape") is not None \
+                and smap.get(got[0]["shape"]) == top["shape"] \
+                and cmap.get(got[0]["colour"]) == top["colour"]
+        right += ok
+        if not ok:
+            notes.append(f"pile {p + 1}: {len(got)} read, top {'none' if top is None else 'set'}")
+    return right, 3, notes
+
+
+def _judged_right(verdict: Any, move: dict[str, Any], misplaced: bool) -> bool:
+    if misplaced:
+        return isinstance(verdict, Illegal) and verdict.move.get("cell") == move["cell"]
+    return isinstance(verdict, Proposed) and verdict.move.get("type") == "place" \
+        and verdict.move.get("cell") == move["cell"] and verdict.move.get("pile") == move["pile"]
+
+
+def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> str:
+    return measure(scenes or 6, seed, resolution or (1920, 1080))
+
+
+def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
+            moves_per_game: int = 14) -> str:
+    """The suite; flat=True lays each pile's top tile on the table (no pile height), to
+    tell a reader's trouble with tall piles from its trouble with the layout."""
+    from calibration.geometry import TableNotFound, locate_table
+    from calibration.profile import default_profile
+    from vision.api import AnalyzeOptions, get_reader
+    from vision.synth import render_scene
+    from vision.synth.town77_challenge import challenge_game, challenge_scene, challenge_table
+
+    profile = default_profile("town77")
+    reader = get_reader("town77")
+    tops_right = tops_all = placed_right = placed_all = illegal_right = illegal_all = 0
+    reached: list[int] = []
+    kinds: Counter[str] = Counter()
+    notes: list[str] = []
+    for g in range(games):
+        gs = seed + g
+        misplace = moves_per_game if g % 2 == 1 else None
+        frames = challenge_game(gs, "hint", max_moves=moves_per_game, misplace_at=misplace)
+        style, env = challenge_table(gs, res)
+        session = Town77ChallengeSession({})
+        done = 0
+        for k, frame in enumerate(frames):
+            scene = challenge_scene(frame, style, env, seed=gs * 1000 + k, wobble=1.0, flat=flat)
+            r = render_scene(scene)
+            try:
+                fit = locate_table(r.image, profile)
+            except TableNotFound:
+                notes.append(f"game {gs} frame {k}: markers not found")
+                break
+            obs = reader.analyze(r.image, fit, AnalyzeOptions(profile))
+            ok, n, why = score_tops(obs, scene["meta"])
+            tops_right += ok
+            tops_all += n
+            verdict = session.interpret(obs)
+            kinds[type(verdict).__name__] += 1
+            if k == 0:
+                if isinstance(verdict, Proposed):
+                    session.apply(verdict.move)
+                continue
+            right = _judged_right(verdict, frame.move, frame.misplaced)
+            if frame.misplaced:
+                illegal_all += 1
+                illegal_right += right
+            else:
+                placed_all += 1
+                placed_right += right
+            if not right:
+                text = getattr(verdict, "text", getattr(verdict, "short", ""))
+                notes.append(f"game {gs} move {k} ({frame.move['tile']} pile {frame.move['pile'] + 1}"
+                             f" to {frame.move['cell']}): {type(verdict).__name__} {text}; {'; '.join(why)}")
+                break
+            done = k
+            if isinstance(verdict, Proposed):
+                session.apply(verdict.move)
+        reached.append(done)
+        print(f"town77-challenge: game {g + 1}/{games} reached move {done} of {len(frames) - 1}",
+              file=sys.stderr)
+    rows = [
+        ["pile tops read right (all frames)", pct(tops_right, tops_all)],
+        ["legal placements refereed right", pct(placed_right, placed_all)],
+        ["misplacements alerted (Illegal)", pct(illegal_right, illegal_all)],
+        ["median move reached per game", f"{median(reached):.0f} of {moves_per_game}"],
+        ["verdicts", ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))],
+    ]
+    out = [f"## Town 77 Challenge: {games} seeded solo games, {moves_per_game} moves each, "
+           f"{res[0]}x{res[1]}, seed {seed}" + (" (flat piles)" if flat else ""), "",
+           md_table(["measure", "value"], rows), ""]
+    if notes:
+        out += ["First failures:", ""] + [f"- {n}" for n in notes[:12]] + [""]
+    return "\n".join(out)
