@@ -15,7 +15,7 @@ with black = rho * white (ink reflects a fixed fraction rho of what paper reflec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -61,13 +61,43 @@ class ColourReference:
     scale_mm: float
     source: str                       # "markers" or "percentile"
     clipped: bool = False             # a white sample is at the sensor's ceiling
+    # the same surface and ink ratio in linear light (sRGB decoded), which is where
+    # light really multiplies; normalise() works there
+    coeffs_lin: tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]] | None = None
+    rho_lin: tuple[float, float, float] | None = None
 
     def white_at(self, pts_mm: FloatArray) -> FloatArray:
-        """White level (BGR, 0..255) at table points Nx2."""
-        basis = _basis(np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2) / self.scale_mm,
-                       len(self.coeffs[0]))
-        logs = np.stack([basis @ np.asarray(c) for c in self.coeffs], axis=1)
-        return np.asarray(np.exp(logs), dtype=np.float64)
+        """White level (BGR, 0..255, gamma encoded) at table points Nx2."""
+        return _surface(self.coeffs, self.scale_mm, pts_mm)
+
+    def white_lin_at(self, pts_mm: FloatArray) -> FloatArray:
+        """White level in linear light (0..1) at table points Nx2."""
+        if self.coeffs_lin is None:
+            return np.asarray(srgb_decode(self.white_at(pts_mm) / 255.0), dtype=np.float64)
+        return _surface(self.coeffs_lin, self.scale_mm, pts_mm)
+
+
+def _surface(coeffs: tuple[tuple[float, ...], ...], scale_mm: float, pts_mm: FloatArray) -> FloatArray:
+    basis = _basis(np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2) / scale_mm, len(coeffs[0]))
+    logs = np.stack([basis @ np.asarray(c) for c in coeffs], axis=1)
+    return np.asarray(np.exp(logs), dtype=np.float64)
+
+
+def srgb_decode(v: NDArray[np.floating[Any]] | float) -> NDArray[np.float64]:
+    """sRGB encoded 0..1 -> linear light 0..1 (the camera's output curve, inverted)."""
+    a = np.asarray(v, dtype=np.float64)
+    return np.asarray(np.where(a <= 0.04045, a / 12.92, ((a + 0.055) / 1.055) ** 2.4), dtype=np.float64)
+
+
+def srgb_encode(v: NDArray[np.floating[Any]] | float) -> NDArray[np.float64]:
+    a = np.clip(np.asarray(v, dtype=np.float64), 0.0, 1.0)
+    return np.asarray(np.where(a <= 0.0031308, a * 12.92, 1.055 * a ** (1 / 2.4) - 0.055), dtype=np.float64)
+
+
+_DECODE_LUT = srgb_decode(np.arange(256) / 255.0).astype(np.float32)
+_ENCODE_STEPS = 4096
+_ENCODE_LUT = np.clip(np.round(255.0 * srgb_encode(np.arange(_ENCODE_STEPS + 1) / _ENCODE_STEPS)),
+                      0, 255).astype(np.uint8)
 
 
 def _basis(p: FloatArray, n: int) -> FloatArray:
@@ -137,9 +167,18 @@ def reference_from_samples(samples: Sequence[MarkerSample]) -> ColourReference:
         sol, *_ = np.linalg.lstsq(basis, np.log(whites[:, c]), rcond=None)
         coeffs.append(tuple(float(v) for v in sol))
     rho = np.clip(np.median(blacks / whites, axis=0), 0.0, 0.8)
+    wl = np.maximum(srgb_decode(whites / 255.0), 1e-4)
+    bl = srgb_decode(np.clip(blacks, 0, 255) / 255.0)
+    coeffs_lin = []
+    for c in range(3):
+        sol, *_ = np.linalg.lstsq(basis, np.log(wl[:, c]), rcond=None)
+        coeffs_lin.append(tuple(float(v) for v in sol))
+    rho_lin = np.clip(np.median(bl / wl, axis=0), 0.0, 0.8)
     return ColourReference(tuple(samples), (coeffs[0], coeffs[1], coeffs[2]),
                            (float(rho[0]), float(rho[1]), float(rho[2])), scale, "markers",
-                           bool(np.any(whites >= CLIP_LEVEL)))
+                           bool(np.any(whites >= CLIP_LEVEL)),
+                           (coeffs_lin[0], coeffs_lin[1], coeffs_lin[2]),
+                           (float(rho_lin[0]), float(rho_lin[1]), float(rho_lin[2])))
 
 
 def reference_from_percentiles(image: NDArray[np.uint8]) -> ColourReference:
@@ -162,22 +201,34 @@ def measure_reference(image: NDArray[np.uint8], fit: TableFit,
                       profile: TableProfile) -> ColourReference:
     """The frame's light from its markers, or from its percentiles when none is usable."""
     samples = sample_markers(image, fit, profile)
+    # a white at the sensor's ceiling understates the light there: leave it out while
+    # two or more unclipped markers remain (the surface is then a plane or a constant)
+    unclipped = [s for s in samples if max(s.white) < CLIP_LEVEL]
+    if len(unclipped) >= 2 and len(unclipped) < len(samples):
+        ref = reference_from_samples(unclipped)
+        return ColourReference(tuple(samples), ref.coeffs, ref.rho, ref.scale_mm, ref.source, True,
+                               ref.coeffs_lin, ref.rho_lin)
     if samples:
         return reference_from_samples(samples)
     return reference_from_percentiles(image)
 
 
-def _apply(image: NDArray[np.uint8], white: NDArray[np.float32],
+def _apply(image: NDArray[np.uint8], white_lin: NDArray[np.float32],
            reference: ColourReference) -> NDArray[np.uint8]:
-    """out = v * gain + offset with gain/offset from the white map (HxWx3 float32)."""
-    rho = np.asarray(reference.rho, dtype=np.float32)
-    span = np.float32(WHITE_LEVEL - BLACK_LEVEL)
-    gain = span / (white * (1.0 - rho))
-    offset = (BLACK_LEVEL - rho * span / (1.0 - rho)).astype(np.float32)
+    """In linear light: out = v * gain + offset, gain/offset from the white map (HxWx3),
+    so paper white lands on WHITE_LEVEL and ink black on BLACK_LEVEL (8-bit, encoded)."""
+    rho = np.asarray(reference.rho_lin if reference.rho_lin is not None else
+                     srgb_decode(np.asarray(reference.rho)), dtype=np.float32)
+    wt, bt = (float(v) for v in srgb_decode(np.array([WHITE_LEVEL, BLACK_LEVEL]) / 255.0))
+    span = np.float32(wt - bt)
+    gain = (span / (white_lin * (1.0 - rho))).astype(np.float32)
+    offset = (bt - rho * span / (1.0 - rho)).astype(np.float32)
     img = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    out = cv2.multiply(img.astype(np.float32), gain)
+    lin = _DECODE_LUT[img]
+    out = cv2.multiply(lin, gain)
     out = cv2.add(out, np.broadcast_to(offset, out.shape).astype(np.float32))
-    return np.asarray(np.clip(out, 0, 255).round().astype(np.uint8))
+    idx = np.clip(out * np.float32(_ENCODE_STEPS) + np.float32(0.5), 0, _ENCODE_STEPS).astype(np.int32)
+    return np.asarray(_ENCODE_LUT[idx], dtype=np.uint8)
 
 
 def _white_map(reference: ColourReference, to_table: FloatArray, shape: tuple[int, int],
@@ -193,7 +244,7 @@ def _white_map(reference: ColourReference, to_table: FloatArray, shape: tuple[in
     px = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
     ph = np.hstack([px, np.ones((len(px), 1))]) @ to_table.T
     mm = ph[:, :2] / ph[:, 2:3]
-    white = reference.white_at(mm).reshape(gy, gx, 3).astype(np.float32)
+    white = reference.white_lin_at(mm).reshape(gy, gx, 3).astype(np.float32)
     return np.asarray(cv2.resize(white, (w, h), interpolation=cv2.INTER_LINEAR), dtype=np.float32)
 
 
@@ -204,7 +255,7 @@ def normalise(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     ref = reference if reference is not None else measure_reference(image, fit, profile)
     h, w = image.shape[:2]
     if ref.source == "percentile" or len(ref.coeffs[0]) == 1:
-        white = np.broadcast_to(np.asarray(ref.white_at(np.zeros((1, 2)))[0], dtype=np.float32),
+        white = np.broadcast_to(np.asarray(ref.white_lin_at(np.zeros((1, 2)))[0], dtype=np.float32),
                                 (h, w, 3)).astype(np.float32)
         return _apply(image, white, ref)
     # The white surface is smooth: evaluating it through the homography on a coarse

@@ -48,11 +48,19 @@ def is_settled(history: Sequence[Mapping[str, Any]], frames: int = SETTLE_FRAMES
     return True
 
 
-def locked_controls(md: Mapping[str, Any]) -> dict[str, Any]:
-    """picamera2 set_controls() values that freeze the settled exposure and white balance."""
+HEADROOM_STOPS = 1.5      # lock this far under the auto exposure, so a lamp switched on
+                          # later (+1 stop) does not clip the paper white the colours rest on
+                          # (paper sits ~2 stops over the mid grey AE aims for; measured: 1 stop
+                          # still clipped the brighter corners of synthetic tables)
+
+
+def locked_controls(md: Mapping[str, Any], headroom_stops: float = HEADROOM_STOPS) -> dict[str, Any]:
+    """picamera2 set_controls() values that freeze the settled exposure and white balance,
+    the exposure `headroom_stops` under what the auto exposure chose (the per-frame colour
+    normalisation brings the darker frame back; a clipped white cannot be brought back)."""
     controls: dict[str, Any] = {"AeEnable": False, "AwbEnable": False}
     if "ExposureTime" in md:
-        controls["ExposureTime"] = int(md["ExposureTime"])
+        controls["ExposureTime"] = max(1, int(float(md["ExposureTime"]) * 2.0 ** -headroom_stops))
     if "AnalogueGain" in md:
         controls["AnalogueGain"] = float(md["AnalogueGain"])
     if "ColourGains" in md:

@@ -43,6 +43,7 @@ LENS_VIEWS = 15
 COLOUR_SCENES = 6                       # per game
 NEUTRAL: dict[str, Any] = {"kelvin": 5500.0, "stops": 0.0}
 KELVINS = (2700.0, 4000.0, 6500.0)
+EXPOSURE_HEADROOM = 1.5     # the device locks exposure 1.5 stops under auto (calibration.exposure)
 STOPS = (-1.0, 0.0, 1.0)
 
 
@@ -215,13 +216,17 @@ def light_grid(seed: int) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _with_light(scene: dict[str, Any], light: dict[str, Any]) -> dict[str, Any]:
+def _with_light(scene: dict[str, Any], light: dict[str, Any], headroom: float = 0.0) -> dict[str, Any]:
+    """The scene under `light` (kelvin, stops relative to neutral, gradient), seen by a
+    camera whose white balance is locked and whose exposure is locked `headroom` stops
+    under the renderer's neutral exposure (calibration.exposure.locked_controls)."""
     s = dict(scene)
     base = dict(scene.get("light") or {})
     base.update(NEUTRAL)
     base["awb"] = 0.0           # white balance locked: the camera does not undo the cast
     base["glare"] = []          # glare moves nothing between lights; it only blinds
     base.update(light)
+    base["stops"] = float(base.get("stops", 0.0)) - headroom
     s["light"] = base
     return s
 
@@ -320,7 +325,8 @@ def _lab_at(img: NDArray[np.uint8], pts: list[tuple[float, float]], origin: tupl
 
 
 def colour_section(scenes: int, seed: int, res: tuple[int, int],
-                   games: tuple[str, ...] = ("tiles", "town77", "railways")) -> str:
+                   games: tuple[str, ...] = ("tiles", "town77", "railways"),
+                   headroom: float = EXPOSURE_HEADROOM) -> str:
     from vision.api import AnalyzeOptions, ReadError, get_reader
     from vision.synth import random_scene, render_scene
 
@@ -347,7 +353,7 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
             except Exception as e:  # noqa: BLE001
                 notes.append(f"{game}: no scene generator ({e.__class__.__name__}: {e})")
                 break
-            neutral_r = render_scene(_with_light(base, {}))
+            neutral_r = render_scene(_with_light(base, {}, headroom))
             profile = neutral_r.profile
             try:
                 fit0 = locate_table(neutral_r.image, profile)
@@ -371,7 +377,7 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
             _progress(f"colour {game} scene {k}: neutral read "
                       f"({'ok' if reading0 is not None else 'no reading'}), {len(centres)} face-up pieces")
             for name, light in lights:
-                r = render_scene(_with_light(base, light))
+                r = render_scene(_with_light(base, light, headroom))
                 try:
                     fit = locate_table(r.image, profile)
                 except TableNotFound:
@@ -410,7 +416,8 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
             drift_rows.append([game, len(raw_de), f"{np.median(raw_de):.1f}", f"{np.percentile(raw_de, 99):.1f}",
                                f"{np.median(norm_de):.1f}", f"{np.percentile(norm_de, 99):.1f}"])
     out = [f"### Readings under the room's light ({res[0]}x{res[1]}, {scenes} scenes per game, "
-           f"{len(lights)} lights each vs neutral 5500 K / 0 EV, white balance locked)", "",
+           f"{len(lights)} lights each vs neutral 5500 K / 0 EV, white balance locked, exposure "
+           f"locked {headroom:g} stops under the renderer's)", "",
            "Lights: " + ", ".join(n for n, _ in lights) + ".", "",
            md_table(["game", "reader", "scenes", "pieces read identically", "worst light", "errors"], rows), ""]
     if total_all:

@@ -11,7 +11,7 @@ from calib_render import look_at, table_image, view_plane
 
 import cv2
 from calibration.palette import save_palette
-from calibration.profile import default_profile, load_profile
+from calibration.profile import PROFILE_DIR, default_profile, load_profile
 from firmware.cli import main
 
 
@@ -44,8 +44,10 @@ def test_markers_writes_pdf_and_png(capsys: pytest.CaptureFixture[str], tmp_path
 def test_markers_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Unknown profile name, bad suffix, missing folder and silly dpi: one line each."""
     rc, _, err = run(capsys, "markers", "--profile", "chess", "--out", str(tmp_path / "m.png"))
+    shipped = ", ".join(sorted(q.stem for q in PROFILE_DIR.glob("*.toml")))
+    assert "railways, tiles, town77" in shipped
     assert (rc, err) == (2, "tableref: --profile 'chess': no such file or shipped profile; give a .toml "
-                            "file or one of: default, papertales, papertown, railways, tiles, town77\n")
+                            f"file or one of: {shipped}\n")
     rc, _, err = run(capsys, "markers", "--out", str(tmp_path / "m.gif"))
     assert (rc, err) == (2, f"tableref: {tmp_path / 'm.gif'}: write a .pdf or a .png file\n")
     rc, _, err = run(capsys, "markers", "--out", str(tmp_path / "no" / "m.png"))
