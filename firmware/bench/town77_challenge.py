@@ -6,8 +6,9 @@ Figures: pile tops read right (the slot's presence, and shape and colour up to t
 frame's label naming: a label counts as right when it names the truth the frame's
 majority gives it), and placements refereed right (the verdict for a move frame is a
 Proposed move of the right pile to the right cell, or Illegal for a misplaced tile).
-A game stops at its first placement refereed wrong: the session's state is the
-table's from then on only by luck.
+A "which pile?" question whose choices hold the right move is counted apart and
+answered as a player would; a game stops at its first placement refereed wrong
+otherwise: the session's state is the table's from then on only by luck.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections import Counter
 from typing import Any
 
 from firmware.bench.common import md_table, median, pct
-from firmware.games.base import Illegal, Proposed
+from firmware.games.base import Ask, Illegal, Proposed
 from firmware.games.town77_challenge import Town77ChallengeSession, pile_of
 
 
@@ -73,41 +74,50 @@ def _judged_right(verdict: Any, move: dict[str, Any], misplaced: bool) -> bool:
 
 
 def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> str:
-    return measure(scenes or 6, seed, resolution or (1920, 1080))
+    return "\n".join([measure(100, seed, (1280, 720), truth=True, moves_per_game=49),
+                      measure(scenes or 6, seed, resolution or (1920, 1080))])
 
 
 def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
-            moves_per_game: int = 14) -> str:
+            moves_per_game: int = 14, truth: bool = False) -> str:
     """The suite; flat=True lays each pile's top tile on the table (no pile height), to
-    tell a reader's trouble with tall piles from its trouble with the layout."""
+    tell a reader's trouble with tall piles from its trouble with the layout; truth=True
+    refers the session alone (no pixels): a perfect reader's observations with group ids
+    renumbered every frame (vision.synth.town77_challenge.truth_observation)."""
     from calibration.geometry import TableNotFound, locate_table
     from calibration.profile import default_profile
     from vision.api import AnalyzeOptions, get_reader
     from vision.synth import render_scene
-    from vision.synth.town77_challenge import challenge_game, challenge_scene, challenge_table
+    from vision.synth.town77_challenge import (
+        challenge_game, challenge_scene, challenge_table, truth_observation,
+    )
 
     profile = default_profile("town77")
     reader = get_reader("town77")
     tops_right = tops_all = placed_right = placed_all = illegal_right = illegal_all = 0
+    asked = 0
     reached: list[int] = []
     kinds: Counter[str] = Counter()
     notes: list[str] = []
     for g in range(games):
         gs = seed + g
-        misplace = moves_per_game if g % 2 == 1 else None
+        misplace = (moves_per_game if not truth else 5 + g % 20) if g % 2 == 1 else None
         frames = challenge_game(gs, "hint", max_moves=moves_per_game, misplace_at=misplace)
         style, env = challenge_table(gs, res)
         session = Town77ChallengeSession({})
         done = 0
         for k, frame in enumerate(frames):
             scene = challenge_scene(frame, style, env, seed=gs * 1000 + k, wobble=1.0, flat=flat)
-            r = render_scene(scene)
-            try:
-                fit = locate_table(r.image, profile)
-            except TableNotFound:
-                notes.append(f"game {gs} frame {k}: markers not found")
-                break
-            obs = reader.analyze(r.image, fit, AnalyzeOptions(profile))
+            if truth:
+                obs = truth_observation(scene["meta"], gs * 1000 + k)
+            else:
+                r = render_scene(scene)
+                try:
+                    fit = locate_table(r.image, profile)
+                except TableNotFound:
+                    notes.append(f"game {gs} frame {k}: markers not found")
+                    break
+                obs = reader.analyze(r.image, fit, AnalyzeOptions(profile))
             ok, n, why = score_tops(obs, scene["meta"])
             tops_right += ok
             tops_all += n
@@ -118,6 +128,14 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
                     session.apply(verdict.move)
                 continue
             right = _judged_right(verdict, frame.move, frame.misplaced)
+            answer = [m for m in getattr(verdict, "candidates", ()) if not frame.misplaced
+                      and m.get("cell") == frame.move["cell"] and m.get("pile") == frame.move["pile"]]
+            if isinstance(verdict, Ask) and len(answer) == 1:
+                asked += 1          # the player picks the right pile from the menu
+                placed_all += 1
+                session.apply(answer[0])
+                done = k
+                continue
             if frame.misplaced:
                 illegal_all += 1
                 illegal_right += right
@@ -133,17 +151,21 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
             if isinstance(verdict, Proposed):
                 session.apply(verdict.move)
         reached.append(done)
-        print(f"town77-challenge: game {g + 1}/{games} reached move {done} of {len(frames) - 1}",
-              file=sys.stderr)
+        if not truth:
+            print(f"town77-challenge: game {g + 1}/{games} reached move {done} of {len(frames) - 1}",
+                  file=sys.stderr)
     rows = [
         ["pile tops read right (all frames)", pct(tops_right, tops_all)],
-        ["legal placements refereed right", pct(placed_right, placed_all)],
+        ["legal placements proposed right (no question)", pct(placed_right, placed_all)],
+        ["legal placements asked (which pile?), then answered", pct(asked, placed_all)],
         ["misplacements alerted (Illegal)", pct(illegal_right, illegal_all)],
-        ["median move reached per game", f"{median(reached):.0f} of {moves_per_game}"],
+        ["median move reached per game", f"{median(reached):.0f} (game lengths: up to {moves_per_game})"],
         ["verdicts", ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))],
     ]
-    out = [f"## Town 77 Challenge: {games} seeded solo games, {moves_per_game} moves each, "
-           f"{res[0]}x{res[1]}, seed {seed}" + (" (flat piles)" if flat else ""), "",
+    what = "the session on a perfect reader's observations (group ids renumbered per frame)" \
+        if truth else f"the Town 77 reader at {res[0]}x{res[1]}" + (" (flat piles)" if flat else "")
+    out = [f"## Town 77 Challenge: {games} seeded solo games, up to {moves_per_game} moves, "
+           f"{what}, seed {seed}", "",
            md_table(["measure", "value"], rows), ""]
     if notes:
         out += ["First failures:", ""] + [f"- {n}" for n in notes[:12]] + [""]

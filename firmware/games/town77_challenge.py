@@ -42,6 +42,7 @@ PILE_ROW = 8                       # the convention: one empty row between city 
 PILE_COLS = (0, 3, 6)
 FIRST_PILE_ROW = 7                 # any tile read at or below this row is a pile top
 LAST_PILE_ROW = 9
+PILE_REACH = 0.9                   # half-size of a pile's footprint, in cell pitches
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
 Tops = tuple[Tile | None, ...]
 
@@ -194,8 +195,8 @@ class Town77ChallengeSession:
         raw = dict(seen.city_raw)
         raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
         if added:
-            return self._placement(added[0], seen, raw, fp(added))
-        return self._tops_only(seen, raw)
+            return self._placement(added[0], seen, raw, fp(added), pitch)
+        return self._tops_only(seen, raw, pitch)
 
     def _known(self, skip: int | None) -> dict[Cell, Tile]:
         known = dict(self.city.tiles())
@@ -217,7 +218,7 @@ class Town77ChallengeSession:
         return tuple(out)
 
     def _placement(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
-                   footprint: tuple[Rect, ...]) -> Verdict:
+                   footprint: tuple[Rect, ...], pitch: float) -> Verdict:
         """One new city tile: which pile top (or the tile in hand) it was, then its verdict."""
         options: list[tuple[int | None, Tile, Tops]] = []
         sources: list[tuple[int | None, Tile]] = []
@@ -253,10 +254,12 @@ class Town77ChallengeSession:
                 options = ranked[:1]
         if len(options) > 1:
             moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for p, t, a in options)
+            footprint += self._pile_rects([p for p, _, _ in options if p is not None], seen, pitch)
             return Ask(f"Which pile went to {cell.name}?", moves,
                        tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}"
                              for p, t, _ in options), footprint)
         pile, tile, after = options[0]
+        footprint += self._pile_rects([pile] if pile is not None else [], seen, pitch)
         move = self._place_move(pile, tile, cell, after, "seen", seen)
         reason = why_illegal(self.city, tile, cell)
         if reason is None:
@@ -265,7 +268,18 @@ class Town77ChallengeSession:
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint)
 
-    def _tops_only(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]) -> Verdict:
+    def _pile_rects(self, piles: list[int], seen: _Seen, pitch: float) -> tuple[Rect, ...]:
+        """Where taking from these piles changes pixels: the old and the new top, with room
+        for a tall pile's sides (the camera sees them beside the top)."""
+        out: list[Rect] = []
+        h = PILE_REACH * pitch
+        for p in piles:
+            for c in (self.tops_mm[p], seen.pile_mm.get(p)):
+                if c is not None:
+                    out.append((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
+        return tuple(out)
+
+    def _tops_only(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]], pitch: float) -> Verdict:
         """The city unchanged: the tops as before, one tile taken into the hand, or re-read."""
         if self.tops is None:
             labels = Labels(self.city.tiles(), raw)
@@ -273,7 +287,8 @@ class Town77ChallengeSession:
             if tops is None:
                 return Ask("Cannot read the pile tops")
             return Proposed({"type": "tops", "tops": [_tok(t) for t in tops],
-                             "tops_mm": seen.tops_mm()}, "Piles seen")
+                             "tops_mm": seen.tops_mm()}, "Piles seen",
+                            self._pile_rects(list(seen.pile_mm), seen, pitch))
         hyps: list[int | None] = [None] if self.held is not None else \
             [None] + [i for i, t in enumerate(self.tops) if t is not None]
         for skip in hyps:
@@ -296,15 +311,17 @@ class Town77ChallengeSession:
             assert old is not None
             return Proposed({"type": "take", "pile": skip, "tops": [_tok(t) for t in after],
                              "tops_mm": seen.tops_mm()},
-                            f"{old.token} taken from pile {skip + 1}")
+                            f"{old.token} taken from pile {skip + 1}",
+                            self._pile_rects([skip], seen, pitch))
         labels = Labels(self.city.tiles(), raw)
         tops = self._seen_tops(labels, seen)
         if tops is None:
             return Ask("Cannot read the pile tops")
         move = {"type": "tops", "tops": [_tok(t) for t in tops], "tops_mm": seen.tops_mm()}
+        rects = self._pile_rects(list(range(PILES)), seen, pitch)
         if self.city.is_empty:
-            return Proposed(move, "Piles re-read")
-        return Ask("Pile tops changed?", (move,), ("Accept the new tops",))
+            return Proposed(move, "Piles re-read", rects)
+        return Ask("Pile tops changed?", (move,), ("Accept the new tops",), rects)
 
     def _place_move(self, pile: int | None, tile: Tile, cell: Cell, after: Tops,
                     source: str, seen: _Seen) -> Move:

@@ -126,8 +126,10 @@ def pile_pieces(frame: ChallengeFrame, style: dict[str, Any], flat: bool = False
         if top is None:
             continue
         cx, cy = cell_centre(style, PILE_ROW, PILE_COLS[i])
-        under = 0 if flat else len(pile) - 1
         r = random.Random(f"town77-pile:{style['seed']}:{i}:{len(pile)}")
+        centre = [cx + r.uniform(-2.5, 2.5), cy + r.uniform(-2.5, 2.5)]
+        truth[-1]["centre_mm"] = centre
+        under = 0 if flat else len(pile) - 1
         blocks = (under + LEVELS_PER_BLOCK - 1) // LEVELS_PER_BLOCK
         angle = float(style["angle_deg"])
         if blocks:
@@ -140,7 +142,7 @@ def pile_pieces(frame: ChallengeFrame, style: dict[str, Any], flat: bool = False
                                        "angle_deg": r.uniform(-3, 3)} for _ in range(blocks)],
                            "key": f"pile:{i}:{len(pile)}"})
         pieces.append({"kind": "tile",
-                       "centre_mm": [cx + r.uniform(-2.5, 2.5), cy + r.uniform(-2.5, 2.5)],
+                       "centre_mm": centre,
                        "side_mm": style["side_mm"], "angle_deg": angle + r.uniform(-4, 4),
                        "shape": style["shape_set"][top.shape],
                        "colour": style["colour_bgr"][top.colour], "face_down": False,
@@ -188,3 +190,24 @@ def random_scene(seed: int, **options: Any) -> dict[str, Any]:
     frames = challenge_game(seed, str(options.get("policy", "random")))
     k = int(options.get("frame", random.Random(f"town77-challenge-frame:{seed}").randrange(len(frames))))
     return challenge_scene(frames[min(k, len(frames) - 1)], style, env, seed)
+
+
+def truth_observation(meta: dict[str, Any], seed: int) -> dict[str, Any]:
+    """What a reader that never errs would report for a frame (scene["meta"]), naming
+    shapes and colours by group ids numbered afresh for each frame, as the tile reader
+    does without a taught palette: for loop tests and the session's own measurement."""
+    rng = random.Random(f"town77-challenge-labels:{seed}")
+    shapes, colours = list(range(GRID)), list(range(GRID))
+    rng.shuffle(shapes)
+    rng.shuffle(colours)
+    tiles = [{"row": t["row"], "col": t["col"], "centre_mm": list(t["centre_mm"]),
+              "face_down": bool(t["face_down"]), "shape": f"shape-{shapes[t['shape']] + 1}",
+              "colour": f"colour-{colours[t['colour']] + 1}"} for t in meta["tiles"]]
+    for p in meta["piles"]:
+        top = p["top"]
+        if top is not None:
+            tiles.append({"row": PILE_ROW, "col": PILE_COLS[p["pile"]],
+                          "centre_mm": list(p["centre_mm"]), "face_down": False,
+                          "shape": f"shape-{shapes[top['shape']] + 1}",
+                          "colour": f"colour-{colours[top['colour']] + 1}"})
+    return {"game": "town77", "tiles": tiles, "conflicts": []}
