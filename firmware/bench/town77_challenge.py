@@ -2,13 +2,14 @@
 (city plus three piles), read by the Town 77 reader and refereed by
 Town77ChallengeSession. The reader sees pixels only; truth is compared afterwards.
 
-Figures: pile tops read right (the slot's presence, and shape and colour up to the
+Figures: pile tops read right on every frame (the slot's presence, and shape and colour up to the
 frame's label naming: a label counts as right when it names the truth the frame's
 majority gives it), and placements refereed right (the verdict for a move frame is a
 Proposed move of the right pile to the right cell, or Illegal for a misplaced tile).
 A "which pile?" question whose choices hold the right move is counted apart and
-answered as a player would; a game stops at its first placement refereed wrong
-otherwise: the session's state is the table's from then on only by luck.
+answered as a player would; refereeing a game stops at its first placement judged
+wrong otherwise (the session's state is the table's from then on only by luck), while
+its later frames are still read for the pile-top figure.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
         style, env = challenge_table(gs, res)
         session = Town77ChallengeSession({})
         done = 0
+        stopped = False      # refereeing stopped; frames are still read for the pile tops
         for k, frame in enumerate(frames):
             scene = challenge_scene(frame, style, env, seed=gs * 1000 + k, wobble=1.0, flat=flat)
             if truth:
@@ -121,6 +123,8 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
             ok, n, why = score_tops(obs, scene["meta"])
             tops_right += ok
             tops_all += n
+            if stopped:
+                continue
             verdict = session.interpret(obs)
             kinds[type(verdict).__name__] += 1
             if k == 0:
@@ -146,7 +150,8 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
                 text = getattr(verdict, "text", getattr(verdict, "short", ""))
                 notes.append(f"game {gs} move {k} ({frame.move['tile']} pile {frame.move['pile'] + 1}"
                              f" to {frame.move['cell']}): {type(verdict).__name__} {text}; {'; '.join(why)}")
-                break
+                stopped = True
+                continue
             done = k
             if isinstance(verdict, Proposed):
                 session.apply(verdict.move)
@@ -155,7 +160,7 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
             print(f"town77-challenge: game {g + 1}/{games} reached move {done} of {len(frames) - 1}",
                   file=sys.stderr)
     rows = [
-        ["pile tops read right (all frames)", pct(tops_right, tops_all)],
+        ["pile tops read right (every frame of every game)", pct(tops_right, tops_all)],
         ["legal placements proposed right (no question)", pct(placed_right, placed_all)],
         ["legal placements asked (which pile?), then answered", pct(asked, placed_all)],
         ["misplacements alerted (Illegal)", pct(illegal_right, illegal_all)],

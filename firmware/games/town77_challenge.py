@@ -135,7 +135,8 @@ class Town77ChallengeSession:
         self.tops: Tops | None = None          # None until the piles were first seen
         self.held: tuple[int, Tile] | None = None
         self.tops_mm: list[tuple[float, float] | None] = [None] * PILES
-        self.lost: tuple[Tile, Cell, Reason | None] | None = None
+        # end B: the misplaced tile, its cell and the rule (all None when the player says so)
+        self.lost: tuple[Tile | None, Cell | None, Reason | None] | None = None
         self.finished = False
         self.hints = 0
         self.last_text = ""
@@ -373,8 +374,7 @@ class Town77ChallengeSession:
             self.hints += 1
             return Applied("Hint")
         if kind == "lose":
-            self.lost = (Tile.parse(str(move["tile"])), Cell.parse(str(move["cell"])), None) \
-                if "tile" in move else (Tile(0, 0), Cell(-1, -1), None)
+            self.lost = (None, None, None)
             return Applied("You lose!", over=True)
         if kind == "end":
             self.finished = True
