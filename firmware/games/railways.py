@@ -32,7 +32,8 @@ from firmware.games.base import (
     Verdict,
 )
 from firmware.screens import base as scr
-from firmware.screens.railways import REFUSAL_SHORT, end_screen, scores_screen
+from firmware.screens.railways import REFUSAL_SHORT, build_screen, end_screen, scores_screen
+from firmware.screens.railways import illegal_screen as refusal_screen
 from rules.errors import CouldNotRead, RulesError
 from rules.railways.cards import Catalogue, Role, StationType
 from rules.railways.engine import BuildReport, FinalResult, Railways, Refusal, rules_for
@@ -310,8 +311,8 @@ class RailwaysSession:
         for s in seen:   # ends misread: the same colour along the same path is the same link
             if s.index in matched or len(s.path) < 2:
                 continue
-            for lid, k in links.items():
-                if lid not in matched.values() and k.colour == s.colour and \
+            for lid, known_link in links.items():
+                if lid not in matched.values() and known_link.colour == s.colour and \
                         _path_gap(s.path, self.paths.get(lid, ())) < SAME_PATH_MM:
                     matched[s.index] = lid
                     break
@@ -475,6 +476,7 @@ class RailwaysSession:
         problems = self.rules.refusals(pos, b)
         if problems:
             reason, message = problems[0]
+            move["refusal"] = reason.name
             return Illegal(move, REFUSAL_SHORT.get(reason, reason.value),
                            f"{message} [{format_position(pos).strip()}]".replace("\n", " | "), fp)
         terms = self.rules.score_build(pos, b)
@@ -705,7 +707,8 @@ class RailwaysSession:
         return {"type": "end"}
 
     def is_over(self) -> bool:
-        return self.finished
+        """Over when the engine says so (the loop then ends the game and shows the scores)."""
+        return self.finished or (self.pos is not None and self.pos.phase is Phase.OVER)
 
     def final_result(self) -> FinalResult | None:
         if self.pos is None:
@@ -720,6 +723,22 @@ class RailwaysSession:
         if pos.phase is Phase.OVER and not self.finished:
             return scr.text_screen("Game over", ["MENU: end game", self.last_text])
         return scores_screen(pos)
+
+    def applied_screen(self, move: Move) -> Image.Image | None:
+        """After a build: colour, clips, route, costs and each player's points."""
+        if move.get("type") != "build" or self.last_report is None:
+            return None
+        built = link_from_json(dict(move["link"]))
+        if "cards" in move:
+            built = replace(built, cards_discarded=int(move["cards"]))
+        return build_screen(built, self.last_report)
+
+    def illegal_screen(self, verdict: Illegal) -> Image.Image:
+        """An illegal link, inverted: the rule broken in two or three words."""
+        name = verdict.move.get("refusal")
+        if isinstance(name, str) and name in Refusal.__members__:
+            return refusal_screen(Refusal[name])
+        return scr.error_screen("Illegal link", verdict.short)
 
     def result_screen(self) -> Image.Image:
         result = self.final_result()

@@ -215,6 +215,29 @@ def test_metropolis_section_from_the_reader_part() -> None:
     assert v.text.endswith("red +9")
 
 
+def test_game_screens_for_the_loop() -> None:
+    """The loop's optional screens: the build with its points, the illegal link's rule."""
+    s = new_session()
+    bad = s.interpret(observe(dict(RED_TO_TOWN, clips=2)))
+    assert isinstance(bad, Illegal) and bad.move["refusal"] == "TOO_SHORT"
+    assert s.illegal_screen(bad).size == (128, 64)
+    v = s.interpret(observe(RED_TO_TOWN))
+    assert isinstance(v, Proposed)
+    s.apply(v.move)
+    shown = s.applied_screen(v.move)
+    assert shown is not None and shown.size == (128, 64)
+    assert s.applied_screen({"type": "draw", "colour": "white"}) is None
+
+
+def test_the_game_ends_itself() -> None:
+    """When the rules end the game (End of Line round done) the session is over."""
+    s = new_session()
+    s.apply({"type": "draw", "colour": "red", "end_of_line": True})
+    assert not s.is_over()
+    s.apply({"type": "draw", "colour": "white"})
+    assert s.is_over() and not s.finished
+
+
 def test_two_new_links_are_a_question() -> None:
     """Two links at once: the players say which (each legal one is offered)."""
     s = new_session()
