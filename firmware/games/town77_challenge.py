@@ -404,8 +404,7 @@ class Town77ChallengeSession:
         if self.city.contains(tile):
             raise CouldNotRead(f"{tile.token} is already in the city [{self.notation()}]")
         after = _tops_of(move.get("tops"))
-        reason = why_illegal(self.city, tile, cell) if not self.city.is_empty else \
-            (None if cell == Cell(0, 0) else why_illegal(self.city, tile, cell))
+        reason = why_illegal(self.city, tile, cell)
         self.held = None
         self.tops = after
         if reason is not None:
