@@ -41,7 +41,7 @@ class RailwaysConfig:
     station_side_mm: tuple[float, float] = (48.0, 76.0)
     metro_side_mm: tuple[float, float] = (110.0, 170.0)
     card_min_fill: float = 0.72
-    end_station_mm: float = 18.0        # a chain end this near a station ends in it
+    end_station_mm: float = 25.0        # a chain end this near a station ends in it
     default_clip_mm: float = 32.0       # clip length when no River is seen
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0

@@ -1,0 +1,62 @@
+"""What a link touches: footprints of chains, the River, obstacles, stations, the edge."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.profile import default_profile
+from vision.railways.clip_counter import CountResult
+from vision.railways.config import RailwaysConfig
+from vision.railways.crossings import Footprints, outside, touches
+from vision.railways.frame import TopView
+from vision.railways.obstacles import Obstacle
+from vision.railways.pipeline import LinkReading, RiverReading, _crossings
+from vision.railways.stations import Station
+
+
+def _link(colour: str, pts: list[list[float]], ends: list[str]) -> LinkReading:
+    return LinkReading(colour, CountResult(5, (), (), 0.0, 1.0, 0.0), np.asarray(pts, dtype=np.float64), ends, 1)
+
+
+def _square(c: tuple[float, float], side: float) -> np.ndarray:  # type: ignore[type-arg]
+    h = side / 2
+    return np.array([[c[0] - h, c[1] - h], [c[0] + h, c[1] - h], [c[0] + h, c[1] + h], [c[0] - h, c[1] + h]])
+
+
+def test_footprints_touch_only_when_within_a_clip_width() -> None:
+    """Chains 8 mm apart (centre lines) touch with 9 mm wide clips; 12 mm apart they do not."""
+    fp = Footprints((0.0, 0.0), (200.0, 200.0))
+    a = fp.chain(np.array([[10.0, 100.0], [190.0, 100.0]]), 10.0)
+    near = fp.chain(np.array([[10.0, 108.0], [190.0, 108.0]]), 10.0)
+    far = fp.chain(np.array([[10.0, 112.5], [190.0, 112.5]]), 10.0)
+    assert touches(a, near) and not touches(a, far)
+
+
+def test_crossing_lists_name_links_river_obstacles_stations_and_edge() -> None:
+    """Each link lists exactly what its footprint meets, never its own end stations."""
+    prof = default_profile("railways")
+    cfg = RailwaysConfig()
+    view = TopView(np.zeros((4, 4, 3), np.uint8), np.zeros((4, 4, 3), np.uint8), (32.0, 32.0), 2.0)
+    s1 = Station("S1", "city", (100.0, 300.0), _square((100.0, 300.0), 60.0), 60.0)
+    s2 = Station("S2", "town", (500.0, 300.0), _square((500.0, 300.0), 60.0), 60.0)
+    s3 = Station("S3", "suburban", (300.0, 332.0), _square((300.0, 332.0), 60.0), 60.0)
+    links = [
+        _link("red", [[120.0, 300.0], [480.0, 300.0]], ["S1", "S2"]),            # over S3's top edge
+        _link("green", [[300.0, 150.0], [300.0, 250.0], [320.0, 500.0]], ["?", "?"]),
+        _link("red", [[700.0, 100.0], [700.0, 1050.0]], ["?", "?"]),             # leaves the area
+    ]
+    river = RiverReading(32, [12, 16], np.array([[250.0, 150.0], [350.0, 150.0]]), 32.0, 24.0, 1.0)
+    obstacles = [Obstacle("lake", _square((700.0, 600.0), 80.0), 6400.0)]
+    _crossings(links, river, obstacles, [s1, s2, s3], prof, view, 32.0, cfg)
+    assert links[0].crosses == ["link:1", "station:S3"]
+    assert links[1].crosses == ["link:0", "river", "station:S3"]
+    assert links[2].crosses == ["obstacle:0", "edge"]
+
+
+def test_outside_is_any_part_beyond_the_play_area() -> None:
+    """A footprint reaching past the play area's border is 'edge'."""
+    fp = Footprints((32.0, 32.0), (1016.0, 1016.0))
+    inside = fp.chain(np.array([[100.0, 100.0], [200.0, 100.0]]), 10.0)
+    over = fp.chain(np.array([[100.0, 44.0], [200.0, 44.0]]), 10.0)
+    assert not outside(inside, fp, (40.0, 40.0), (1000.0, 1000.0))
+    assert outside(over, fp, (40.0, 40.0), (1000.0, 1000.0))
