@@ -43,7 +43,7 @@ LENS_VIEWS = 15
 COLOUR_SCENES = 6                       # per game
 NEUTRAL: dict[str, Any] = {"kelvin": 5500.0, "stops": 0.0}
 KELVINS = (2700.0, 4000.0, 6500.0)
-EXPOSURE_HEADROOM = 1.5     # the device locks exposure 1.5 stops under auto (calibration.exposure)
+EXPOSURE_HEADROOM = 0.0     # stops under auto at which the device locks exposure (picam locks at auto)
 STOPS = (-1.0, 0.0, 1.0)
 
 

@@ -21,8 +21,8 @@ def test_settled_needs_agreeing_frames() -> None:
 
 
 def test_locked_controls_freeze_what_was_settled() -> None:
-    """The lock turns AE/AWB off and pins exposure (1.5 stops under by default), gain and colour gains."""
-    assert locked_controls(_md(20000, 1.5, (2.0, 1.25)))["ExposureTime"] == 7071
+    """The lock turns AE/AWB off and pins exposure (optionally with headroom), gain and colour gains."""
+    assert locked_controls(_md(20000, 1.5, (2.0, 1.25)), headroom_stops=1.0)["ExposureTime"] == 10000
     assert locked_controls(_md(12345.6, 1.5, (2.0, 1.25)), headroom_stops=0.0) == {
         "AeEnable": False, "AwbEnable": False, "ExposureTime": 12345, "AnalogueGain": 1.5,
         "ColourGains": (2.0, 1.25)}
