@@ -70,6 +70,25 @@ def _tops_of(values: Any) -> Tops:
     return tuple(None if v is None else Tile.parse(str(v)) for v in vals)
 
 
+def piles_before_pioneer(observation: dict[str, Any]) -> dict[str, Any]:
+    """Before the pioneer there is no city to base the lattice on, so a reader bases it
+    on some pile: three face-up tiles in one lattice row and nothing else are the piles,
+    left to right, whatever row the reader gave them."""
+    tiles = [t for t in observation.get("tiles", []) if isinstance(t, dict)]
+    try:
+        rows = {int(t["row"]) for t in tiles}
+        cols = sorted(int(t["col"]) for t in tiles)
+    except (KeyError, TypeError, ValueError):
+        return observation
+    if len(tiles) != PILES or len(rows) != 1 or any(t.get("face_down") for t in tiles) \
+            or FIRST_PILE_ROW <= next(iter(rows)) <= LAST_PILE_ROW or len(set(cols)) != PILES:
+        return observation
+    ordered = sorted(tiles, key=lambda t: int(t["col"]))
+    out = dict(observation)
+    out["tiles"] = [dict(t, row=PILE_ROW, col=PILE_COLS[i]) for i, t in enumerate(ordered)]
+    return out
+
+
 @dataclass
 class _Seen:
     """One frame's reading: city cells and pile slots with their raw labels."""
@@ -167,6 +186,8 @@ class Town77ChallengeSession:
     def interpret(self, observation: dict[str, Any]) -> Verdict:
         if self.lost is not None or self.finished:
             return NoChange()
+        if self.city.is_empty:
+            observation = piles_before_pioneer(observation)
         seen = _read(observation)
         pitch = _pitch(seen.centres)
 

@@ -398,3 +398,14 @@ def test_replay_through_tableref_run_with_the_tile_reader(tmp_path: Path) -> Non
     cells, _ = _e2e_expected(frames)
     assert {c.name for c in City.parse(summary["notation"].split()[0]).tiles()} == cells
     assert summary["end"] == "B"
+
+
+def test_before_the_pioneer_three_tiles_in_a_row_are_the_piles() -> None:
+    """No city to base the lattice on: a reader's row 0 of three tiles is the three piles."""
+    obs = {"tiles": [{"row": 0, "col": c, "shape": c, "colour": c, "face_down": False}
+                     for c in (6, 0, 3)]}
+    v = Town77ChallengeSession({}).interpret(obs)
+    assert isinstance(v, Proposed) and v.move["tops"] == ["a0", "d3", "g6"]
+    two = {"tiles": obs["tiles"][:2]}
+    v = Town77ChallengeSession({}).interpret(two)
+    assert isinstance(v, Ask) and v.text == "2 tiles at once"   # not the piles: players check
