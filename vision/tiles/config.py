@@ -17,7 +17,7 @@ class TilesConfig:
     # -- grid --------------------------------------------------------------------
     min_pitch_mm: float = 14.0
     max_pitch_mm: float = 60.0
-    corner_window_mm: float = 5.0
+    corner_window_mm: float = 12.0
     """Window of the structure tensor that tells tiles (edges both ways) from grain."""
     table_smooth_mm: float = 8.0
     table_match: float = 18.0
@@ -28,6 +28,8 @@ class TilesConfig:
     """Grid profiles count only edges running this far straight (tile outlines)."""
     edge_percentile: float = 80.0
     """Only gradients above this percentile vote for the grid orientation."""
+    refits: int = 3
+    """At most this many lattice refits on tile centres (stops once it stops moving)."""
     # -- occupancy ---------------------------------------------------------------
     min_edge_contrast: float = 0.35
     """A cell is a tile when its own outline is at least this fraction of the

@@ -61,31 +61,35 @@ def assign(dist: F64) -> list[int]:
     return out
 
 
-def _means(tiles: Sequence[_Named], attr: str, value: str) -> dict[int, F64]:
-    acc: dict[int, list[F64]] = {}
-    for t in tiles:
-        gid = getattr(t, attr)
-        if gid is not None:
-            src = t if hasattr(t, value) else t.look
-            acc.setdefault(int(gid), []).append(np.asarray(getattr(src, value), dtype=np.float64))
-    return {k: np.mean(np.array(v), axis=0) for k, v in acc.items()}
-
-
-def name_groups(tiles: Sequence[_Named], palette: dict[str, Any]) -> None:
+def name_groups(tiles: Sequence[_Named], palette: dict[str, Any], angles: int = 64,
+                max_shift: int = 2) -> None:
     """Set each face-up tile's shape and colour to the palette label of its group."""
-    for kind, key, attr, value, out in (("shapes", "descriptor", "shape_group", "shape", "shape"),
-                                        ("colours", "lab", "colour_group", "colour_lab", "colour")):
+    from vision.tiles.face import shape_distances
+
+    for kind, key, attr, out in (("shapes", "descriptor", "shape_group", "shape"),
+                                 ("colours", "lab", "colour_group", "colour")):
         names, protos = prototypes(palette, kind, key)
-        means = _means(tiles, attr, value)
-        if not means:
+        members: dict[int, list[Any]] = {}
+        for t in tiles:
+            gid = getattr(t, attr)
+            if gid is not None:
+                members.setdefault(int(gid), []).append(t)
+        if not members:
             continue
-        gids = sorted(means)
-        m = np.array([means[g] for g in gids])
-        if m.shape[1] != protos.shape[1]:
-            raise ReadError(f"palette [{kind}] was taught with another descriptor size; "
-                            "teach it again with 'tableref teach'")
-        dist = np.linalg.norm(m[:, None, :] - protos[None, :, :], axis=2)
-        label = dict(zip(gids, (names[i] for i in assign(dist))))
+        gids = sorted(members)
+        rows = []
+        for g in gids:
+            if kind == "shapes":
+                vecs = np.array([m.look.shape for m in members[g]], dtype=np.float32)
+                if vecs.shape[1] != protos.shape[1]:
+                    raise ReadError("palette [shapes] was taught with another descriptor size; "
+                                    "teach it again with 'tableref teach'")
+                d = shape_distances(vecs, protos.astype(np.float32), angles, max_shift)
+                rows.append(np.median(d, axis=0))
+            else:
+                lab = np.mean([np.asarray(m.colour_lab, dtype=np.float64) for m in members[g]], axis=0)
+                rows.append(np.linalg.norm(protos - lab, axis=1))
+        label = dict(zip(gids, (names[i] for i in assign(np.array(rows)))))
         for t in tiles:
             gid = getattr(t, attr)
             if gid is not None:

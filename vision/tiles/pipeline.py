@@ -78,10 +78,18 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     grid = fit_grid(grey, cpx, (x0, y0), cfg, lab)
     area = (x0, y0, x1, y1)
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
-    up = [t.centre_mm for t in found if t.look.has_symbol]
-    if up:
-        grid = refine_grid(grid, np.array(up))
-        found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
+    for _ in range(cfg.refits):
+        up = [t.centre_mm for t in found if t.look.has_symbol]
+        if not up:
+            break
+        new = refine_grid(grid, np.array(up))
+        moved = (abs(new.pitch_mm - grid.pitch_mm) > 0.01 * grid.pitch_mm
+                 or abs(new.angle_rad - grid.angle_rad) > 0.01)
+        grid = new
+        if not moved:
+            break
+        found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
     out.tiles = found
@@ -89,7 +97,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         out.origin_cell = (min(t.col for t in found), min(t.row for t in found))
     _group(out, cfg, shapes, colours)
     if palette:
-        name_groups(out.tiles, palette)
+        name_groups(out.tiles, palette, cfg.shape_angles, cfg.shape_shift)
     return out
 
 

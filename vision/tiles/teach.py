@@ -58,7 +58,7 @@ def build_palette(game: str, pairs: Sequence[tuple[str, str]], tiles: Sequence[T
     colours: dict[str, list[NDArray[np.float64]]] = {}
     for (shape, colour), t in zip(pairs, tiles):
         shapes.setdefault(shape, []).append(t.look.shape)
-        colours.setdefault(colour, []).append(t.look.symbol_lab)
+        colours.setdefault(colour, []).append(np.asarray(t.colour_lab, dtype=np.float64))
     return {
         "game": game,
         "kind": "tiles",

@@ -1,0 +1,63 @@
+"""Grid fitting on drawn lattices: turn, pitch and phase come from the tiles alone."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.tiles.config import TilesConfig
+from vision.tiles.grid import GridFit, fit_grid, refine_grid
+
+
+def _draw(angle_deg: float, pitch: float, origin: tuple[float, float], px: float = 1.5,
+          size_mm: float = 300.0, seed: int = 0) -> np.ndarray:
+    """Grey tiles (3x4) with a dark symbol each, on a mid-grey table, jittered a little;
+    drawn 4x finer and area-averaged, as a camera would see them (no staircase edges)."""
+    rng = np.random.default_rng(seed)
+    out_n = int(size_mm * px)
+    px = px * 4
+    n = out_n * 4
+    img = np.full((n, n), 0.45, np.float32)
+    a = math.radians(angle_deg)
+    ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    side = pitch - 2.0
+    for r in range(3):
+        for c in range(4):
+            ctr = np.asarray(origin) + pitch * ((c + 0.5) * ux + (r + 0.5) * uy) + rng.uniform(-1, 1, 2)
+            t = a + math.radians(rng.uniform(-3, 3))
+            vx, vy = np.array([math.cos(t), math.sin(t)]), np.array([-math.sin(t), math.cos(t)])
+            h = side / 2
+            quad = np.array([ctr - h * vx - h * vy, ctr + h * vx - h * vy, ctr + h * vx + h * vy, ctr - h * vx + h * vy])
+            cv2.fillConvexPoly(img, np.round(quad * px).astype(np.int32), 0.9, lineType=cv2.LINE_AA)
+            cv2.circle(img, tuple(np.round(ctr * px).astype(int)), int(side * 0.25 * px), 0.1, -1, cv2.LINE_AA)
+    small = cv2.resize(img, (out_n, out_n), interpolation=cv2.INTER_AREA)
+    return np.asarray(small + rng.normal(0, 0.01, small.shape).astype(np.float32), np.float32)
+
+
+@pytest.mark.parametrize("angle,pitch,origin", [(0.0, 36.0, (40.0, 50.0)), (12.0, 40.0, (80.0, 30.0)),
+                                                (-17.0, 32.0, (60.0, 120.0))])
+def test_fit_grid_recovers_turn_and_pitch(angle: float, pitch: float, origin: tuple[float, float]) -> None:
+    """The fitted lattice has the drawn turn (within 1 deg) and pitch (within 1 mm)."""
+    g = fit_grid(_draw(angle, pitch, origin), 1.5, (0.0, 0.0), TilesConfig())
+    assert abs(math.degrees(g.angle_rad) - angle) < 1.0
+    assert abs(g.pitch_mm - pitch) < 1.0
+
+
+def test_refine_grid_fixes_a_wrong_pitch_from_tile_centres() -> None:
+    """Tile centres on a 40 mm lattice turned 10 deg pull a 36 mm guess to 40 mm and the
+    right phase, so every centre lands in the middle of a cell."""
+    a = math.radians(10.0)
+    ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    rng = np.random.default_rng(1)
+    pts = np.array([np.array([100.0, 80.0]) + 40.0 * (c * ux + r * uy) + rng.uniform(-1.5, 1.5, 2)
+                    for r in range(5) for c in range(5)])
+    g = refine_grid(GridFit(math.radians(8.0), 36.0, (0.0, 0.0), 1.0), pts)
+    assert abs(g.pitch_mm - 40.0) < 0.5
+    assert abs(math.degrees(g.angle_rad) - 10.0) < 0.5
+    cells = g.cell_of(pts)
+    assert len({(int(c), int(r)) for c, r in cells}) == 25
+    centres = np.array([g.cell_centre_mm(int(c), int(r)) for c, r in cells])
+    assert np.max(np.linalg.norm(centres - pts, axis=1)) < 3.0
