@@ -39,6 +39,9 @@ def main(args: argparse.Namespace) -> int:
         raise UserError("--labels is required: name the tiles left to right, "
                         "e.g. --labels circle:red,star:blue")
     labels = [s for s in (args.labels or "").split(",") if s.strip()]
+    check = getattr(module, "check_labels", None)
+    if check is not None and labels:
+        check(labels)
     profile = resolve_profile(game, getattr(args, "profile", None))
     extra: dict[str, Any] = {"cards": cards} if cards else {}
     options = AnalyzeOptions(profile=profile, extra=extra)

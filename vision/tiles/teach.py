@@ -37,6 +37,11 @@ def parse_labels(labels: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
+def check_labels(labels: Sequence[str]) -> None:
+    """Refuse bad labels before any photo is read."""
+    parse_labels(labels)
+
+
 def reference_tiles(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions,
                     count: int, cfg: TilesConfig | None = None) -> list[TileReading]:
     """The face-up tiles of a teaching photo, left to right (one row)."""
