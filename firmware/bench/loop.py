@@ -243,12 +243,24 @@ def bench_memory(frames: list[NDArray[np.uint8]], tmp: Path) -> float:
     d.mkdir(exist_ok=True)
     for i, f in enumerate(frames):
         cv2.imwrite(str(d / f"{i:04d}.jpg"), f, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    cmd = [sys.executable, "-m", "firmware.cli", "run", "--game", "town77", "--players", "2",
-           "--camera", f"frames:{d}", "--buttons", "none", "--display", "null",
-           "--state-dir", str(tmp / "mem_state")]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    _, _, usage = os.wait4(proc.pid, 0)
-    return usage.ru_maxrss / 1024.0
+    # ru_maxrss of a child is not usable (Linux carries the parent's high-water mark across
+    # fork and exec), so the child reports its own VmHWM from /proc at exit.
+    args = ["run", "--game", "town77", "--players", "2", "--camera", f"frames:{d}",
+            "--buttons", "none", "--display", "null", "--state-dir", str(tmp / "mem_state")]
+    code = ("import sys, atexit\n"
+            "def hwm():\n"
+            "    for line in open('/proc/self/status'):\n"
+            "        if line.startswith('VmHWM:'):\n"
+            "            print('VMHWM', line.split()[1], file=sys.stderr)\n"
+            "atexit.register(hwm)\n"
+            "from firmware.cli import main\n"
+            f"sys.exit(main({args!r}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          timeout=3600)
+    for line in done.stderr.splitlines():
+        if line.startswith("VMHWM "):
+            return int(line.split()[1]) / 1024.0
+    return float("nan")
 
 
 # --- occlusion on the mini table ------------------------------------------------------------
