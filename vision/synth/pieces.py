@@ -54,7 +54,8 @@ LAZY_KINDS: dict[str, str] = {
     "charuco": "vision.synth.charuco",
     "clip_chain": "vision.synth.clips", "clip": "vision.synth.clips",
     "river": "vision.synth.railways", "station": "vision.synth.railways",
-    "obstacle": "vision.synth.railways",
+    "obstacle": "vision.synth.railways", "metropolis": "vision.synth.railways",
+    "rail_cube": "vision.synth.railways",
 }
 
 
