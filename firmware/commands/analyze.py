@@ -121,6 +121,9 @@ def main(args: argparse.Namespace) -> int:
             if value < 1:
                 raise UserError(f"--{key} {value}: must be a positive count")
             extra[key] = value
+    if args.corners and args.area:
+        # The --corners rectangle is the play area the readers should look in.
+        extra["area_mm"] = tuple(parse_numbers(args.area, 2, "--area", "400,400"))
     previous = read_image(args.previous) if args.previous else None
     options = AnalyzeOptions(profile=profile, palette=load_palette(args.palette), extra=extra,
                              previous=previous)

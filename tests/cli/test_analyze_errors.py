@@ -127,3 +127,21 @@ def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys)
     assert rc == 2
     assert "analyze" in out and "bench" in out
+
+
+REAL = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "qwirkle-game1"
+
+
+@pytest.mark.skipif(not (REAL / "annotations.json").exists(), reason="shared/realdata not present")
+def test_corners_rectangle_is_the_play_area(capsys: pytest.CaptureFixture[str]) -> None:
+    """With --corners/--area every tile read lies inside the given rectangle (a real photo)."""
+    ann = json.loads((REAL / "annotations.json").read_text())["images"]["1_10.jpg"]
+    corners = ",".join(f"{v:.2f}" for p in ann["corners"] for v in p)
+    rc, out, err = run(capsys, "analyze", "--game", "tiles", "--shapes", "6", "--colours", "6",
+                       "--corners", corners, "--area", "352,352", str(REAL / "1_10.jpg"), "--json")
+    assert rc == 0, err
+    obs = json.loads(out)
+    assert obs["table"]["source"] == "corners"
+    assert len(obs["tiles"]) >= len(ann["tiles"]) * 0.9
+    for t in obs["tiles"]:
+        assert 0.0 <= t["centre_mm"][0] <= 352.0 and 0.0 <= t["centre_mm"][1] <= 352.0
