@@ -389,7 +389,11 @@ class Referee:
                                               or self._changed_since_look(preview)):
                 self._moved_since_look = False
                 still_end = self.clock.now()
-                self._look(preview, still_end)
+                try:
+                    self._look(preview, still_end)
+                except EndOfStream:
+                    self._end_of_stream()
+                    return
                 if self.session is None:
                     return
                 continue
