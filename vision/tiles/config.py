@@ -34,6 +34,9 @@ class TilesConfig:
     min_edge_contrast: float = 0.35
     """A cell is a tile when its own outline is at least this fraction of the
     typical tile outline strength of the frame."""
+    back_outline: float = 0.15
+    """A face-down tile's free sides need at least this fraction of the face-up tiles'
+    typical outline strength (a back of the table's colour still has a shadowed edge)."""
     edge_floor: float = 0.04
     """Least side energy (grey normalised to paper white = 1) of any tile outline."""
     table_delta_e: float = 12.0
@@ -49,6 +52,10 @@ class TilesConfig:
     """Where the tile face is sampled (fractions of the pitch from the cell centre)."""
     symbol_min_area: float = 0.015
     """A symbol smaller than this fraction of the tile face means a blank face."""
+    symbol_min_core: float = 0.04
+    """What is left of a symbol in the centre of the cell (the parts reaching it) must
+    cover this fraction of the face: a printed symbol is large, a line crossing of a
+    cutting mat or a knot in wood is not."""
     symbol_min_de: float = 12.0
     """Least delta E between symbol and face (print on a tile is never subtler)."""
     shape_angles: int = 64

@@ -142,9 +142,10 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     if frac < cfg.symbol_min_area:
         return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
     mask = _central_parts(mask, geo)
-    if not np.any(mask):
-        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
     frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
+    if not np.any(mask) or frac < cfg.symbol_min_core:
+        # specks left in the centre (a mat's line crossing, grain) are no print
+        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
     ys, xs = np.nonzero(mask)
     cx, cy = float(xs.mean()), float(ys.mean())
     # soft mask: 0 on the face, 1 well inside the symbol, a ramp across its edge

@@ -18,8 +18,10 @@ from vision.tiles.crops import normalise_crop, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances
 from vision.tiles.grid import GridFit, fit_grid, refine_grid
 from vision.tiles.group import agglomerate, pairwise
-from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile
+from vision.tiles.grid import gradients
+from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, side_energy
 from vision.tiles.palette import name_groups
+from vision.tiles.trust import anchored
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
 
 F64 = NDArray[np.float64]
@@ -92,6 +94,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
+    found = _outlined_backs(found, grey, grid, cpx, (x0, y0), area, cfg)
+    found = anchored(found, [not t.face_down for t in found])
     out.tiles = found
     if found:
         out.origin_cell = (min(t.col for t in found), min(t.row for t in found))
@@ -131,6 +135,42 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
         pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
         found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
     return found
+
+
+def _outlined_backs(tiles: list[TileReading], grey: NDArray[np.float32], grid: GridFit,
+                    cpx: float, origin: tuple[float, float],
+                    area: tuple[float, float, float, float], cfg: TilesConfig) -> list[TileReading]:
+    """Face-down tiles that show a tile's square outline on every side not shared with
+    another tile, about as strong as the face-up tiles' outlines: a plain patch of table (a light gradient, a
+    felt's shading) differs from the table's median but has no outline."""
+    backs = [t for t in tiles if t.face_down]
+    if not backs:
+        return tiles
+    gx, gy = gradients(np.asarray(grey, np.float32))
+    energy, _ = side_energy(gx, gy, grid, cpx, origin, area)
+    up = [float(energy[(t.col, t.row)].min()) for t in tiles
+          if not t.face_down and (t.col, t.row) in energy]
+    if not up:
+        return [t for t in tiles if not t.face_down]
+    need = max(cfg.edge_floor, cfg.back_outline * float(np.median(up)))
+    kept = list(tiles)
+    while True:
+        # a side shared with another tile may show no gap at all; a free side borders
+        # the table and must show the tile's edge. Peel from the outside in, so a patch
+        # of phantom backs cannot vouch for itself.
+        taken = {(t.col, t.row) for t in kept}
+
+        def outlined(t: TileReading) -> bool:
+            e = energy.get((t.col, t.row))
+            if e is None:
+                return False
+            free = [(t.col + dc, t.row + dr) not in taken for dc, dr in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+            return all(float(v) >= need for v, f in zip(e, free) if f)
+
+        nxt = [t for t in kept if not t.face_down or outlined(t)]
+        if len(nxt) == len(kept):
+            return kept
+        kept = nxt
 
 
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
