@@ -26,7 +26,8 @@ END_SCRIPT = "menu\nprev\nselect\nnext\nselect\nselect\nselect\n"
 
 
 def game_scenes(seed: int, moves: int = 8, resolution: tuple[int, int] = DEMO_RESOLUTION,
-                hands: bool = True, illegal_at: int | None = 4) -> Iterator[dict[str, Any]]:
+                hands: bool = True, illegal_at: int | None = 4,
+                clean: bool = True) -> Iterator[dict[str, Any]]:
     """Scene dicts of a legal Town 77 game on one fixed table and style: the empty table,
     then per move (sometimes) a hand over the city, then the tile down. At `illegal_at` a
     tile breaking the row/column rule is put down first and then taken back."""
@@ -35,13 +36,17 @@ def game_scenes(seed: int, moves: int = 8, resolution: tuple[int, int] = DEMO_RE
     from rules.town77.placement import Reason, legal_cells, why_illegal
     from rules.town77.tiles import ALL_TILES
     from vision.synth.occluders import random_hand
-    from vision.synth.randomize import random_environment
+    from vision.synth.randomize import easy_environment, random_environment
     from vision.synth.town77 import city_scene, random_style
 
     prof = default_profile("town77")
     rng = random.Random(seed)
     style = random_style(seed, prof)
-    env = random_environment(random.Random(seed), resolution, prof)
+    # The demo plays on a clean, evenly lit table seen straight down, where today's
+    # reader is dependable; the hard tables (poses, lenses, light, glare) are measured by
+    # `tableref bench --game town77` and reported in docs/benchmarks.md.
+    env = easy_environment(resolution, prof) if clean else random_environment(
+        random.Random(seed), resolution, prof)
     env["profile"] = prof.name
     bag = list(ALL_TILES)
     rng.shuffle(bag)
@@ -94,6 +99,8 @@ def main(args: argparse.Namespace) -> int:
     out = Path("out/demo")
     if not args.display:
         out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob("[0-9]*.png"):  # a fresh demo, not the last one's screens too
+            old.unlink()
         args.display = f"terminal+png:{out}"
     script = None
     if not args.buttons:
