@@ -705,47 +705,41 @@ class Referee:
         if not fixes:
             self.show(self.session.status_screen())
             return
-        items = ["Leave undone"] + [a.label for a in fixes]
+        index = self._pick("Undone. Fix?", ["Leave undone"] + [a.label for a in fixes])
+        if index:
+            self._apply(fixes[index - 1].move, None, "fix")
+        self.show(self.session.status_screen())
+
+    def _pick(self, title: str, items: list[str]) -> int | None:
+        """A menu driven by the buttons: the index SELECTed, or None when dismissed
+        (BACK, MENU or no answer in time)."""
         index = 0
         while True:
-            self.show(scr.menu_screen("Undone. Fix?", items, index))
+            self.show(scr.menu_screen(title, items, index))
             ev = self.ask_button(self.cfg.prompt_timeout)
             if ev is None or ev in (ButtonEvent.BACK, ButtonEvent.MENU):
-                break
+                return None
             if ev is ButtonEvent.NEXT:
                 index = (index + 1) % len(items)
             elif ev is ButtonEvent.PREV:
                 index = (index - 1) % len(items)
             elif ev is ButtonEvent.SELECT:
-                if index > 0:
-                    self._apply(fixes[index - 1].move, None, "fix")
-                break
-        self.show(self.session.status_screen())
+                return index
 
     def _menu(self) -> None:
         assert self.session is not None
         actions = self.session.actions()
         items = ["Back"] + [a.label for a in actions] + ["Undo last move", "End game"]
-        index = 0
-        while True:
-            self.show(scr.menu_screen("Menu", items, index))
-            ev = self.ask_button(self.cfg.prompt_timeout)
-            if ev is None or ev in (ButtonEvent.BACK, ButtonEvent.MENU):
-                break
-            if ev is ButtonEvent.NEXT:
-                index = (index + 1) % len(items)
-            elif ev is ButtonEvent.PREV:
-                index = (index - 1) % len(items)
-            elif ev is ButtonEvent.SELECT:
-                label = items[index]
-                if label == "Undo last move":
-                    self._undo()
-                elif label == "End game":
-                    self._end_game()
-                    return
-                elif index >= 1:
-                    self._apply(actions[index - 1].move, None, "button")
-                break
+        index = self._pick("Menu", items)
+        if index is not None:
+            label = items[index]
+            if label == "Undo last move":
+                self._undo()
+            elif label == "End game":
+                self._end_game()
+                return
+            elif index >= 1:
+                self._apply(actions[index - 1].move, None, "button")
         if self.session is not None:
             self.show(self.session.status_screen())
 
