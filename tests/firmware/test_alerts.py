@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Iterator
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from firmware.alerts import GpioAlerts, NullAlerts, open_alerts
 from firmware.config import AlertsConfig, DeviceConfig
-
-
-@pytest.fixture
-def mock_pins() -> Iterator[MockFactory]:
-    factory = MockFactory()
-    previous = Device.pin_factory
-    Device.pin_factory = factory
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        factory.close()
-        Device.pin_factory = previous
 
 
 def _levels(factory: MockFactory, pin: int) -> list[bool]:

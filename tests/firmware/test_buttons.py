@@ -7,7 +7,6 @@ import os
 import termios
 import time
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -22,19 +21,6 @@ from firmware.buttons.script import NoButtons, ScriptButtons, parse_script
 from firmware.config import ButtonsConfig, DeviceConfig
 
 E = ButtonEvent
-
-
-@pytest.fixture
-def mock_pins() -> Iterator[MockFactory]:
-    factory = MockFactory()
-    previous = Device.pin_factory
-    Device.pin_factory = factory
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        factory.close()
-        Device.pin_factory = previous
 
 
 def _press(factory: MockFactory, pin: int, seconds: float) -> None:
