@@ -24,16 +24,21 @@ def linear_grey(image: NDArray[np.uint8]) -> NDArray[np.float32]:
     return np.asarray(_LIN[gray], dtype=np.float32)
 
 
-def _sample(lin: NDArray[np.float32], pts: FloatArray) -> FloatArray:
-    mx = pts[..., 0].astype(np.float32)
-    my = pts[..., 1].astype(np.float32)
+def _sample(lin: NDArray[np.float32], pts: FloatArray, origin: tuple[int, int] = (0, 0)) -> FloatArray:
+    """Bilinear samples at frame points from `lin`, a window whose top-left pixel is the
+    frame's `origin`. The whole-pixel shift is taken after rounding to float32, where it
+    is exact, so a window samples bit for bit what the whole frame would."""
+    mx = pts[..., 0].astype(np.float32) - np.float32(origin[0])
+    my = pts[..., 1].astype(np.float32) - np.float32(origin[1])
     return np.asarray(cv2.remap(lin, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
                       dtype=np.float64)
 
 
-def edge_points(lin: NDArray[np.float32], corners: FloatArray) -> list[FloatArray]:
+def edge_points(lin: NDArray[np.float32], corners: FloatArray,
+                origin: tuple[int, int] = (0, 0)) -> list[FloatArray]:
     """Per side (TL-TR, TR-BR, BR-BL, BL-TL), the image points where the outer edge
-    crosses halfway between the quiet zone's white and the border's black."""
+    crosses halfway between the quiet zone's white and the border's black (`lin` may be
+    a window of the frame with its top-left pixel at `origin`)."""
     centre = corners.mean(axis=0)
     side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
     module = side / 6.0
@@ -49,24 +54,20 @@ def edge_points(lin: NDArray[np.float32], corners: FloatArray) -> list[FloatArra
         fs = np.linspace(0.12, 0.88, SAMPLES_PER_SIDE)
         bases = a[None, :] + fs[:, None] * d[None, :]
         grid = bases[:, None, :] + ts[None, :, None] * n[None, None, :]
-        prof = _sample(lin, grid)                                 # SAMPLES x len(ts)
+        prof = _sample(lin, grid, origin)                                 # SAMPLES x len(ts)
         q = max(2, len(ts) // 5)
         lo = prof[:, :q].mean(axis=1, keepdims=True)              # inside: black border
         hi = prof[:, -q:].mean(axis=1, keepdims=True)             # outside: white quiet zone
         contrast = (hi - lo).ravel()
         p = (prof - lo) / np.maximum(hi - lo, 1e-6)
-        pts: list[FloatArray] = []
-        for k in range(len(fs)):
-            if contrast[k] < 0.05:
-                continue
-            row = p[k]
-            above = np.nonzero((row[:-1] < 0.5) & (row[1:] >= 0.5))[0]
-            if len(above) == 0:
-                continue
-            j = int(above[np.argmin(np.abs(ts[above]))])          # the crossing nearest the corner line
-            t = ts[j] + (0.5 - row[j]) / max(row[j + 1] - row[j], 1e-9) * (ts[j + 1] - ts[j])
-            pts.append(bases[k] + t * n)
-        out.append(np.array(pts, dtype=np.float64).reshape(-1, 2))
+        rising = (p[:, :-1] < 0.5) & (p[:, 1:] >= 0.5)
+        # per sample, the rising crossing nearest the corner line (first one on a tie)
+        j = np.argmin(np.where(rising, np.abs(ts[:-1])[None, :], np.inf), axis=1)
+        ok = rising.any(axis=1) & (contrast >= 0.05)
+        rows = np.arange(len(fs))
+        pj, pj1 = p[rows, j], p[rows, j + 1]
+        t = ts[j] + (0.5 - pj) / np.maximum(pj1 - pj, 1e-9) * (ts[j + 1] - ts[j])
+        out.append(np.asarray(bases[ok] + t[ok, None] * n[None, :], dtype=np.float64).reshape(-1, 2))
     return out
 
 
@@ -97,9 +98,37 @@ def _intersect(l1: tuple[FloatArray, FloatArray], l2: tuple[FloatArray, FloatArr
 def refine_corners(lin: NDArray[np.float32], corners: FloatArray, lens: Lens | None) -> FloatArray | None:
     """The marker's 4 outer corners in IDEAL (undistorted) pixels from its edge lines,
     or None when an edge could not be measured (the caller keeps the detector's corners)."""
+    return _corners_from_sides(edge_points(lin, corners), corners, lens)
+
+
+def sample_window(corners: FloatArray, frame_shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): every pixel edge_points reads for this marker, clipped to the
+    frame (clipping keeps the frame's own replicated border)."""
+    h, w = frame_shape[:2]
+    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+    grow = max(2.0, 0.8 * side / 6.0) + 3.0      # edge_points' profile half-length + interpolation
+    lo = corners.min(axis=0) - grow
+    hi = corners.max(axis=0) + grow
+    x0 = int(min(max(0, np.floor(lo[0])), w - 1))
+    y0 = int(min(max(0, np.floor(lo[1])), h - 1))
+    x1 = int(max(min(w, np.ceil(hi[0]) + 1), x0 + 1))
+    y1 = int(max(min(h, np.ceil(hi[1]) + 1), y0 + 1))
+    return x0, y0, x1, y1
+
+
+def refine_marker(image: NDArray[np.uint8], corners: FloatArray, lens: Lens | None) -> FloatArray | None:
+    """refine_corners on the marker's own window: linear light for a few thousand pixels
+    instead of the whole frame (11 ms at 2304x1296 on the dev machine, per fit)."""
+    if not np.all(np.isfinite(corners)):
+        return None
+    x0, y0, x1, y1 = sample_window(corners, image.shape)
+    lin = linear_grey(np.ascontiguousarray(image[y0:y1, x0:x1]))
+    return _corners_from_sides(edge_points(lin, corners, (x0, y0)), corners, lens)
+
+
+def _corners_from_sides(sides: list[FloatArray], corners: FloatArray, lens: Lens | None) -> FloatArray | None:
     from calibration.geometry import undistort_points   # late: geometry calls this module
 
-    sides = edge_points(lin, corners)
     lines = []
     for s in sides:
         line = _fit_line(undistort_points(s, lens)) if len(s) >= 4 else None

@@ -4,6 +4,7 @@ hand-given corners) give the image-to-table homography every reader works in."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
 import cv2
@@ -126,7 +127,9 @@ def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
 
 
+@lru_cache(maxsize=4)
 def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
+    """One detector per dictionary for the process (the device loop detects every look)."""
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     params.cornerRefinementWinSize = 4
@@ -185,6 +188,18 @@ def detect_markers(image: NDArray[np.uint8], dictionary: str = "DICT_4X4_50",
     return found
 
 
+def detect_window(image: NDArray[np.uint8], box: tuple[int, int, int, int], dictionary: str,
+                  scale: float) -> dict[int, FloatArray]:
+    """Markers inside image[y0:y1, x0:x1] (corners relative to the window), searched at
+    `scale` and refined at full resolution exactly as detect_markers does the frame."""
+    x0, y0, x1, y1 = box
+    crop = np.ascontiguousarray(image[y0:y1, x0:x1])
+    if crop.size == 0:
+        return {}
+    gray = np.asarray(crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
+    return _detect_at(gray, dictionary, scale)
+
+
 def fit_from_markers(found: dict[int, FloatArray], profile: TableProfile,
                      image: NDArray[np.uint8] | None = None) -> TableFit:
     """Least-squares homography over every corner of every known marker that was seen.
@@ -194,17 +209,16 @@ def fit_from_markers(found: dict[int, FloatArray], profile: TableProfile,
     src: list[FloatArray] = []
     dst: list[tuple[float, float]] = []
     used: list[int] = []
-    lin = None
-    if image is not None:
-        from calibration.edges import linear_grey, refine_corners   # late: edges uses this module
-
-        lin = linear_grey(image)
     for mid, corners in sorted(found.items()):
         m = profile.marker(mid)
         if m is None:
             continue
         used.append(mid)
-        refined = refine_corners(lin, corners, profile.lens) if lin is not None else None
+        refined = None
+        if image is not None:
+            from calibration.edges import refine_marker   # late: edges uses this module
+
+            refined = refine_marker(image, corners, profile.lens)
         src.append(refined if refined is not None else undistort_points(corners, profile.lens))
         dst.extend(m.corners_mm())
     if not used:
@@ -259,7 +273,7 @@ def fit_from_corners(corners_px: Sequence[Sequence[float]], area_mm: tuple[float
     return TableFit(hm, (), 0.0, "corners", lens)
 
 
-def _lens_at_frame_size(profile: TableProfile, image: NDArray[np.uint8]) -> TableProfile:
+def lens_at_frame_size(profile: TableProfile, image: NDArray[np.uint8]) -> TableProfile:
     """The profile's lens rescaled to this frame (same sensor mode at another size)."""
     lens = profile.lens
     if lens is None:
@@ -276,9 +290,12 @@ def _lens_at_frame_size(profile: TableProfile, image: NDArray[np.uint8]) -> Tabl
     return profile.with_lens(lens_for_size(lens, (w, h)))
 
 
+_lens_at_frame_size = lens_at_frame_size      # the name calibration.table imports
+
+
 def locate_table(image: NDArray[np.uint8], profile: TableProfile) -> TableFit:
     """Markers when any is seen, else the profile's fixed homography, else TableNotFound."""
-    profile = _lens_at_frame_size(profile, image)
+    profile = lens_at_frame_size(profile, image)
     found = (detect_markers(image, profile.dictionary, expected=[m.id for m in profile.markers])
              if profile.markers else {})
     known = [i for i in found if profile.marker(i) is not None]
