@@ -81,9 +81,12 @@ def town77_game(root: Path, seed: int, moves: int) -> ScriptedGame:
                         expect={"moves": len(placements) + 1})
 
 
-def challenge_game(root: Path, seed: int, max_moves: int | None = None) -> ScriptedGame:
+def challenge_game(root: Path, seed: int, max_moves: int | None = None,
+                   looks: int = 2) -> ScriptedGame:
     """A solo Challenge (the hint policy) played to end A or `max_moves` placements,
-    rendered by vision.synth at 640x480, the set-up seen twice; then End game."""
+    rendered by vision.synth at 640x480 (one light and noise for the whole game), each
+    table looked at `looks` times as the device looks again at a still table it could not
+    settle (a first move and a question need two agreeing looks); then End game."""
     from calibration.profile import default_profile
     from town77_challenge_truth_reader import digest
     from vision.synth import render_scene
@@ -92,16 +95,16 @@ def challenge_game(root: Path, seed: int, max_moves: int | None = None) -> Scrip
                                                challenge_style, truth_observation)
 
     game = play(seed, "hint", max_moves=max_moves)
-    shots = [game[0]] + game   # a first move needs two agreeing looks
     style = challenge_style(seed, art="light", angle_deg=3.0)
     env = easy_environment((640, 480), default_profile("town77"))
     frames = root / "frames"
     frames.mkdir(parents=True)
     truth: dict[str, Any] = {}
-    for i, f in enumerate(shots):
-        scene = challenge_scene(f, style, env, seed=seed * 100 + i)
+    for i, f in enumerate(game):
+        scene = challenge_scene(f, style, env, seed=seed * 100)
         image = np.ascontiguousarray(render_scene(scene).image, dtype=np.uint8)
-        cv2.imwrite(str(frames / f"{i:04d}.png"), image)
+        for look in range(looks):
+            cv2.imwrite(str(frames / f"{i:04d}-{look}.png"), image)
         truth[digest(image)] = truth_observation(scene["meta"], seed * 100 + i)
     (root / "truth.json").write_text(json.dumps(truth))
     script = root / "buttons.txt"
@@ -176,6 +179,21 @@ def make_game(kind: str, root: Path, seed: int, size: int | None = None) -> Scri
     if kind == "railways":
         return railways_game(root, seed, size)
     raise ValueError(f"no scripted game for {kind!r}; choose one of {', '.join(KINDS)}")
+
+
+def follows(game: ScriptedGame, summary: dict[str, Any] | None) -> str | None:
+    """Why the uninterrupted run did not referee the drawn game to its end (None: it did).
+    A resume figure over games the loop stalled in would measure little."""
+    if summary is None or not summary.get("finished"):
+        return "the game did not reach its end"
+    e = game.expect
+    if game.kind == "town77" and summary["moves"] != e["moves"]:
+        return f"{summary['moves']} moves journalled, {e['moves']} drawn"
+    if game.kind == "town77-challenge" and summary["placed"] != e["placed"]:
+        return f"{summary['placed']} placements journalled, {e['placed']} drawn"
+    if game.kind == "railways" and (summary["links"], summary["scores"]) != (e["links"], e["scores"]):
+        return f"{summary['links']} links scoring {summary['scores']}, drawn {e['links']} scoring {e['scores']}"
+    return None
 
 
 # ---- run, kill, restart ------------------------------------------------------------------------
