@@ -1,0 +1,117 @@
+"""The loop's marker fit: tracked near the last fit, the whole frame searched only when needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import firmware.loop as loop_mod
+import minitable
+from firmware.journal import load
+from loopkit import referee
+
+
+class Searches:
+    """Counts the loop's whole-frame marker searches and its tracked fits."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.whole = 0
+        self.tracked = 0
+        self.gave_up = 0
+        real_detect, real_locate, real_track = (loop_mod.detect_markers, loop_mod.locate_table,
+                                                loop_mod.track_table)
+
+        def detect(*a: Any, **k: Any) -> Any:
+            self.whole += 1
+            return real_detect(*a, **k)
+
+        def locate(*a: Any, **k: Any) -> Any:
+            self.whole += 1
+            return real_locate(*a, **k)
+
+        def track(*a: Any, **k: Any) -> Any:
+            fit = real_track(*a, **k)
+            if fit is None:
+                self.gave_up += 1
+            else:
+                self.tracked += 1
+            return fit
+
+        monkeypatch.setattr(loop_mod, "detect_markers", detect)
+        monkeypatch.setattr(loop_mod, "locate_table", locate)
+        monkeypatch.setattr(loop_mod, "track_table", track)
+
+
+def _moves(tmp: Path) -> list[tuple[str, str]]:
+    return [(r.data["cell"], r.data["tile"]) for r in load(tmp / "journal.jsonl").records if r.kind == "move"]
+
+
+def _expected(placements: list) -> list[tuple[str, str]]:
+    return [("ABCDEFG"[c] + str(r + 1), "abcdefg"[s] + str(k)) for (r, c), (s, k) in placements]
+
+
+def test_an_unmoved_camera_is_searched_whole_only_on_the_first_look(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A still camera: one whole-frame search, every later look tracked, and the same
+    moves as a loop that searches the whole frame every time."""
+    placements = minitable.legal_game(3, 5)
+    frames = minitable.game_frames(placements, 3, hands=False)
+    searches = Searches(monkeypatch)
+    ref = referee(tmp_path / "tracked", frames)
+    ref.run()
+    assert searches.whole == 1 and searches.gave_up == 0
+    assert searches.tracked == ref.frames - 1 >= len(placements)
+    assert _moves(tmp_path / "tracked") == _expected(placements)
+    whole = Searches(monkeypatch)
+    referee(tmp_path / "whole", frames, track_markers=False).run()
+    assert whole.tracked == 0 and whole.whole == ref.frames
+    assert _moves(tmp_path / "whole") == _moves(tmp_path / "tracked")
+
+
+def test_a_cup_on_a_marker_brings_back_the_whole_frame_search(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cup over marker 2: its window is empty, so that look searches the whole frame
+    (and fits on three markers); once the cup is gone marker 2 is tracked again."""
+    cup = [{"kind": "cup", "at": (460.0, 460.0), "r": 40}]
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1)}, cup, seed=3),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)}, seed=4),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)}, seed=5)]
+    searches = Searches(monkeypatch)
+    ref = referee(tmp_path, frames)
+    ref.run()
+    assert searches.whole == 2 and searches.gave_up == 1
+    assert ref.fit is not None and ref.fit.markers_seen == (0, 1, 2, 3)
+    assert _moves(tmp_path) == [("A1", "b1"), ("B1", "c2")]
+
+
+def test_a_camera_knocked_far_is_refitted_by_a_whole_frame_search(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The markers leave their windows: the whole frame is searched again, the move is
+    reported and the game goes on in the new view."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1)}, tilt=60.0),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)}, tilt=60.0)]
+    searches = Searches(monkeypatch)
+    ref = referee(tmp_path, frames)
+    ref.run()
+    assert "camera or table moved; re-fitted" in ref.events
+    assert searches.whole == 2 and searches.gave_up == 1
+    assert _moves(tmp_path) == [("A1", "b1"), ("B1", "c2")]
+
+
+def test_a_camera_nudged_within_the_windows_is_still_reported_moved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A nudge of ~8 px keeps each marker in its window: tracked to its new place, so the
+    fit is the new view's and the shift is still reported."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1)}, tilt=14.0),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)}, tilt=14.0)]
+    searches = Searches(monkeypatch)
+    ref = referee(tmp_path, frames)
+    ref.run()
+    assert "camera or table moved; re-fitted" in ref.events
+    assert searches.whole == 1 and searches.gave_up == 0
+    assert _moves(tmp_path) == [("A1", "b1"), ("B1", "c2")]
