@@ -34,11 +34,15 @@ class TilesConfig:
     min_edge_contrast: float = 0.35
     """A cell is a tile when its own outline is at least this fraction of the
     typical tile outline strength of the frame."""
-    back_outline: float = 0.15
-    """A face-down tile's free sides need at least this fraction of the face-up tiles'
-    typical outline strength (a back of the table's colour still has a shadowed edge)."""
-    edge_floor: float = 0.04
-    """Least side energy (grey normalised to paper white = 1) of any tile outline."""
+    back_outline: float = 0.35
+    """A face-down tile's free sides need a straight step at least this fraction of the
+    face-up tiles' typical one (a back of the table's colour still has a cut edge)."""
+    back_step_floor: float = 6.0
+    """Least straight step (delta E) on a face-down tile's free side."""
+    outline_along: float = 0.3
+    """The step is averaged over this many pitches either side of a side's middle."""
+    outline_across: float = 0.2
+    """...and searched this many pitches either side of the lattice line."""
     table_delta_e: float = 12.0
     """A blank face at least this far from the bare table's colour is a tile."""
     centre_fraction: float = 0.22
@@ -58,6 +62,9 @@ class TilesConfig:
     cutting mat or a knot in wood is not."""
     symbol_min_de: float = 12.0
     """Least delta E between symbol and face (print on a tile is never subtler)."""
+    faint_symbol_de: float = 5.0
+    """A second look at this contrast, for a tile whose face is the fronts' face colour
+    but shows no print at symbol_min_de (a pale symbol under a lamp's glare)."""
     shape_angles: int = 64
     shape_radii: int = 16
     shape_span: float = 0.42

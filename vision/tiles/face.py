@@ -30,6 +30,7 @@ class CellLook:
     angle_rad: float         # the tile's own rotation within the grid cell
     offset: tuple[float, float]   # symbol centroid offset from the cell centre (pitches)
     contrast: float          # typical delta E of the symbol against the face
+    faint: bool = False      # found only at faint_symbol_de (a pale print under glare)
 
     @property
     def has_symbol(self) -> bool:
@@ -53,6 +54,9 @@ class CellGeometry:
         return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32))
 
 
+FACE_MAJORITY = 0.15
+
+
 def face_colour(px: F64, radius: F32) -> F64:
     """The face colour of a ring that a big symbol may cover in part: split the ring in
     two colours, and the one lying further out (around the symbol) is the face."""
@@ -70,6 +74,11 @@ def face_colour(px: F64, radius: F32) -> F64:
         a, b = np.median(px[near_a], axis=0), np.median(px[~near_a], axis=0)
     if float(np.linalg.norm(a - b)) < 15.0:
         return np.asarray(med, dtype=np.float64)
+    share_a = float(np.mean(near_a))
+    if abs(share_a - 0.5) > FACE_MAJORITY:
+        # one colour covers most of the ring: the face (a printed border line or a
+        # neighbour's edge is thin)
+        return np.asarray(a if share_a > 0.5 else b, dtype=np.float64)
     out_a = float(radius[near_a].mean()) > float(radius[~near_a].mean())
     return np.asarray(a if out_a else b, dtype=np.float64)
 
@@ -135,17 +144,20 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     d = np.linalg.norm(lab.astype(np.float64) - face, axis=2)
     d_in = d[inner]
     peak = float(np.percentile(d_in, 98.0))
-    thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
-    mask = (d > thr) & inner
-    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
     na, nr = cfg.shape_angles, cfg.shape_radii
-    if frac < cfg.symbol_min_area:
-        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
-    mask = _central_parts(mask, geo)
+    blank = CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
+    faint = False
+    thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
+    mask = _symbol_mask(d, inner, thr, geo, cfg)
+    if mask is None:
+        # a pale print washed out by glare: worth a second look at a lower contrast
+        # (the pipeline only lets such a look turn a tile face up, never make a tile)
+        thr = max(cfg.faint_symbol_de, 0.5 * peak, 3.0 * spread)
+        mask = _symbol_mask(d, inner, thr, geo, cfg)
+        faint = True
+    if mask is None:
+        return blank
     frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
-    if not np.any(mask) or frac < cfg.symbol_min_core:
-        # specks left in the centre (a mat's line crossing, grain) are no print
-        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
     ys, xs = np.nonzero(mask)
     cx, cy = float(xs.mean()), float(ys.mean())
     # soft mask: 0 on the face, 1 well inside the symbol, a ramp across its edge
@@ -166,4 +178,18 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     colour = np.median(sym, axis=0)
     c0 = (size - 1) / 2.0
     return CellLook(face, spread, frac, colour, np.asarray(desc, np.float32).ravel(), ang,
-                    ((cx - c0) / size, (cy - c0) / size), float(np.median(core)))
+                    ((cx - c0) / size, (cy - c0) / size), float(np.median(core)), faint)
+
+
+def _symbol_mask(d: F64, inner: NDArray[np.bool_], thr: float, geo: CellGeometry,
+                 cfg: TilesConfig) -> NDArray[np.bool_] | None:
+    """The symbol's pixels at contrast thr, or None when there is no print."""
+    mask = (d > thr) & inner
+    if float(np.count_nonzero(mask)) / float(np.count_nonzero(inner)) < cfg.symbol_min_area:
+        return None
+    mask = _central_parts(mask, geo)
+    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
+    if not np.any(mask) or frac < cfg.symbol_min_core:
+        # specks left in the centre (a mat's line crossing, grain) are no print
+        return None
+    return mask

@@ -7,6 +7,7 @@ a symbol, or a plain face unlike the bare table (a tile's back).
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -79,7 +80,7 @@ def candidates(energy: dict[tuple[int, int], F64], cfg: TilesConfig,
 
 def is_tile(look: CellLook, table_lab: F64, table_spread: float, cfg: TilesConfig) -> bool:
     """A symbol on a face, or a plain face that is not the bare table."""
-    if look.has_symbol:
+    if look.has_symbol and not look.faint:
         return True
     de = float(np.linalg.norm(look.face_lab - table_lab))
     return de > max(cfg.table_delta_e, 3.0 * table_spread)
@@ -144,3 +145,39 @@ def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig
     pick = symbol | plain
     cells = sorted((keys[i] for i in np.nonzero(pick)[0]), key=lambda t: (t[1], t[0]))
     return cells, table, spread
+
+
+def side_steps(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
+               cells: list[tuple[int, int]], along: float = 0.3, across: float = 0.2,
+               step_mm: float = 0.5, width_mm: float = 1.5) -> dict[tuple[int, int], F64]:
+    """The sharpest straight step (delta E) across each side (left, right, top, bottom)
+    of each cell, searched within `across` pitches of the lattice line.
+
+    The colour is averaged ALONG the side before it is differenced across it, so only
+    an edge that runs straight the whole way survives: a tile's cut edge does, while
+    noise, wood flecks and a lamp's smooth glare average out or have no step at all.
+    """
+    if not cells:
+        return {}
+    ux, uy = grid.axes
+    p = grid.pitch_mm
+    t = np.linspace(-along * p, along * p, max(8, int(2 * along * p / 1.0)))
+    d = np.arange(-across * p, across * p + 1e-9, step_mm)
+    pts = []
+    for c, r in cells:
+        ctr = grid.cell_centre_mm(c, r)
+        for normal, tangent, sign in ((ux, uy, -1), (ux, uy, 1), (uy, ux, -1), (uy, ux, 1)):
+            base = ctr + sign * 0.5 * p * normal
+            pts.append(base[None, None, :] + t[:, None, None] * tangent + (sign * d)[None, :, None] * normal)
+    grid_pts = np.concatenate(pts, axis=0)            # (cells*4*nt, nd, 2)
+    mx = ((grid_pts[..., 0] - origin_mm[0]) * px_per_mm - 0.5).astype(np.float32)
+    my = ((grid_pts[..., 1] - origin_mm[1]) * px_per_mm - 0.5).astype(np.float32)
+    samples = cv2.remap(np.ascontiguousarray(lab, dtype=np.float32), mx, my, cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+    prof = samples.reshape(len(cells) * 4, len(t), len(d), 3).mean(axis=1)   # (sides, nd, 3)
+    w = max(1, int(round(width_mm / step_mm)))
+    cs = np.concatenate([np.zeros((prof.shape[0], 1, 3)), np.cumsum(prof, axis=1)], axis=1)
+    before = (cs[:, w:-w] - cs[:, :-2 * w]) / w       # mean of the w samples before each cut
+    after = (cs[:, 2 * w:] - cs[:, w:-w]) / w
+    step = np.linalg.norm(after - before, axis=2).max(axis=1) if before.shape[1] else np.zeros(len(prof))
+    return {cell: np.asarray(step[4 * i:4 * i + 4], dtype=np.float64) for i, cell in enumerate(cells)}

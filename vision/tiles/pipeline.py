@@ -18,8 +18,7 @@ from vision.tiles.crops import normalise_crop, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances
 from vision.tiles.grid import GridFit, fit_grid, refine_grid
 from vision.tiles.group import agglomerate, pairwise
-from vision.tiles.grid import gradients
-from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, side_energy
+from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, side_steps
 from vision.tiles.palette import name_groups
 from vision.tiles.trust import anchored
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
@@ -94,7 +93,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
-    found = _outlined_backs(found, grey, grid, cpx, (x0, y0), area, cfg)
+    found = _outlined_backs(found, lab, grid, cpx, (x0, y0), cfg)
     found = anchored(found, [not t.face_down for t in found])
     out.tiles = found
     if found:
@@ -137,22 +136,26 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     return found
 
 
-def _outlined_backs(tiles: list[TileReading], grey: NDArray[np.float32], grid: GridFit,
-                    cpx: float, origin: tuple[float, float],
-                    area: tuple[float, float, float, float], cfg: TilesConfig) -> list[TileReading]:
-    """Face-down tiles that show a tile's square outline on every side not shared with
-    another tile, about as strong as the face-up tiles' outlines: a plain patch of table (a light gradient, a
-    felt's shading) differs from the table's median but has no outline."""
+def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: GridFit,
+                    cpx: float, origin: tuple[float, float], cfg: TilesConfig) -> list[TileReading]:
+    """Face-down tiles that show a tile's straight cut edge on every side not shared
+    with another tile, about as sharp as the face-up tiles' edges: a plain patch of
+    table (a lamp's glare, a felt's shading, grain) differs from the table's median but
+    has no straight step along a whole side."""
     backs = [t for t in tiles if t.face_down]
     if not backs:
         return tiles
-    gx, gy = gradients(np.asarray(grey, np.float32))
-    energy, _ = side_energy(gx, gy, grid, cpx, origin, area)
-    up = [float(energy[(t.col, t.row)].min()) for t in tiles
-          if not t.face_down and (t.col, t.row) in energy]
-    if not up:
-        return [t for t in tiles if not t.face_down]
-    need = max(cfg.edge_floor, cfg.back_outline * float(np.median(up)))
+    steps = side_steps(lab, grid, cpx, origin, [(t.col, t.row) for t in tiles],
+                       cfg.outline_along, cfg.outline_across)
+    up_tiles = [t for t in tiles if not t.face_down]
+    if not up_tiles:
+        return []
+    up_cells = {(t.col, t.row) for t in up_tiles}
+    free_up = [float(v) for t in up_tiles for v, (dc, dr) in
+               zip(steps[(t.col, t.row)], ((-1, 0), (1, 0), (0, -1), (0, 1)))
+               if (t.col + dc, t.row + dr) not in up_cells]
+    typical = float(np.median(free_up)) if free_up else float(np.median(list(steps.values())))
+    need = max(cfg.back_step_floor, cfg.back_outline * typical)
     kept = list(tiles)
     while True:
         # a side shared with another tile may show no gap at all; a free side borders
@@ -161,9 +164,7 @@ def _outlined_backs(tiles: list[TileReading], grey: NDArray[np.float32], grid: G
         taken = {(t.col, t.row) for t in kept}
 
         def outlined(t: TileReading) -> bool:
-            e = energy.get((t.col, t.row))
-            if e is None:
-                return False
+            e = steps[(t.col, t.row)]
             free = [(t.col + dc, t.row + dr) not in taken for dc, dr in ((-1, 0), (1, 0), (0, -1), (0, 1))]
             return all(float(v) >= need for v, f in zip(e, free) if f)
 
@@ -181,7 +182,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     colour). Whichever varies less across the tiles is the constant part; a blank
     tile, or one whose constant part is off, shows its back. Returns True when the
     colour is carried by the face."""
-    sym = [t for t in tiles if t.look.has_symbol]
+    sym = [t for t in tiles if t.look.has_symbol and not t.look.faint]
     for t in tiles:
         t.colour_lab = t.look.symbol_lab
     if not sym:
