@@ -115,19 +115,21 @@ def challenge_game(root: Path, seed: int, max_moves: int | None = None,
 
 
 def railways_game(root: Path, seed: int, max_builds: int | None = None,
-                  ask_every: int = 3) -> ScriptedGame:
+                  ask_every: int = 3, illegal_before: int = 2) -> ScriptedGame:
     """A simulated two-player Metropolis game, rendered at 640x480 after the set-up (seen
     twice) and after each build up to the first End of Line (the camera cannot see one;
     the players tell it), then End game. Every `ask_every`-th link is read with a low
     confidence: its frame is looked at twice (a question waits for two agreeing looks)
-    and the players answer the clip count with SELECT (the count read)."""
+    and the players answer the clip count with SELECT (the count read). Before build
+    `illegal_before` (0-based) the player to move lays a link from stations they do not
+    own: alerted, never applied, then taken back."""
     from calibration.profile import default_profile
-    from firmware.bench.railways_games import bench_catalogue, positions, true_reading
+    from firmware.bench.railways_games import bench_catalogue, illegal_link, positions, true_reading
     from railways_truth_reader import digest
     from rules.railways.engine import rules_for
     from rules.railways.simulate import simulate_game
     from rules.railways.state import END_OF_LINE, BuiltLink, Draw
-    from vision.synth.railways_game import new_table, scene_after_move
+    from vision.synth.railways_game import link_piece, new_table, scene_after_move
     from vision.synth.randomize import easy_environment
     from vision.synth.scene import render_scene
 
@@ -146,16 +148,25 @@ def railways_game(root: Path, seed: int, max_builds: int | None = None,
                       environment=easy_environment((640, 480), default_profile("railways")))
     frames = root / "frames"
     frames.mkdir(parents=True)
-    truth: dict[str, Any] = {}
-    shots: list[tuple[int, bool]] = [(0, False), (0, False)]
+    # (moves, low confidence, an illegal link laid on the table) per frame
+    shots: list[tuple[int, bool, dict[str, Any] | None]] = [(0, False, None), (0, False, None)]
+    illegal = 0
     for i, k in enumerate(builds):
+        if i == illegal_before:
+            bad = illegal_link("not-owned", game, k - 1, truth_pos[k - 1], catalogue,
+                               random.Random(seed))
+            if bad is not None:   # laid, alerted, taken back
+                shots += [(k - 1, False, bad), (k - 1, False, None)]
+                illegal += 1
         low = ask_every > 0 and i % ask_every == ask_every - 1
-        shots += [(k, low), (k, low)] if low else [(k, False)]
+        shots += [(k, low, None), (k, low, None)] if low else [(k, False, None)]
+    truth: dict[str, Any] = {}
     asked: set[int] = set()
-    for i, (k, low) in enumerate(shots):
-        image = np.ascontiguousarray(render_scene(scene_after_move(table, k)).image, dtype=np.uint8)
+    for i, (k, low, bad) in enumerate(shots):
+        extra = [link_piece(table, f"illegal:{k}", bad["colour"], bad["clips"], bad["path"])] if bad else []
+        image = np.ascontiguousarray(render_scene(scene_after_move(table, k, extra)).image, dtype=np.uint8)
         cv2.imwrite(str(frames / f"{i:04d}.png"), image)
-        reading = true_reading(game, k, catalogue)
+        reading = true_reading(game, k, catalogue, [bad] if bad else [])
         if low and reading["links"]:
             reading["links"][-1]["confidence"] = 0.3
             asked.add(k)
@@ -167,7 +178,8 @@ def railways_game(root: Path, seed: int, max_builds: int | None = None,
     scores = {p.colour: p.score for p in truth_pos[last].players}
     return ScriptedGame("railways", frames, script, HERE / "run_railways_truth.py", ["--players", "2"],
                         env={"RAILWAYS_TRUTH": str(root / "truth.json")},
-                        expect={"links": len(builds), "scores": scores, "asked": len(asked)})
+                        expect={"links": len(builds), "scores": scores, "asked": len(asked),
+                                "illegal": illegal})
 
 
 def make_game(kind: str, root: Path, seed: int, size: int | None = None) -> ScriptedGame:

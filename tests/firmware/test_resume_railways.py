@@ -1,6 +1,6 @@
 """Resume of Paperclip Railways under SIGKILL: a simulated game through the real
 `tableref run` (vision.synth frames, recorded truth readings; some clip counts asked and
-answered by the button script), killed at random points, restarted on the same state
+answered by the button script, an illegal link alerted), killed at random points, restarted on the same state
 folder, ends with the uninterrupted run's state and scores.
 
 The bench (`tableref bench --game loop`) does the same with >= 50 kills."""
@@ -25,25 +25,27 @@ def straight(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_uninterrupted_run_scores_as_the_simulated_game(straight: dict[str, Any]) -> None:
-    """The reference run: six links (two clip counts confirmed by SELECT), the simulator's
-    scores, then End game with totals."""
+    """The reference run: six links (two clip counts confirmed by SELECT, one illegal link
+    alerted and taken back), the simulator's scores, then End game with totals."""
     s, expect = straight["summary"], straight["game"].expect
     assert s is not None and s["finished"] and s["links"] == expect["links"] == 6
-    assert expect["asked"] == 2 and s["scores"] == expect["scores"]
+    assert expect["asked"] == 2 and expect["illegal"] == 1 and s["scores"] == expect["scores"]
     assert set(s["totals"]) == {"red", "white"}
 
 
 def test_sigkill_then_restart_ends_as_the_uninterrupted_run(straight: dict[str, Any],
                                                             tmp_path: Path) -> None:
-    """Three SIGKILLs (two of them in a row on one state folder), then the same summary."""
+    """Three SIGKILLs (the first two in a row on one state folder; at least two with a game
+    in the journal), each state folder then run to the end: the same summary."""
     rng = random.Random(9)
-    kills = 0
-    for trial, n in enumerate((2, 1, 1, 1)):
+    kills = with_game = 0
+    for trial, n in enumerate((2, 1, 1, 1, 1)):
         if kills >= 3:
             break
         t = rg.kill_then_finish(straight["game"], tmp_path / f"s{trial}", rng, straight["records"],
                                 straight["duration"], n)
         kills += t.kills
+        with_game += t.into_game
         assert t.returncode == 0 and "Traceback" not in t.stderr, t.stderr
         assert t.summary == straight["summary"]
-    assert kills >= 3
+    assert kills >= 3 and with_game >= 2
