@@ -156,6 +156,7 @@ class Referee:
         self.previous_view: NDArray[np.uint8] | None = None
         self.current_view: NDArray[np.uint8] | None = None
         self.previous_image: NDArray[np.uint8] | None = None
+        self.grid_hint: dict[str, Any] | None = None
         self.last_look_preview: NDArray[np.uint8] | None = None
         self.blocked_looks = 0
         self.frames = 0
@@ -488,13 +489,17 @@ class Referee:
             self.note("camera or table moved; re-fitted")
             self.show(scr.camera_moved_screen())
         try:
+            # the reader's own last lattice (table mm) spares it the lattice search
+            extra = {"grid": self.grid_hint} if self.grid_hint is not None else {}
             obs = self.analyze_fn(self.session.game, image, fit,
-                                  AnalyzeOptions(self.profile, previous=self.previous_image))
+                                  AnalyzeOptions(self.profile, extra=extra, previous=self.previous_image))
         except ReadError as e:
             return Unclear(f"unreadable: {e}")
         except Exception as e:  # noqa: BLE001  a reader bug must not stop the evening
             log.debug("reader failed", exc_info=True)
             return Unclear(f"reader failed: {e.__class__.__name__}")
+        if isinstance(obs, dict) and isinstance(obs.get("grid"), dict):
+            self.grid_hint = obs["grid"]
         try:
             verdict = self.session.interpret(obs)
         except (RulesError, KeyError, TypeError, ValueError) as e:

@@ -28,6 +28,9 @@ class TilesConfig:
     """Grid profiles count only edges running this far straight (tile outlines)."""
     edge_percentile: float = 80.0
     """Only gradients above this percentile vote for the grid orientation."""
+    hint_offset: float = 0.12
+    """A previous reading's lattice is kept while the symbols sit within this many
+    pitches (median) of their cell centres."""
     refits: int = 3
     """At most this many lattice refits on tile centres (stops once it stops moving)."""
     # -- occupancy ---------------------------------------------------------------

@@ -109,9 +109,10 @@ def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.
     n, lab = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
     if n <= 1:
         return mask
-    keep = np.unique(lab[(geo.radius < reach) & mask])
-    keep = keep[keep > 0]
-    return np.isin(lab, keep)
+    keep = np.zeros(n, dtype=bool)
+    keep[lab[(geo.radius < reach) & mask]] = True
+    keep[0] = False
+    return np.asarray(keep[lab], dtype=bool)
 
 
 def shape_distances(a: NDArray[np.float32], b: NDArray[np.float32], angles: int,

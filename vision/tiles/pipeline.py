@@ -3,6 +3,7 @@ look -> tile or not, face down or up -> shape and colour groups -> palette names
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,9 +64,13 @@ def _area(profile: TableProfile) -> tuple[float, float, float, float]:
 def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
                cfg: TilesConfig | None = None, shapes: int | None = None,
                colours: int | None = None, palette: dict[str, Any] | None = None,
-               reference: ColourReference | None = None) -> TilesReading:
+               reference: ColourReference | None = None,
+               grid_hint: GridFit | None = None) -> TilesReading:
     """Read every tile of one frame: a first pass on the lattice fitted to edges finds
-    the tiles, a second pass reads them on the lattice fitted to their centres."""
+    the tiles, a second pass reads them on the lattice fitted to their centres.
+
+    grid_hint (the lattice of this table's last reading, in table mm, so a moved camera
+    does not spoil it) skips the lattice search when the tiles still sit on it."""
     cfg = cfg or TilesConfig()
     ref = reference or measure_reference(image, fit, profile)
     x0, y0, x1, y1 = _area(profile)
@@ -73,12 +78,19 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     size = (max(8, int(round((x1 - x0) * cpx))), max(8, int(round((y1 - y0) * cpx))))
     coarse = warp_view(image, fit, table_view_matrix((x0, y0), cpx), size)
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
-    white = float(np.mean(ref.white_at(centre)[0]))
-    grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     lab = to_lab(normalise_crop(coarse, ref, centre[0]))
-    grid = fit_grid(grey, cpx, (x0, y0), cfg, lab)
     area = (x0, y0, x1, y1)
-    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+    grid: GridFit | None = None
+    found: list[TileReading] = []
+    if grid_hint is not None:
+        found = _read_cells(image, fit, ref, lab, grid_hint, area, cfg, cfg.crop_px // 2)
+        if _on_lattice(found, cfg):
+            grid = grid_hint
+    if grid is None:
+        white = float(np.mean(ref.white_at(centre)[0]))
+        grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
+        grid = fit_grid(grey, cpx, (x0, y0), cfg, lab)
+        found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
     for _ in range(cfg.refits):
         up = [t.centre_mm for t in found if t.look.has_symbol]
         if not up:
@@ -104,13 +116,22 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     return out
 
 
+def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:
+    """The face-up tiles sit in their cells (symbols near the cell centres)."""
+    offs = [math.hypot(*t.look.offset) for t in found if t.look.has_symbol and not t.look.faint]
+    return bool(offs) and float(np.median(offs)) < cfg.hint_offset
+
+
 def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 coarse_lab: NDArray[np.float32], grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
                 crop_px: int) -> list[TileReading]:
     """Candidate cells from the coarse view, then each read from the camera frame."""
-    cpx = cfg.coarse_px_per_mm
-    stats = cell_stats(coarse_lab, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
+    # cell statistics need no fine detail: half the coarse resolution, a quarter the work
+    half = np.asarray(cv2.resize(coarse_lab, (max(1, coarse_lab.shape[1] // 2), max(1, coarse_lab.shape[0] // 2)),
+                                 interpolation=cv2.INTER_AREA), dtype=np.float32)
+    cpx = cfg.coarse_px_per_mm * half.shape[1] / coarse_lab.shape[1]
+    stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
     if not cells:

@@ -16,6 +16,7 @@ from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.api import AnalyzeOptions, ReadError
 from vision.tiles.config import TilesConfig
+from vision.tiles.grid import GridFit
 from vision.tiles.pipeline import TilesReading, read_tiles
 
 GAME = "tiles"
@@ -46,7 +47,25 @@ def read(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions,
         raise ReadError("expected an 8-bit colour (BGR) image; re-capture or re-export it")
     shapes = shapes if shapes is not None else _count(options.extra, "shapes")
     colours = colours if colours is not None else _count(options.extra, "colours")
-    return read_tiles(image, fit, play_area(fit, options), cfg, shapes, colours, options.palette)
+    return read_tiles(image, fit, play_area(fit, options), cfg, shapes, colours, options.palette,
+                      grid_hint=grid_from_dict(options.extra.get("grid")))
+
+
+def grid_from_dict(d: Any) -> GridFit | None:
+    """The lattice of an earlier observation's "grid" (see grid_dict), or None."""
+    if not isinstance(d, dict):
+        return None
+    try:
+        pitch, angle = float(d["pitch_mm"]), math.radians(float(d["angle_deg"]))
+        ox, oy = (float(v) for v in d["origin_mm"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not (pitch > 0 and math.isfinite(pitch + angle + ox + oy)):
+        return None
+    ux = np.array([math.cos(angle), math.sin(angle)])
+    uy = np.array([-math.sin(angle), math.cos(angle)])
+    gap = np.array([ox, oy]) - 0.5 * pitch * (ux + uy)
+    return GridFit(angle, pitch, (float(gap[0]), float(gap[1])), 1.0)
 
 
 def tile_dicts(reading: TilesReading) -> list[dict[str, Any]]:
