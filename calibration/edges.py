@@ -44,31 +44,32 @@ def edge_points(lin: NDArray[np.float32], corners: FloatArray,
     module = side / 6.0
     half = max(2.0, 0.8 * module)
     ts = np.linspace(-half, half, max(16, int(2 * half / 0.15)))     # + = outwards
-    out: list[FloatArray] = []
+    fs = np.linspace(0.12, 0.88, SAMPLES_PER_SIDE)
+    bases = np.empty((4, len(fs), 2))
+    normals = np.empty((4, 2))
     for i in range(4):
         a, b = corners[i], corners[(i + 1) % 4]
         d = b - a
         n = np.array([d[1], -d[0]]) / max(float(np.linalg.norm(d)), 1e-9)
-        if np.dot(n, a - centre) < 0:
-            n = -n
-        fs = np.linspace(0.12, 0.88, SAMPLES_PER_SIDE)
-        bases = a[None, :] + fs[:, None] * d[None, :]
-        grid = bases[:, None, :] + ts[None, :, None] * n[None, None, :]
-        prof = _sample(lin, grid, origin)                                 # SAMPLES x len(ts)
-        q = max(2, len(ts) // 5)
-        lo = prof[:, :q].mean(axis=1, keepdims=True)              # inside: black border
-        hi = prof[:, -q:].mean(axis=1, keepdims=True)             # outside: white quiet zone
-        contrast = (hi - lo).ravel()
-        p = (prof - lo) / np.maximum(hi - lo, 1e-6)
-        rising = (p[:, :-1] < 0.5) & (p[:, 1:] >= 0.5)
-        # per sample, the rising crossing nearest the corner line (first one on a tie)
-        j = np.argmin(np.where(rising, np.abs(ts[:-1])[None, :], np.inf), axis=1)
-        ok = rising.any(axis=1) & (contrast >= 0.05)
-        rows = np.arange(len(fs))
-        pj, pj1 = p[rows, j], p[rows, j + 1]
-        t = ts[j] + (0.5 - pj) / np.maximum(pj1 - pj, 1e-9) * (ts[j + 1] - ts[j])
-        out.append(np.asarray(bases[ok] + t[ok, None] * n[None, :], dtype=np.float64).reshape(-1, 2))
-    return out
+        normals[i] = -n if np.dot(n, a - centre) < 0 else n
+        bases[i] = a[None, :] + fs[:, None] * d[None, :]
+    # all four sides' profiles in one pass: rows are (side, sample), columns steps along ts
+    grid = bases[:, :, None, :] + ts[None, None, :, None] * normals[:, None, None, :]
+    prof = _sample(lin, grid.reshape(4 * len(fs), len(ts), 2), origin)
+    q = max(2, len(ts) // 5)
+    lo = prof[:, :q].mean(axis=1, keepdims=True)              # inside: black border
+    hi = prof[:, -q:].mean(axis=1, keepdims=True)             # outside: white quiet zone
+    contrast = (hi - lo).ravel()
+    p = (prof - lo) / np.maximum(hi - lo, 1e-6)
+    rising = (p[:, :-1] < 0.5) & (p[:, 1:] >= 0.5)
+    # per sample, the rising crossing nearest the corner line (first one on a tie)
+    j = np.argmin(np.where(rising, np.abs(ts[:-1])[None, :], np.inf), axis=1)
+    ok = (rising.any(axis=1) & (contrast >= 0.05)).reshape(4, len(fs))
+    rows = np.arange(len(p))
+    pj, pj1 = p[rows, j], p[rows, j + 1]
+    t = (ts[j] + (0.5 - pj) / np.maximum(pj1 - pj, 1e-9) * (ts[j + 1] - ts[j])).reshape(4, len(fs))
+    return [np.asarray(bases[i][ok[i]] + t[i][ok[i], None] * normals[i][None, :],
+                       dtype=np.float64).reshape(-1, 2) for i in range(4)]
 
 
 def _fit_line(pts: FloatArray) -> tuple[FloatArray, FloatArray] | None:

@@ -127,16 +127,29 @@ def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
 
 
+MIN_PERIMETER_RATE = 0.01    # of the searched image's longer side
+
+
 @lru_cache(maxsize=4)
 def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
     """One detector per dictionary for the process (the device loop detects every look)."""
+    return _make_detector(dictionary)
+
+
+@lru_cache(maxsize=4)
+def _window_detector(dictionary: str) -> cv2.aruco.ArucoDetector:
+    """The same detector for windows of a frame, its minimum perimeter set per window."""
+    return _make_detector(dictionary)
+
+
+def _make_detector(dictionary: str) -> cv2.aruco.ArucoDetector:
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     params.cornerRefinementWinSize = 4
     params.cornerRefinementMaxIterations = 50
     params.cornerRefinementMinAccuracy = 0.01
     # Markers can be small in a 4608-px frame of a 1 m table: allow small perimeters.
-    params.minMarkerPerimeterRate = 0.01
+    params.minMarkerPerimeterRate = MIN_PERIMETER_RATE
     params.adaptiveThreshWinSizeMax = 53
     # read each bit from the middle 40% of its cell: blur and JPEG smear the cell edges
     # (measured on blurred synthetic frames: finds markers the default 0.13 misses)
@@ -144,12 +157,21 @@ def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
-def _detect_at(gray: NDArray[np.uint8], dictionary: str, scale: float) -> dict[int, FloatArray]:
+def _detect_at(gray: NDArray[np.uint8], dictionary: str, scale: float,
+               min_perimeter_px: float | None = None) -> dict[int, FloatArray]:
+    """Markers in `gray` searched at `scale`; `min_perimeter_px` (in searched pixels)
+    replaces the minimum perimeter relative to this image's size."""
     small = gray
     if scale != 1.0:
         small = np.asarray(cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA),
                            dtype=np.uint8)
-    corners, ids, _ = _detector(dictionary).detectMarkers(small)
+    detector = _detector(dictionary)
+    if min_perimeter_px is not None:
+        detector = _window_detector(dictionary)
+        params = detector.getDetectorParameters()
+        params.minMarkerPerimeterRate = min_perimeter_px / max(small.shape[:2])
+        detector.setDetectorParameters(params)
+    corners, ids, _ = detector.detectMarkers(small)
     found: dict[int, FloatArray] = {}
     twice: set[int] = set()
     if ids is None:
@@ -191,13 +213,17 @@ def detect_markers(image: NDArray[np.uint8], dictionary: str = "DICT_4X4_50",
 def detect_window(image: NDArray[np.uint8], box: tuple[int, int, int, int], dictionary: str,
                   scale: float) -> dict[int, FloatArray]:
     """Markers inside image[y0:y1, x0:x1] (corners relative to the window), searched at
-    `scale` and refined at full resolution exactly as detect_markers does the frame."""
+    `scale` and refined at full resolution exactly as detect_markers does the frame.
+
+    The smallest marker accepted is the one the whole-frame search accepts (a rate of
+    the window's size would let through every speck of noise in a small window, which
+    makes the search several times slower)."""
     x0, y0, x1, y1 = box
     crop = np.ascontiguousarray(image[y0:y1, x0:x1])
     if crop.size == 0:
         return {}
     gray = np.asarray(crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
-    return _detect_at(gray, dictionary, scale)
+    return _detect_at(gray, dictionary, scale, MIN_PERIMETER_RATE * max(image.shape[:2]) * scale)
 
 
 def fit_from_markers(found: dict[int, FloatArray], profile: TableProfile,
