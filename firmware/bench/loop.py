@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import random
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -362,7 +361,8 @@ def resume_section(seed: int, kills: int = 50) -> list[str]:
     out = ["", "Resume (the loop and journal, not a reader: Town 77 on the mini table, the "
            "Challenge and Railways on vision.synth frames fed their recorded true readings; "
            "kill points are random journal lengths plus a random delay, so kills land at "
-           "start-up, mid-replay, between looks and mid-write):"]
+           "start-up, in the resumed replay, between looks, in questions and alerts, and just "
+           "after a journal write):"]
     for kind in RESUME_GAMES:
         t = time.perf_counter()
         rs = bench_resume(kills, seed, kind)

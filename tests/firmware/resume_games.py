@@ -254,7 +254,8 @@ def kill_then_finish(game: ScriptedGame, state: Path, rng: random.Random, record
 
     A kill point is a random journal length between what the folder holds and the
     `records` of the uninterrupted run, plus a random delay of up to two mean gaps
-    between records (so kills land at start-up, mid-replay, between looks, mid-write)."""
+    between records (so kills land at start-up, in a resumed replay, between looks, in
+    questions and alerts, just after a journal write)."""
     trial = Trial()
     gap = 2.0 * duration / max(1, records)
     for _ in range(kills):
