@@ -31,6 +31,10 @@ class TilesConfig:
     hint_offset: float = 0.12
     """A previous reading's lattice is kept while the symbols sit within this many
     pitches (median) of their cell centres."""
+    reread_pitch: float = 0.01
+    reread_angle: float = 0.01
+    """The cells are read again on a refitted lattice only when its pitch moved by this
+    fraction or its turn by this many radians (else the first read's tiles stand)."""
     refits: int = 3
     """At most this many lattice refits on tile centres (stops once it stops moving)."""
     # -- occupancy ---------------------------------------------------------------

@@ -96,8 +96,9 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         if not up:
             break
         new = refine_grid(grid, np.array(up))
-        moved = (abs(new.pitch_mm - grid.pitch_mm) > 0.01 * grid.pitch_mm
-                 or abs(new.angle_rad - grid.angle_rad) > 0.01)
+        # a small correction does not change which cells hold tiles: no second read
+        moved = (abs(new.pitch_mm - grid.pitch_mm) > cfg.reread_pitch * grid.pitch_mm
+                 or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle)
         grid = new
         if not moved:
             break
