@@ -1,7 +1,7 @@
 """Resume of Paperclip Railways under SIGKILL: a simulated game through the real
 `tableref run` (vision.synth frames, recorded truth readings; some clip counts asked and
-answered by the button script, an illegal link alerted), killed at random points, restarted on the same state
-folder, ends with the uninterrupted run's state and scores.
+answered by the button script, an illegal link alerted), killed at random points,
+restarted on the same state folder, ends with the uninterrupted run's state and scores.
 
 The bench (`tableref bench --game loop`) does the same with >= 50 kills."""
 
