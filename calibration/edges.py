@@ -130,9 +130,14 @@ def refine_marker(image: NDArray[np.uint8], corners: FloatArray, lens: Lens | No
 def _corners_from_sides(sides: list[FloatArray], corners: FloatArray, lens: Lens | None) -> FloatArray | None:
     from calibration.geometry import undistort_points   # late: geometry calls this module
 
+    if any(len(s) < 4 for s in sides):
+        return None
+    # one undistortion for every edge point and the corners (a Newton solve per call)
+    ideal_all = undistort_points(np.vstack([*sides, corners]), lens)
+    ends = np.cumsum([len(s) for s in sides])
     lines = []
-    for s in sides:
-        line = _fit_line(undistort_points(s, lens)) if len(s) >= 4 else None
+    for s in np.split(ideal_all[:ends[-1]], ends[:-1]):
+        line = _fit_line(s)
         if line is None:
             return None
         lines.append(line)
@@ -144,7 +149,7 @@ def _corners_from_sides(sides: list[FloatArray], corners: FloatArray, lens: Lens
         out.append(p)
     refined = np.array(out)
     # a refinement that moved a corner by more than a module is a failure, not a fix
-    ideal = undistort_points(corners, lens)
+    ideal = ideal_all[ends[-1]:]
     side = float(np.mean(np.linalg.norm(ideal - np.roll(ideal, -1, axis=0), axis=1)))
     if float(np.max(np.linalg.norm(refined - ideal, axis=1))) > side / 6.0:
         return None

@@ -57,7 +57,10 @@ def detect_markers_near(image: NDArray[np.uint8], previous: dict[int, FloatArray
 
 def predicted_corners(fit: TableFit, profile: TableProfile) -> dict[int, FloatArray]:
     """Where each of the profile's markers is in the image if the table has not moved."""
-    return {m.id: fit.to_image(np.array(m.corners_mm(), dtype=np.float64)) for m in profile.markers}
+    markers = list(profile.markers)
+    mm = np.array([c for m in markers for c in m.corners_mm()], dtype=np.float64).reshape(-1, 2)
+    px = fit.to_image(mm).reshape(len(markers), 4, 2)
+    return {m.id: px[k] for k, m in enumerate(markers)}
 
 
 def track_table(image: NDArray[np.uint8], profile: TableProfile, previous: TableFit,
