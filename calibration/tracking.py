@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.geometry import (FloatArray, TableFit, detect_window, fit_from_markers,
-                                  lens_at_frame_size)
+from calibration.geometry import (FloatArray, TableFit, TableNotFound, detect_window,
+                                  fit_from_markers, lens_at_frame_size)
 from calibration.profile import TableProfile
 
 MARGIN = 0.5                  # window = marker's bounding box grown by this many marker sides
@@ -78,4 +78,7 @@ def track_table(image: NDArray[np.uint8], profile: TableProfile, previous: Table
                                 margin, max_side)
     if not found or any(i not in found for i in previous.markers_seen):
         return None
-    return fit_from_markers(found, profile, image if refine_edges else None)
+    try:
+        return fit_from_markers(found, profile, image if refine_edges else None)
+    except TableNotFound:      # degenerate corners: let the whole-frame search decide
+        return None
