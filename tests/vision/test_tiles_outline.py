@@ -40,3 +40,21 @@ def test_a_printed_border_is_not_the_face() -> None:
     px = np.vstack([np.tile(cream, (80, 1)), np.tile(brown, (20, 1))])
     radius = np.concatenate([np.full(80, 0.32), np.full(20, 0.39)]).astype(np.float32)
     assert np.allclose(face_colour(px, radius), cream)
+
+
+def test_lines_running_out_of_the_cell_are_no_symbol() -> None:
+    """A cutting mat's line crossing (lines out to three or four sides) is no print; a
+    compact blob in the middle is."""
+    from vision.tiles.config import TilesConfig
+    from vision.tiles.face import CellGeometry, analyse_cell
+    from vision.tiles.crops import to_lab
+
+    n = 72
+    geo = CellGeometry.make(n)
+    cross = np.full((n, n, 3), 0.55, np.float32)
+    cross[:, 34:38] = 0.9
+    cross[34:38, :] = 0.9
+    assert not analyse_cell(cross, to_lab(cross), geo, TilesConfig()).has_symbol
+    blob = np.full((n, n, 3), 0.55, np.float32)
+    blob[22:50, 22:50] = (0.1, 0.2, 0.9)
+    assert analyse_cell(blob, to_lab(blob), geo, TilesConfig()).has_symbol

@@ -67,6 +67,9 @@ class TilesConfig:
     """What is left of a symbol in the centre of the cell (the parts reaching it) must
     cover this fraction of the face: a printed symbol is large, a line crossing of a
     cutting mat or a knot in wood is not."""
+    symbol_rim: float = 0.03
+    """A print reaching within this many pitches of the face ring's outer edge on three
+    or four sides runs out of the cell: table texture, not a symbol."""
     symbol_min_de: float = 12.0
     """Least delta E between symbol and face (print on a tile is never subtler)."""
     faint_symbol_de: float = 5.0

@@ -44,6 +44,7 @@ class CellGeometry:
     size: int
     cheb: F32          # Chebyshev distance from the cell centre, in pitches
     radius: F32        # Euclidean distance from the cell centre, in pitches
+    side: NDArray[np.int8]   # which side's sector a pixel is in: 0 left, 1 right, 2 top, 3 bottom
 
     @staticmethod
     def make(size: int) -> "CellGeometry":
@@ -51,7 +52,9 @@ class CellGeometry:
         ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
         cheb = np.maximum(np.abs(xs - c), np.abs(ys - c)) / float(size)
         rad = np.hypot(xs - c, ys - c) / float(size)
-        return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32))
+        dx, dy = xs - c, ys - c
+        side = np.where(np.abs(dx) >= np.abs(dy), np.where(dx < 0, 0, 1), np.where(dy < 0, 2, 3))
+        return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32), side.astype(np.int8))
 
 
 FACE_MAJORITY = 0.15
@@ -192,5 +195,10 @@ def _symbol_mask(d: F64, inner: NDArray[np.bool_], thr: float, geo: CellGeometry
     frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
     if not np.any(mask) or frac < cfg.symbol_min_core:
         # specks left in the centre (a mat's line crossing, grain) are no print
+        return None
+    rim = mask & (geo.cheb >= cfg.face_ring[1] - cfg.symbol_rim)
+    if len(np.unique(geo.side[rim])) >= 3:
+        # lines running out of the cell on three or four sides: a cutting mat's grid
+        # or wood grain, not a print inside a tile's face
         return None
     return mask
