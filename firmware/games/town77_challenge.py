@@ -42,7 +42,7 @@ PILE_ROW = 8                       # the convention: one empty row between city 
 PILE_COLS = (0, 3, 6)
 FIRST_PILE_ROW = 7                 # any tile read at or below this row is a pile top
 LAST_PILE_ROW = 9
-PILE_REACH = 0.9                   # half-size of a pile's footprint, in cell pitches
+PILE_REACH = 1.5                   # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
 Tops = tuple[Tile | None, ...]
 
