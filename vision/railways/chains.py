@@ -9,7 +9,7 @@ hand) leaves a gap; ends that face each other across a short gap are joined.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Union
 import math
 from dataclasses import dataclass, field
 
@@ -46,14 +46,24 @@ def wire_maps(view: TopView, colours: dict[str, tuple[int, int, int]], cfg: Rail
 
 def bands(wire: U8, cfg: RailwaysConfig) -> U8:
     """Where wire is dense enough to be a chain (not a grid line or a printed rule), at
-    1 px/mm: a 0/1 mask."""
+    1 px/mm: a 0/1 mask. The density is a count of wire pixels (uint16), not a float map:
+    the same test, a quarter of the memory."""
     t = int(cfg.wire_threshold * 255)
-    m = (wire > t).astype(np.float32)
+    m = (wire > t).astype(np.uint8)
     k = max(3, int(round(7.0 * cfg.px_per_mm)))
-    dens = cv2.blur(m, (k, k))
-    small = cv2.resize(dens, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
-                       interpolation=cv2.INTER_AREA)
-    band: U8 = (small > 0.1).astype(np.uint8)
+    f = int(round(cfg.px_per_mm))
+    h, w = m.shape
+    if abs(cfg.px_per_mm - f) < 1e-9 and f >= 1 and h % f == 0 and w % f == 0 and k * k * f * f < 65536:
+        counts = cv2.boxFilter(m, cv2.CV_16U, (k, k), normalize=False)
+        del m
+        # INTER_AREA by a whole factor is the mean of f x f blocks: sum them exactly
+        blocks = counts.reshape(h // f, f, w // f, f).sum(axis=(1, 3), dtype=np.uint32)
+        band: U8 = (blocks > 0.1 * k * k * f * f).astype(np.uint8)
+    else:
+        dens = cv2.blur(m.astype(np.float32), (k, k))
+        small = cv2.resize(dens, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
+                           interpolation=cv2.INTER_AREA)
+        band = (small > 0.1).astype(np.uint8)
     band = cv2.morphologyEx(band, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     return np.asarray(band, dtype=np.uint8)
 
@@ -161,7 +171,30 @@ def extend(path: F64, by_mm: float) -> F64:
     return np.vstack([path[0] + d0 * by_mm, path, path[-1] + d1 * by_mm])
 
 
-def strip(values: F32, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F64, F64]:
+class LazyMap:
+    """A top-view-sized float map that is only ever made where it is sampled: `make(rows,
+    cols)` returns the float32 values of that window. Chains cover a few percent of the
+    table, so the whole-table float copies (wire, cover, blind, changed) are never built."""
+
+    def __init__(self, shape: tuple[int, ...], make: Callable[[slice, slice], F32]) -> None:
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.make = make
+
+    @staticmethod
+    def of(values: U8) -> "LazyMap":
+        """values.astype(float32) (0/1 masks), made window by window."""
+        return LazyMap(values.shape, lambda r, c: values[r, c].astype(np.float32))
+
+    @staticmethod
+    def over255(values: U8) -> "LazyMap":
+        """values.astype(float32) / 255 (uint8 evidence as 0..1), made window by window."""
+        return LazyMap(values.shape, lambda r, c: values[r, c].astype(np.float32) / np.float32(255.0))
+
+
+Sampled = Union[F32, LazyMap]
+
+
+def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F64, F64]:
     """Sample `values` (a top-view map) along the path every STEP_MM, across +-half_mm.
     Returns the strip (rows along), the sample centres (mm) and the unit normals."""
     pts = sk.resample(path_mm, STEP_MM)
@@ -176,5 +209,20 @@ def strip(values: F32, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32
     px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
     mx = px[..., 0].astype(np.float32)
     my = px[..., 1].astype(np.float32)
-    s = cv2.remap(values, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+    if isinstance(values, LazyMap):
+        # make only the window the samples reach (+2 px for the bilinear neighbours);
+        # float32 minus a whole number is exact, so remap samples the very same values
+        h, w = values.shape
+        x0 = min(max(0, int(np.floor(mx.min())) - 2), w)
+        y0 = min(max(0, int(np.floor(my.min())) - 2), h)
+        x1 = max(min(w, int(np.floor(mx.max())) + 3), x0)
+        y1 = max(min(h, int(np.floor(my.max())) + 3), y0)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            return np.zeros(mx.shape, np.float32), pts, nrm
+        src = values.make(slice(y0, y1), slice(x0, x1))
+        mx -= np.float32(x0)
+        my -= np.float32(y0)
+    else:
+        src = values
+    s = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
     return np.asarray(s, dtype=np.float32), pts, nrm

@@ -16,13 +16,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.colour import measure_reference, normalise_rectified
+from calibration.colour import ColourReference, measure_reference, normalise_rectified
 from calibration.geometry import TableFit, _apply_h, distort_points
 from calibration.profile import TableProfile
 from vision.railways.config import RailwaysConfig
 
 U8 = NDArray[Any]
 F32 = NDArray[Any]
+F64 = NDArray[Any]
 
 
 @dataclass
@@ -43,9 +44,12 @@ class TopView:
         return np.asarray((p + 0.5) / self.px_per_mm + np.asarray(self.origin_mm), dtype=np.float64)
 
 
-def remap_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int, int],
-               px_per_mm: float, step: int = 16) -> tuple[F32, F32]:
-    """cv2.remap maps (output px -> camera px), exact on a coarse grid, interpolated between."""
+BAND_ROWS = 64          # rows of the top view made at a time (keeps float temporaries small)
+
+
+def _coarse_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int, int],
+                 px_per_mm: float, step: int) -> tuple[F64, F64]:
+    """Camera px of the output px on a coarse grid: sample (j, k) is output px (k*step, j*step)."""
     w, h = size_px
     gx = np.arange(0, w + step, step, dtype=np.float64)
     gy = np.arange(0, h + step, step, dtype=np.float64)
@@ -54,38 +58,78 @@ def remap_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int
                    (ys.ravel() + 0.5) / px_per_mm + origin_mm[1]], axis=1)
     ideal = _apply_h(fit.table_to_image, mm)
     src = distort_points(ideal, fit.lens) if fit.lens is not None else ideal
-    mx: F32 = src[:, 0].reshape(len(gy), len(gx)).astype(np.float32)
-    my: F32 = src[:, 1].reshape(len(gy), len(gx)).astype(np.float32)
-    full_w, full_h = len(gx) * step, len(gy) * step
-    mx = cv2.resize(mx, (full_w, full_h), interpolation=cv2.INTER_LINEAR)
-    my = cv2.resize(my, (full_w, full_h), interpolation=cv2.INTER_LINEAR)
-    # resize puts coarse sample k at (k + 0.5) * step - 0.5; shift so sample k sits at k * step
-    off = (step - 1) / 2.0
-    m = np.array([[1, 0, off], [0, 1, off]], dtype=np.float32)
-    mx = cv2.warpAffine(mx, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                        borderMode=cv2.BORDER_REPLICATE)
-    my = cv2.warpAffine(my, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                        borderMode=cv2.BORDER_REPLICATE)
-    return mx, my
+    return (np.asarray(src[:, 0].reshape(len(gy), len(gx)), dtype=np.float64),
+            np.asarray(src[:, 1].reshape(len(gy), len(gx)), dtype=np.float64))
 
 
-def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfig) -> TopView:
-    """Rectify the play area (plus a margin) and normalise its colour from the markers."""
+def _lerp_index(n: int, start: int, step: int) -> tuple[NDArray[np.intp], F64]:
+    """For output px start..start+n-1: the coarse sample before each and the weight of the next."""
+    f = np.arange(start, start + n, dtype=np.float64) / step
+    k = np.floor(f).astype(np.intp)
+    return k, (f - k)
+
+
+class _BandMaps:
+    """cv2.remap maps (output px -> camera px) for any band of output rows: exact on the
+    coarse grid, bilinear between (the distortion is smooth), never the whole table at once."""
+
+    def __init__(self, fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int, int],
+                 px_per_mm: float, step: int = 16) -> None:
+        cx, cy = _coarse_maps(fit, origin_mm, size_px, px_per_mm, step)
+        kx, tx = _lerp_index(size_px[0], 0, step)
+        # interpolate along x once for every coarse row (coarse rows x output columns)
+        self.rows_x = cx[:, kx] * (1.0 - tx) + cx[:, kx + 1] * tx
+        self.rows_y = cy[:, kx] * (1.0 - tx) + cy[:, kx + 1] * tx
+        self.step = step
+
+    def band(self, y0: int, y1: int) -> tuple[F32, F32]:
+        ky, ty = _lerp_index(y1 - y0, y0, self.step)
+        t = ty[:, None]
+        mx = (self.rows_x[ky] * (1.0 - t) + self.rows_x[ky + 1] * t).astype(np.float32)
+        my = (self.rows_y[ky] * (1.0 - t) + self.rows_y[ky + 1] * t).astype(np.float32)
+        return mx, my
+
+
+def remap_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int, int],
+               px_per_mm: float, step: int = 16) -> tuple[F32, F32]:
+    """cv2.remap maps (output px -> camera px) for the whole output, exact on a coarse grid."""
+    return _BandMaps(fit, origin_mm, size_px, px_per_mm, step).band(0, size_px[1])
+
+
+def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfig,
+             band_rows: int = BAND_ROWS) -> TopView:
+    """Rectify the play area (plus a margin) and normalise its colour from the markers.
+
+    Made band by band: the remap maps and the colour correction's float images exist
+    for BAND_ROWS rows at a time, not for the whole 2000 x 2000 view."""
     ox = profile.area_origin_mm[0] - cfg.margin_mm
     oy = profile.area_origin_mm[1] - cfg.margin_mm
     sw = profile.area_size_mm[0] + 2 * cfg.margin_mm
     sh = profile.area_size_mm[1] + 2 * cfg.margin_mm
     w, h = int(round(sw * cfg.px_per_mm)), int(round(sh * cfg.px_per_mm))
-    mx, my = remap_maps(fit, (ox, oy), (w, h), cfg.px_per_mm)
-    rect = np.asarray(cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-                      dtype=np.uint8)
-    del mx, my
+    maps = _BandMaps(fit, (ox, oy), (w, h), cfg.px_per_mm)
     try:
-        ref = measure_reference(image, fit, profile)
-        norm = normalise_rectified(rect, ref, (ox, oy), cfg.px_per_mm)
+        ref: ColourReference | None = measure_reference(image, fit, profile)
     except (ValueError, cv2.error):
-        norm = rect
-    lab = np.asarray(cv2.cvtColor(norm, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+        ref = None
+    norm = np.empty((h, w, 3), np.uint8)
+    lab = np.empty((h, w, 3), np.uint8)
+    y0 = 0
+    while y0 < h:
+        y1 = min(h, y0 + band_rows)
+        mx, my = maps.band(y0, y1)
+        rect = np.asarray(cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                          dtype=np.uint8)
+        del mx, my
+        if ref is not None:
+            try:
+                rect = normalise_rectified(rect, ref, (ox, oy + y0 / cfg.px_per_mm), cfg.px_per_mm)
+            except (ValueError, cv2.error):
+                ref, y0 = None, 0   # as before: an unusable reference leaves the whole view as seen
+                continue
+        norm[y0:y1] = rect
+        lab[y0:y1] = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
+        y0 = y1
     return TopView(norm, lab, (ox, oy), cfg.px_per_mm)
 
 
@@ -138,48 +182,69 @@ def _background(image: U8, kernel_px: int) -> U8:
 
 
 def mixing_evidence(image: U8, bg: U8, colours: dict[str, tuple[int, int, int]],
-                    min_contrast: float = 22.0, residual: float = 0.45) -> tuple[dict[str, U8], dict[str, U8]]:
+                    min_contrast: float = 22.0, residual: float = 0.45,
+                    band_rows: int = BAND_ROWS) -> tuple[dict[str, U8], dict[str, U8]]:
     """Per colour: how much of each pixel is a thin thing of that colour over the local
     background (0..255), and where that colour could not be seen at all because the
-    background itself has that colour (0/1).
+    background itself has that colour (0/1, at 1/BLIND_SHRINK of the size: see blind_full).
 
     Model: pixel = a * colour + (1 - a) * background (a wire partly covering a pixel), so
     a = ((pixel - bg) . (colour - bg)) / |colour - bg|^2; the fit's residual says whether
-    the difference really points towards that colour."""
+    the difference really points towards that colour. Every pixel is on its own, so the
+    float work is done a band of rows at a time."""
     h, w = image.shape[:2]
+    ev: dict[str, U8] = {name: np.zeros((h, w), np.uint8) for name in colours}
+    refs = {name: np.asarray(bgr, dtype=np.float32) for name, bgr in colours.items()}
+    for y0 in range(0, h, band_rows):
+        y1 = min(h, y0 + band_rows)
+        _mix_band(image[y0:y1], bg[y0:y1], refs, min_contrast, residual,
+                  {name: m[y0:y1] for name, m in ev.items()})
+    # blind: the background itself has this colour (checked on a coarse grid)
+    small = cv2.resize(bg, (w // BLIND_SHRINK, h // BLIND_SHRINK),
+                       interpolation=cv2.INTER_AREA).reshape(-1, 3).astype(np.float32)
+    blind: dict[str, U8] = {}
+    for name, ref in refs.items():
+        near = (np.sum((small - ref[None, :]) ** 2, axis=1) <= min_contrast * min_contrast)
+        blind[name] = near.reshape(h // BLIND_SHRINK, w // BLIND_SHRINK).astype(np.uint8)
+    return ev, blind
+
+
+BLIND_SHRINK = 8
+
+
+def blind_full(blind_small: U8, size: tuple[int, int]) -> U8:
+    """A blind map at the top view's size (w, h), as mixing_evidence made it at 1/8."""
+    return np.asarray(cv2.resize(blind_small, size, interpolation=cv2.INTER_NEAREST), dtype=np.uint8)
+
+
+def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contrast: float,
+              residual: float, out: dict[str, U8]) -> None:
+    """mixing_evidence's evidence for one band of rows, written into `out` (views)."""
+    bh, w = image.shape[:2]
     diff = cv2.absdiff(image, bg).max(axis=2)
     cand = np.flatnonzero(diff.ravel() > 12)          # only pixels that differ from the background
-    img = image.reshape(-1, 3)[cand].astype(np.float32)
+    if len(cand) == 0:
+        return
     b = bg.reshape(-1, 3)[cand].astype(np.float32)
-    bg_all = bg.reshape(-1, 3)
-    d = img - b
+    d = image.reshape(-1, 3)[cand].astype(np.float32)
+    d -= b
     dd = np.einsum("ij,ij->i", d, d)
-    ev: dict[str, U8] = {}
-    blind: dict[str, U8] = {}
     best = np.zeros(len(cand), np.float32)
     scores: dict[str, NDArray[np.float32]] = {}
-    for name, bgr in colours.items():
-        ref = np.asarray(bgr, dtype=np.float32)
+    lim2 = np.float32(min_contrast * min_contrast)
+    for name, ref in refs.items():
         v = ref[None, :] - b
         vv = np.einsum("ij,ij->i", v, v)
         dot = np.einsum("ij,ij->i", d, v)
-        ok = vv > min_contrast * min_contrast
-        vv_safe = np.where(ok, vv, 1.0)
+        del v
+        ok = vv > lim2
+        vv_safe = np.where(ok, vv, np.float32(1.0))
         a = np.clip(dot / vv_safe, 0.0, 1.0)
         res2 = np.maximum(dd - dot * dot / vv_safe, 0.0)
         rel = np.sqrt(res2) / np.maximum(np.sqrt(dd), 1.0)
         sc = np.where(ok & (rel < residual), a * (1.0 - rel / residual), 0.0).astype(np.float32)
         scores[name] = sc
-        # blind: the background itself has this colour (checked on a coarse grid)
-        small = cv2.resize(bg, (w // 8, h // 8), interpolation=cv2.INTER_AREA).reshape(-1, 3).astype(np.float32)
-        near = (np.sum((small - ref[None, :]) ** 2, axis=1) <= min_contrast * min_contrast)
-        blind[name] = np.asarray(cv2.resize(near.reshape(h // 8, w // 8).astype(np.uint8), (w, h),
-                                            interpolation=cv2.INTER_NEAREST), dtype=np.uint8)
         np.maximum(best, sc, out=best)
-    del bg_all
     for name, sc in scores.items():
         keep = sc >= best - 1e-6
-        full = np.zeros(h * w, np.uint8)
-        full[cand] = np.clip(np.where(keep, sc, sc * 0.3) * 255.0, 0, 255).astype(np.uint8)
-        ev[name] = full.reshape(h, w)
-    return ev, blind
+        out[name].reshape(-1)[cand] = np.clip(np.where(keep, sc, sc * 0.3) * 255.0, 0, 255).astype(np.uint8)

@@ -18,11 +18,11 @@ from numpy.typing import NDArray
 
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
-from vision.railways.chains import bands, bridge, chain_paths, extend, strip, wire_maps
+from vision.railways.chains import LazyMap, Sampled, bands, bridge, chain_paths, extend, strip, wire_maps
 from vision.railways.clip_counter import STEP_MM, CountResult, count_clips
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches
-from vision.railways.frame import TopView, background, top_view
+from vision.railways.frame import TopView, background, blind_full, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.stations import Station, find_cubes, find_stations
 
@@ -86,7 +86,7 @@ def _presence_limits(e: F32, first_row: int, last_row: int, gap_rows: int) -> tu
     return lo, hi
 
 
-def _weights(view: TopView, path_ext: F64, half: float, cover: F32, same_large: F32 | None) -> F32:
+def _weights(view: TopView, path_ext: F64, half: float, cover: Sampled, same_large: Sampled | None) -> F32:
     """1 where the chain's own wire can be seen, 0 where something covers it (another
     chain's wire, a card of the chain's own colour, a cube)."""
     cv_, _, _ = strip(cover, view, path_ext, half)
@@ -98,7 +98,7 @@ def _weights(view: TopView, path_ext: F64, half: float, cover: F32, same_large: 
     return np.asarray(w, dtype=np.float32)
 
 
-def _count_chain(view: TopView, wire: F32, cover: F32, same_large: F32 | None, path: F64,
+def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
                  clip_len: float, cfg: RailwaysConfig) -> tuple[CountResult, F64]:
     width = clip_len * cfg.clip_width_ratio
     wire_mm = clip_len * cfg.wire_ratio
@@ -134,7 +134,7 @@ def _end_station(pt: F64, direction: F64, stations: list[Station], cfg: Railways
     return best[1] if best else None
 
 
-def _river(view: TopView, wires: dict[str, U8], cover_all: F32, cfg: RailwaysConfig) -> RiverReading | None:
+def _river(view: TopView, wires: dict[str, U8], cfg: RailwaysConfig) -> RiverReading | None:
     rw = np.maximum(wires["blue"], wires["silver"])
     band = bands(rw, cfg)
     items = bridge(chain_paths(band, view.origin_mm, cfg), cfg)
@@ -144,8 +144,8 @@ def _river(view: TopView, wires: dict[str, U8], cover_all: F32, cfg: RailwaysCon
     if sk.path_length(path) < 150:
         return None
     # clip length from the silver clips: each is one whole clip, seen end to end
-    silver = wires["silver"].astype(np.float32) / 255.0
-    blue = wires["blue"].astype(np.float32) / 255.0
+    silver = LazyMap.over255(wires["silver"])
+    blue = LazyMap.over255(wires["blue"])
     ext = extend(path, 20.0)
     half = 7.0
     es, pts, _ = strip(silver, view, ext, half)
@@ -162,8 +162,8 @@ def _river(view: TopView, wires: dict[str, U8], cover_all: F32, cfg: RailwaysCon
         # clip, not a different brand: keep the standard length then
         if 0.85 * cfg.default_clip_mm <= est <= 1.2 * cfg.default_clip_mm:
             clip_len = est
-    r_all = (rw.astype(np.float32) / 255.0)
-    res, seen = _count_chain(view, r_all, np.zeros_like(cover_all), None, path, clip_len, cfg)
+    nothing = LazyMap(rw.shape, lambda r, c: np.zeros((r.stop - r.start, c.stop - c.start), np.float32))
+    res, seen = _count_chain(view, LazyMap.over255(rw), nothing, None, path, clip_len, cfg)
     # silver positions: which counted clips are mostly silver
     silver_idx: list[int] = []
     if res.count:
@@ -193,23 +193,33 @@ def _runs(b: NDArray[np.bool_]) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist()))
 
 
+_NO_PIXELS = np.zeros((0, 0, 3), np.uint8)
+
+
 def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
                previous: U8 | None = None) -> dict[str, Any]:
     view = top_view(image, fit, profile, cfg)
     small_lab: U8 = cv2.resize(view.lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
-                           interpolation=cv2.INTER_AREA)
-    stations = find_stations(view, cfg, small_lab, 1.0)
-    find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
-    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg)
-    bg = background(view.image, int(round(12.0 * cfg.px_per_mm)))
-    wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
-    del bg
-    stack_max = np.max(np.stack([wires[c] for c in CLIP_COLOURS]), axis=0)
+                               interpolation=cv2.INTER_AREA)
     changed: U8 | None = None
     if previous is not None:
         changed = _changed(view, previous, fit, profile, cfg)
+    view.lab = _NO_PIXELS                   # every later stage reads small_lab or the wires
+    stations = find_stations(view, cfg, small_lab, 1.0)
+    find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
+    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg)
+    del small_lab
+    bg = background(view.image, int(round(12.0 * cfg.px_per_mm)))
+    wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
+    del bg
+    h, w = view.image.shape[:2]
+    # from here on only the view's geometry is needed, not its pixels
+    view = TopView(_NO_PIXELS, _NO_PIXELS, view.origin_mm, view.px_per_mm)
+    stack_max = wires[CLIP_COLOURS_FIRST].copy()
+    for c in CLIP_COLOURS:
+        np.maximum(stack_max, wires[c], out=stack_max)
 
-    river = _river(view, wires, stack_max.astype(np.float32) / 255.0, cfg)
+    river = _river(view, wires, cfg)
     clip_len = river.clip_length_mm if river is not None else cfg.default_clip_mm
 
     links: list[LinkReading] = []
@@ -222,22 +232,20 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         paths = chain_paths(band, view.origin_mm, cfg)
         if not paths:
             continue
-        wf = wire.astype(np.float32) / 255.0
-        if changed is not None:
-            wf_new = wf * (changed.astype(np.float32))
-        else:
-            wf_new = None
-        cover = np.clip((stack_max.astype(np.float32) - wire.astype(np.float32)) / 255.0, 0.0, 1.0)
-        same_f = blind[colour].astype(np.float32)
+        wf = LazyMap.over255(wire)
+        wf_new = _changed_wire(wire, changed) if changed is not None else None
+        cover = _cover(stack_max, wire)
+        same_full = blind_full(blind[colour], (w, h))
+        same_f = LazyMap.of(same_full)
         for path, pieces in bridge(paths, cfg):
             if sk.path_length(path) < 12:
                 continue
             res, seen = _count_chain(view, wf, cover, same_f, path, clip_len, cfg)
             if res.count == 0:
                 continue
-            if wf_new is not None:
+            if wf_new is not None and changed is not None:
                 # the table before this link was built: keep only what changed
-                frac = float(np.mean(strip(changed.astype(np.float32), view, seen, 3.0)[0]))  # type: ignore[union-attr]
+                frac = float(np.mean(strip(LazyMap.of(changed), view, seen, 3.0)[0]))
                 if frac > 0.5:
                     res2, _ = _count_chain(view, wf_new, cover, same_f, path, clip_len, cfg)
                     if res2.count and res2.confidence >= res.confidence:
@@ -261,10 +269,30 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     return out
 
 
+CLIP_COLOURS_FIRST = next(iter(CLIP_COLOURS))
+
+
+def _cover(stack_max: U8, wire: U8) -> LazyMap:
+    """Where another colour's wire lies over this one (0..1), window by window."""
+    def make(r: slice, c: slice) -> F32:
+        return np.clip((stack_max[r, c].astype(np.float32) - wire[r, c].astype(np.float32)) / 255.0, 0.0, 1.0)
+    return LazyMap(stack_max.shape, make)
+
+
+def _changed_wire(wire: U8, changed: U8) -> LazyMap:
+    """The wire evidence where the table changed since the previous frame."""
+    def make(r: slice, c: slice) -> F32:
+        return np.asarray((wire[r, c].astype(np.float32) / 255.0) * changed[r, c].astype(np.float32),
+                          dtype=np.float32)
+    return LazyMap(wire.shape, make)
+
+
 def _changed(view: TopView, previous: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig) -> U8:
     """Pixels of the top view that differ from the previous frame's (dilated by a wire)."""
     before = top_view(previous, fit, profile, cfg)
+    before.image = _NO_PIXELS
     d = cv2.absdiff(view.lab, before.lab).max(axis=2)
+    del before
     m = (d > 30).astype(np.uint8)
     return np.asarray(cv2.dilate(m, np.ones((5, 5), np.uint8)), dtype=np.uint8)
 
