@@ -84,11 +84,24 @@ def real_game_frames(seed: int, moves: int, resolution: tuple[int, int]) -> list
     return real_game(seed, moves, resolution)[0]
 
 
-def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = False
+def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = False,
+              illegal: float = 0.0, labels: list[str] | None = None
               ) -> tuple[list[NDArray[np.uint8]], list[tuple[int, int]]]:
     """(frames, the cells placed in order) of a legal Town 77 game rendered by
     vision.synth in a random environment: a hand over the table between some moves,
-    and with `cups` a cup put down on the table that stays for a few moves."""
+    and with `cups` a cup put down on the table that stays for a few moves.
+
+    With `illegal` > 0, before that share of the moves a tile is first laid where the
+    rules forbid it (touching the city, sharing a shape or a colour with its row or
+    column), then taken back. `labels` receives one word per frame: empty, legal,
+    illegal, back (the illegal tile taken back) or hand."""
+    from rules.town77.city import Cell
+    from rules.town77.placement import why_illegal
+
+    def mark(label: str) -> None:
+        if labels is not None:
+            labels.append(label)
+
     from calibration.profile import default_profile
     from rules.town77.city import City
     from rules.town77.placement import legal_cells
@@ -111,6 +124,8 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
     placed = [(0, 0)]
     frames = [render_scene(city_scene([], style, env, seed)).image]
     frames.append(render_scene(city_scene(cells, style, env, seed + 1)).image)
+    mark("empty")
+    mark("legal")
     cup: dict[str, Any] | None = None
     cup_left = 0
     while len(cells) < moves:
@@ -121,6 +136,7 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
         t, cs = options[rng.randrange(len(options))]
         cell = cs[rng.randrange(len(cs))]
         bag.remove(t)
+        prev_city = city
         city = city.with_tile(cell, t)
         if cups and cup is None and rng.random() < 0.3:
             # players put cups down beside the city, not on it or where the next tile goes
@@ -133,18 +149,44 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
                     cup, cup_left = c, rng.randint(1, 3)
                     break
         still = [cup] if cup is not None else []
+        if illegal > 0 and rng.random() < illegal:
+            bad = _illegal_placement(prev_city, bag, rng, Cell, why_illegal)
+            if bad is not None:
+                bt, bc = bad
+                wrong = list(cells) + [{"row": bc.row, "col": bc.col, "shape": bt.shape,
+                                         "colour": bt.colour, "serial": 1}]
+                frames.append(render_scene(city_scene(wrong, style, env, seed + 300 + len(cells),
+                                                      still)).image)
+                mark("illegal")
+                frames.append(render_scene(city_scene(list(cells), style, env, seed + 400 + len(cells),
+                                                      still)).image)
+                mark("back")
         if rng.random() < 0.5:
             frames.append(render_scene(city_scene(list(cells), style, env, seed + 100 + len(cells),
                                                   [random_hand(rng, prof)] + still)).image)
+            mark("hand")
         cells.append({"row": cell.row, "col": cell.col, "shape": t.shape, "colour": t.colour})
         placed.append((cell.row, cell.col))
         frames.append(render_scene(city_scene(list(cells), style, env, seed + 200 + len(cells),
                                               still)).image)
+        mark("legal")
         if cup is not None:
             cup_left -= 1
             if cup_left <= 0:
                 cup = None
     return frames, placed
+
+
+def _illegal_placement(city: Any, bag: list[Any], rng: random.Random, cell_type: Any,
+                       why_illegal: Any) -> tuple[Any, Any] | None:
+    """A tile of the bag and a free cell touching the city where the rules refuse it
+    (a shape or colour already in that row or column): the mistake players make."""
+    free = [cell_type(r, c) for r in range(7) for c in range(7)
+            if city[cell_type(r, c)] is None
+            and any(0 <= r + dr < 7 and 0 <= c + dc < 7 and city[cell_type(r + dr, c + dc)] is not None
+                    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
+    tries = [(t, c) for t in bag for c in free if why_illegal(city, t, c) is not None]
+    return tries[rng.randrange(len(tries))] if tries else None
 
 
 class PacedCamera:

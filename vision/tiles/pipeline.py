@@ -196,6 +196,30 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
         kept = nxt
 
 
+def _main_group(tiles: list[TileReading]) -> set[int]:
+    """Indices of the largest group of tiles joined side by side: the tiles of the game.
+    A hand or a stray card off to one side reads as a few "tiles" of its own, which
+    must not decide what the fronts of the game look like."""
+    at = {(t.col, t.row): i for i, t in enumerate(tiles)}
+    best: set[int] = set()
+    seen: set[int] = set()
+    for start in range(len(tiles)):
+        if start in seen:
+            continue
+        group, todo = {start}, [start]
+        while todo:
+            t = tiles[todo.pop()]
+            for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                j = at.get((t.col + dc, t.row + dr))
+                if j is not None and j not in group:
+                    group.add(j)
+                    todo.append(j)
+        seen |= group
+        if len(group) > len(best):
+            best = group
+    return best
+
+
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     """Decide which tiles show their back, and which print carries the tile's colour.
 
@@ -205,6 +229,10 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     tile, or one whose constant part is off, shows its back. Returns True when the
     colour is carried by the face."""
     sym = [t for t in tiles if t.look.has_symbol and not t.look.faint]
+    main = _main_group(tiles)
+    in_main = [t for i, t in enumerate(tiles) if i in main and t.look.has_symbol and not t.look.faint]
+    if len(in_main) >= 3:
+        sym = in_main
     for t in tiles:
         t.colour_lab = t.look.symbol_lab
     if not sym:
