@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from calibration.charuco import DEFAULT_BOARD, CharucoSpec, board_image, detect_charuco
 from calibration.colour import measure_reference, normalise_rectified
+from calibration.exposure import HEADROOM_STOPS
 from calibration.geometry import TableFit, TableNotFound, locate_table, rectify
 from calibration.lens import View, calibrate_lens
 from calibration.profile import Lens, TableProfile, default_profile
@@ -43,7 +44,7 @@ LENS_VIEWS = 15
 COLOUR_SCENES = 6                       # per game
 NEUTRAL: dict[str, Any] = {"kelvin": 5500.0, "stops": 0.0}
 KELVINS = (2700.0, 4000.0, 6500.0)
-EXPOSURE_HEADROOM = 0.0     # stops under auto at which the device locks exposure (picam locks at auto)
+EXPOSURE_HEADROOM = HEADROOM_STOPS   # the bench locks exposure as the device does
 STOPS = (-1.0, 0.0, 1.0)
 
 
