@@ -108,12 +108,11 @@ class PiCamera:
             raise CameraError(f"picamera: could not settle exposure ({e})") from None
 
     def _lock(self) -> None:
-        """Freeze exposure and white balance at the values the auto algorithms settled on."""
-        md = self._cam.capture_metadata()
-        controls: dict[str, Any] = {"AeEnable": False, "AwbEnable": False}
-        for key in ("ExposureTime", "AnalogueGain", "ColourGains"):
-            if key in md:
-                controls[key] = tuple(md[key]) if key == "ColourGains" else md[key]
+        """Freeze exposure and white balance at the values the auto algorithms settled on,
+        the exposure a stop under (calibration.exposure) so a brighter room cannot clip."""
+        from calibration.exposure import locked_controls
+
+        controls = locked_controls(self._cam.capture_metadata())
         self._cam.set_controls(controls)
         self.locked_controls = controls
 
