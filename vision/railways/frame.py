@@ -9,9 +9,10 @@ distortion is undone in the same single remap, with the map computed on a coarse
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-
 from typing import Any
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -62,32 +63,43 @@ def _coarse_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[i
             np.asarray(src[:, 1].reshape(len(gy), len(gx)), dtype=np.float64))
 
 
-def _lerp_index(n: int, start: int, step: int) -> tuple[NDArray[np.intp], F64]:
-    """For output px start..start+n-1: the coarse sample before each and the weight of the next."""
-    f = np.arange(start, start + n, dtype=np.float64) / step
-    k = np.floor(f).astype(np.intp)
-    return k, (f - k)
-
-
 class _BandMaps:
     """cv2.remap maps (output px -> camera px) for any band of output rows: exact on the
-    coarse grid, bilinear between (the distortion is smooth), never the whole table at once."""
+    coarse grid, interpolated between (the distortion is smooth). Each band resizes only
+    the coarse rows it reads, so it gets the very numbers the whole-table maps would have
+    (the same resize coefficients and shift), without the two whole-table float maps."""
 
     def __init__(self, fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int, int],
                  px_per_mm: float, step: int = 16) -> None:
         cx, cy = _coarse_maps(fit, origin_mm, size_px, px_per_mm, step)
-        kx, tx = _lerp_index(size_px[0], 0, step)
-        # interpolate along x once for every coarse row (coarse rows x output columns)
-        self.rows_x = cx[:, kx] * (1.0 - tx) + cx[:, kx + 1] * tx
-        self.rows_y = cy[:, kx] * (1.0 - tx) + cy[:, kx + 1] * tx
+        self.cx: F32 = cx.astype(np.float32)
+        self.cy: F32 = cy.astype(np.float32)
+        self.w = size_px[0]
         self.step = step
+        self.full_w = cx.shape[1] * step
+        # resize puts coarse sample k at (k + 0.5) * step - 0.5; shift so sample k sits at k * step
+        self.off = (step - 1) / 2.0
+
+    def _coarse_rows(self, y0: int, y1: int) -> tuple[int, int]:
+        """The coarse rows that output rows y0..y1-1 read (with one spare on each side, so
+        the resize's edge clamping only happens where the whole map's does)."""
+        r_lo = math.floor(y0 + self.off)
+        r_hi = math.floor(y1 - 1 + self.off) + 1
+        j0 = max(0, math.floor((r_lo + 0.5) / self.step - 0.5) - 1)
+        j1 = min(self.cx.shape[0], math.floor((r_hi + 0.5) / self.step - 0.5) + 3)
+        return j0, j1
 
     def band(self, y0: int, y1: int) -> tuple[F32, F32]:
-        ky, ty = _lerp_index(y1 - y0, y0, self.step)
-        t = ty[:, None]
-        mx = (self.rows_x[ky] * (1.0 - t) + self.rows_x[ky + 1] * t).astype(np.float32)
-        my = (self.rows_y[ky] * (1.0 - t) + self.rows_y[ky + 1] * t).astype(np.float32)
-        return mx, my
+        j0, j1 = self._coarse_rows(y0, y1)
+        m = np.array([[1, 0, self.off], [0, 1, self.off + y0 - j0 * self.step]], dtype=np.float32)
+        out = []
+        for coarse in (self.cx, self.cy):
+            part = cv2.resize(coarse[j0:j1], (self.full_w, (j1 - j0) * self.step),
+                              interpolation=cv2.INTER_LINEAR)
+            out.append(np.asarray(cv2.warpAffine(part, m, (self.w, y1 - y0),
+                                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                                 borderMode=cv2.BORDER_REPLICATE), dtype=np.float32))
+        return out[0], out[1]
 
 
 def remap_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int, int],

@@ -21,30 +21,44 @@ Path = NDArray[Any]
 _NB = [(-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1)]
 
 
+def _zs_rule(code: int, step: int) -> bool:
+    """Zhang-Suen's deletion test for one neighbourhood (bit i of `code` is p2..p9,
+    clockwise from north), for sub-iteration `step`."""
+    p = [(code >> i) & 1 for i in range(8)]
+    b = sum(p)
+    a = sum(1 for i in range(8) if p[i] == 0 and p[(i + 1) % 8] == 1)
+    p2, p4, p6, p8 = p[0], p[2], p[4], p[6]
+    if step == 0:
+        c1 = p2 * p4 * p6 == 0
+        c2 = p4 * p6 * p8 == 0
+    else:
+        c1 = p2 * p4 * p8 == 0
+        c2 = p2 * p6 * p8 == 0
+    return 2 <= b <= 6 and a == 1 and c1 and c2
+
+
+_ZS_LUT = [np.array([_zs_rule(c, s) for c in range(256)], dtype=bool) for s in (0, 1)]
+_ZS_OFFSETS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
+
+
 def thinning(mask: U8) -> U8:
-    """Zhang-Suen thinning of a 0/1 mask (vectorised; a few iterations for bands)."""
+    """Zhang-Suen thinning of a 0/1 mask: each sub-iteration codes every pixel's eight
+    neighbours as one byte and looks the deletion test up in a table."""
     img = (mask > 0).astype(np.uint8)
     img = np.pad(img, 1)
+    h, w = img.shape
+    code = np.zeros((h - 2, w - 2), np.uint8)
     changed = True
     while changed:
         changed = False
         for step in (0, 1):
-            p = [np.roll(np.roll(img, -dy, 0), -dx, 1) for dy, dx in
-                 ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))]
-            # p2..p9 clockwise from north
-            b = sum(q.astype(np.int32) for q in p)
-            seq = p + [p[0]]
-            a = sum(((seq[i] == 0) & (seq[i + 1] == 1)).astype(np.int32) for i in range(8))
-            p2, p4, p6, p8 = p[0], p[2], p[4], p[6]
-            if step == 0:
-                c1 = (p2 * p4 * p6) == 0
-                c2 = (p4 * p6 * p[6]) == 0
-            else:
-                c1 = (p2 * p4 * p8) == 0
-                c2 = (p2 * p6 * p8) == 0
-            rem = (img == 1) & (b >= 2) & (b <= 6) & (a == 1) & c1 & c2
+            code[:] = 0
+            for bit, (dy, dx) in enumerate(_ZS_OFFSETS):
+                code |= img[1 + dy:h - 1 + dy, 1 + dx:w - 1 + dx] << np.uint8(bit)
+            inner = img[1:-1, 1:-1]
+            rem = (inner == 1) & _ZS_LUT[step][code]
             if rem.any():
-                img[rem] = 0
+                inner[rem] = 0
                 changed = True
     return np.asarray(img[1:-1, 1:-1], dtype=np.uint8)
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import math
 from typing import Any
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -68,6 +70,11 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
         for i in range(1, n):
             area = stats[i, cv2.CC_STAT_AREA] / (scale * scale)
             if area < (lo * 0.8) ** 2 * cfg.card_min_fill:
+                continue
+            # a blob whose bounding box is wider than the diagonal of the largest card
+            # cannot fit one (the table-sized blobs of near-white colours): skip the
+            # rectangle fit, the costliest step, for the very same answer
+            if max(stats[i, 2], stats[i, 3]) - 1 > math.sqrt(2.0) * hi * 1.05 * scale:
                 continue
             ys, xs = np.nonzero(lab[stats[i, 1]:stats[i, 1] + stats[i, 3], stats[i, 0]:stats[i, 0] + stats[i, 2]] == i)
             pts = np.stack([xs + stats[i, 0], ys + stats[i, 1]], axis=1).astype(np.float32)

@@ -1,0 +1,165 @@
+"""The railway reader's memory savings give the very answers of the whole-table versions:
+band-by-band top view and evidence, strips sampled from windows, cropped footprints,
+integer band density, table-driven thinning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calibration.geometry import TableFit
+from vision.railways import skeleton as sk
+from vision.railways.chains import LazyMap, bands, strip
+from vision.railways.config import CLIP_COLOURS, RailwaysConfig
+from vision.railways.crossings import Footprints, outside, touches
+from vision.railways.frame import TopView, _BandMaps, mixing_evidence
+
+Arr = np.ndarray[Any, Any]
+
+
+def _fit() -> TableFit:
+    h = np.array([[1.1, 0.05, 40.0], [-0.03, 1.05, 25.0], [2e-5, 1e-5, 1.0]])
+    return TableFit(image_to_table=np.linalg.inv(h), markers_seen=(0, 1, 2, 3), rms_mm=0.0, source="fixed")
+
+
+def test_band_maps_do_not_depend_on_the_band() -> None:
+    """Remap maps made for a band of rows equal those rows of the whole output's maps."""
+    maps = _BandMaps(_fit(), (32.0, 32.0), (301, 257), 2.0)
+    full_x, full_y = maps.band(0, 257)
+    assert full_x.dtype == np.float32 and full_x.shape == (257, 301)
+    for y0, y1 in ((0, 64), (64, 128), (250, 257), (17, 18)):
+        bx, by = maps.band(y0, y1)
+        assert np.array_equal(bx, full_x[y0:y1]) and np.array_equal(by, full_y[y0:y1])
+
+
+def test_band_maps_are_exact_on_the_coarse_grid() -> None:
+    """At every 16th output pixel inside the grid the map is the homography itself (no lens)."""
+    fit = _fit()
+    maps = _BandMaps(fit, (32.0, 32.0), (161, 97), 2.0)
+    mx, my = maps.band(0, 97)
+    for y, x in ((16, 16), (32, 48), (80, 144)):
+        mm = np.array([(x + 0.5) / 2.0 + 32.0, (y + 0.5) / 2.0 + 32.0, 1.0])
+        p = fit.table_to_image @ mm
+        assert abs(mx[y, x] - p[0] / p[2]) < 1e-3 and abs(my[y, x] - p[1] / p[2]) < 1e-3
+
+
+def test_mixing_evidence_is_the_same_in_any_band_size() -> None:
+    """Evidence and blind maps do not depend on how many rows are worked on at once."""
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (96, 80, 3), dtype=np.uint8)
+    bg = cv2.GaussianBlur(img, (0, 0), 6)
+    ev_a, bl_a = mixing_evidence(img, bg, CLIP_COLOURS, band_rows=7)
+    ev_b, bl_b = mixing_evidence(img, bg, CLIP_COLOURS, band_rows=1000)
+    for name in CLIP_COLOURS:
+        assert ev_a[name].dtype == np.uint8 and bl_a[name].dtype == np.uint8
+        assert np.array_equal(ev_a[name], ev_b[name]) and np.array_equal(bl_a[name], bl_b[name])
+    assert any(ev_a[name].any() for name in CLIP_COLOURS)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.floats(-40.0, 120.0), st.floats(-40.0, 120.0),
+       st.floats(0.0, 6.3), st.floats(5.0, 90.0))
+def test_window_strip_equals_whole_map_strip(seed: int, x: float, y: float, ang: float, length: float) -> None:
+    """A strip sampled from a LazyMap's window is bit-identical to one sampled from the
+    whole float map, also where the chain runs off the map."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 256, (150, 170), dtype=np.uint8)
+    view = TopView(np.zeros((1, 1, 3), np.uint8), np.zeros((1, 1, 3), np.uint8), (10.0, 12.0), 2.0)
+    d = np.array([np.cos(ang), np.sin(ang)])
+    path = np.array([[x, y], [x + d[0] * length / 2 + 3.0, y + d[1] * length / 2], [x + d[0] * length, y + d[1] * length]])
+    whole, _, _ = strip(values.astype(np.float32) / 255.0, view, path, 6.0)
+    window, _, _ = strip(LazyMap.over255(values), view, path, 6.0)
+    assert window.dtype == np.float32
+    assert np.array_equal(whole, window)
+
+
+def _full_chain(fps: Footprints, path: Arr, width: float) -> Arr:
+    m = np.zeros(fps.shape, np.uint8)
+    px = np.round(path - fps.origin).astype(np.int32).reshape(-1, 1, 2)
+    cv2.polylines(m, [px], False, (1,), max(1, int(round(width))))
+    return m
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(-20.0, 240.0), st.floats(-20.0, 240.0)), min_size=2, max_size=4),
+       st.lists(st.tuples(st.floats(-20.0, 240.0), st.floats(-20.0, 240.0)), min_size=2, max_size=4),
+       st.floats(1.0, 14.0))
+def test_cropped_footprints_touch_as_whole_grid_ones(a: list[tuple[float, float]], b: list[tuple[float, float]],
+                                                     width: float) -> None:
+    """Footprints kept as bounding-box crops touch, and leave the area, exactly when the
+    whole-grid masks do."""
+    fps = Footprints((0.0, 0.0), (200.0, 200.0))
+    pa, pb = np.asarray(a), np.asarray(b)
+    fa, fb = fps.chain(pa, width), fps.chain(pb, width)
+    ma, mb = _full_chain(fps, pa, width), _full_chain(fps, pb, width)
+    assert touches(fa, fb) == bool(np.any(ma & mb))
+    inside = np.zeros(fps.shape, np.uint8)
+    inside[20:20 + 160, 20:20 + 160] = 1
+    assert outside(fa, fps, (20.0, 20.0), (160.0, 160.0)) == bool(np.any(ma & (1 - inside)))
+    poly = fps.polygon(np.array([[50.0, 50.0], [150.0, 60.0], [140.0, 150.0]]))
+    mp = np.zeros(fps.shape, np.uint8)
+    cv2.fillPoly(mp, [np.array([[50, 50], [150, 60], [140, 150]], np.int32).reshape(-1, 1, 2)], (1,))
+    assert touches(fa, poly) == bool(np.any(ma & mp))
+
+
+def test_band_density_counts_match_the_float_density() -> None:
+    """The integer wire count gives the band of the float blur + INTER_AREA version."""
+    rng = np.random.default_rng(5)
+    wire = np.zeros((240, 320), np.uint8)
+    for _ in range(12):
+        p = rng.integers(0, 320, 4)
+        cv2.line(wire, (int(p[0]), int(p[1]) % 240), (int(p[2]), int(p[3]) % 240), (int(rng.integers(40, 255)),),
+                 int(rng.integers(1, 4)))
+    wire[rng.random(wire.shape) < 0.02] = 200
+    cfg = RailwaysConfig()
+    k = max(3, int(round(7.0 * cfg.px_per_mm)))
+    dens = cv2.blur((wire > int(cfg.wire_threshold * 255)).astype(np.float32), (k, k))
+    small = cv2.resize(dens, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    want = cv2.morphologyEx((small > 0.1).astype(np.uint8), cv2.MORPH_CLOSE,
+                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    got = bands(wire, cfg)
+    assert got.dtype == np.uint8 and np.array_equal(got, want) and got.any()
+
+
+def _naive_thinning(mask: Arr) -> Arr:
+    """Zhang-Suen written out pixel by pixel, the textbook way."""
+    img = np.pad((mask > 0).astype(np.uint8), 1)
+    while True:
+        changed = False
+        for step in (0, 1):
+            rem = []
+            for y in range(1, img.shape[0] - 1):
+                for x in range(1, img.shape[1] - 1):
+                    if not img[y, x]:
+                        continue
+                    p = [img[y - 1, x], img[y - 1, x + 1], img[y, x + 1], img[y + 1, x + 1],
+                         img[y + 1, x], img[y + 1, x - 1], img[y, x - 1], img[y - 1, x - 1]]
+                    b = sum(int(v) for v in p)
+                    a = sum(1 for i in range(8) if p[i] == 0 and p[(i + 1) % 8] == 1)
+                    if step == 0:
+                        ok = p[0] * p[2] * p[4] == 0 and p[2] * p[4] * p[6] == 0
+                    else:
+                        ok = p[0] * p[2] * p[6] == 0 and p[0] * p[4] * p[6] == 0
+                    if 2 <= b <= 6 and a == 1 and ok:
+                        rem.append((y, x))
+            for y, x in rem:
+                img[y, x] = 0
+            changed = changed or bool(rem)
+        if not changed:
+            return img[1:-1, 1:-1]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000))
+def test_table_thinning_is_zhang_suen(seed: int) -> None:
+    """The lookup-table thinning removes exactly the pixels the textbook rule removes."""
+    rng = np.random.default_rng(seed)
+    m = np.zeros((30, 34), np.uint8)
+    for _ in range(3):
+        p = rng.integers(0, 30, 4)
+        cv2.line(m, (int(p[0]), int(p[1])), (int(p[2]) + 4, int(p[3])), (1,), int(rng.integers(2, 6)))
+    assert np.array_equal(sk.thinning(m), _naive_thinning(m))
