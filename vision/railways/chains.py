@@ -57,7 +57,12 @@ def bands(wire: U8, cfg: RailwaysConfig) -> U8:
         counts = cv2.boxFilter(m, cv2.CV_16U, (k, k), normalize=False)
         del m
         # INTER_AREA by a whole factor is the mean of f x f blocks: sum them exactly
-        blocks = counts.reshape(h // f, f, w // f, f).sum(axis=(1, 3), dtype=np.uint32)
+        # (a block's sum is below k*k*f*f < 65536, so uint16 cannot overflow)
+        blocks = counts[0::f, 0::f].copy()
+        for dy in range(f):
+            for dx in range(f):
+                if dy or dx:
+                    np.add(blocks, counts[dy::f, dx::f], out=blocks)
         band: U8 = (blocks > 0.1 * k * k * f * f).astype(np.uint8)
     else:
         dens = cv2.blur(m.astype(np.float32), (k, k))

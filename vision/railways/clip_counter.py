@@ -240,6 +240,7 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
             t2, s2 = _dp(scores, costs, qmin, qmax, clip_cost + sgn * d, start_ok, end_ok, kappa)
             if len(s2) != count:
                 changed = True
+                break           # the margin is d whichever way the count changed
         if changed:
             margin = d
             break

@@ -45,7 +45,7 @@ class TopView:
         return np.asarray((p + 0.5) / self.px_per_mm + np.asarray(self.origin_mm), dtype=np.float64)
 
 
-BAND_ROWS = 64          # rows of the top view made at a time (keeps float temporaries small)
+BAND_ROWS = 128         # rows of the top view made at a time (keeps float temporaries small)
 
 
 def _coarse_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int, int],
@@ -241,6 +241,7 @@ def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contr
     d = image.reshape(-1, 3)[cand].astype(np.float32)
     d -= b
     dd = np.einsum("ij,ij->i", d, d)
+    d_len = np.maximum(np.sqrt(dd), 1.0)
     best = np.zeros(len(cand), np.float32)
     scores: dict[str, NDArray[np.float32]] = {}
     lim2 = np.float32(min_contrast * min_contrast)
@@ -253,7 +254,7 @@ def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contr
         vv_safe = np.where(ok, vv, np.float32(1.0))
         a = np.clip(dot / vv_safe, 0.0, 1.0)
         res2 = np.maximum(dd - dot * dot / vv_safe, 0.0)
-        rel = np.sqrt(res2) / np.maximum(np.sqrt(dd), 1.0)
+        rel = np.sqrt(res2) / d_len
         sc = np.where(ok & (rel < residual), a * (1.0 - rel / residual), 0.0).astype(np.float32)
         scores[name] = sc
         np.maximum(best, sc, out=best)
