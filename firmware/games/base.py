@@ -92,6 +92,23 @@ class Applied:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class RecordsMoves:
+    """The apply() every session shares: the game's own _apply, then the move kept (for
+    undo and the journal) and its text shown."""
+
+    moves: list[Move]
+    last_text: str
+
+    def apply(self, move: Move) -> Applied:
+        applied = self._apply(move)
+        self.moves.append(dict(move))
+        self.last_text = applied.text
+        return applied
+
+    def _apply(self, move: Move) -> Applied:
+        raise NotImplementedError
+
+
 class GameSession(Protocol):
     """A game in progress on the device: its options, moves and screens."""
 

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Sequence
 from PIL import Image
 
 from firmware.games.base import (
-    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, Rect, Setting, Unclear,
+    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting, Unclear,
     Verdict,
 )
 from firmware.screens import base as scr
@@ -161,7 +161,7 @@ class _Seen:
     path: tuple[Point, ...]
 
 
-class RailwaysSession:
+class RailwaysSession(RecordsMoves):
     """A Paperclip Railways game being refereed: the engine's Position plus where things lie."""
 
     game = "railways"
@@ -558,12 +558,6 @@ class RailwaysSession:
                 "new_station_river_parts": river}
 
     # ---- changing the state ------------------------------------------------------------------
-    def apply(self, move: Move) -> Applied:
-        applied = self._apply(move)
-        self.moves.append(dict(move))
-        self.last_text = applied.text
-        return applied
-
     def _apply(self, move: Move) -> Applied:
         kind = move.get("type")
         if kind == "setup":

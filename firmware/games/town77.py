@@ -18,7 +18,7 @@ from typing import Any
 from PIL import Image
 
 from firmware.games.base import (
-    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, Rect, Setting,
+    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict,
 )
 from firmware.screens import base as scr
@@ -113,7 +113,7 @@ def readings(entry: dict[str, Any], labels: Labels) -> list[Tile]:
     return out
 
 
-class Town77Session:
+class Town77Session(RecordsMoves):
     """A Town 77 game being refereed: RefereeGame plus the moves that built it."""
 
     game = "town77"
@@ -231,12 +231,6 @@ class Town77Session:
                 "cell": cell.name, "source": source}
 
     # -- changing the state ---------------------------------------------------------------
-    def apply(self, move: Move) -> Applied:
-        applied = self._apply(move)
-        self.moves.append(dict(move))
-        self.last_text = applied.text
-        return applied
-
     def _apply(self, move: Move) -> Applied:
         g = self.game_state
         kind = move.get("type")

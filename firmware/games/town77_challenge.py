@@ -25,7 +25,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from firmware.games.base import (
-    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, Rect, Setting,
+    Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict,
 )
 from firmware.games.town77 import Labels, _pitch, _rect
@@ -42,7 +42,8 @@ PILE_ROW = 8                       # the convention: one empty row between city 
 PILE_COLS = (0, 3, 6)
 FIRST_PILE_ROW = 7                 # any tile read at or below this row is a pile top
 LAST_PILE_ROW = 9
-PILE_REACH = 1.5                   # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
+# half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
+PILE_REACH = 1.5
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
 Tops = tuple[Tile | None, ...]
 
@@ -140,7 +141,7 @@ def _consistent(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[A
     return all(labels.tile(*raw[c]) == t for c, t in known.items() if c in raw)
 
 
-class Town77ChallengeSession:
+class Town77ChallengeSession(RecordsMoves):
     """A solo Challenge being refereed: city, tops last seen, tile in hand, moves."""
 
     game = "town77"                 # the reader and table profile are Town 77's
@@ -365,12 +366,6 @@ class Town77ChallengeSession:
         return float(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
 
     # -- changing the state ------------------------------------------------------------------
-    def apply(self, move: Move) -> Applied:
-        applied = self._apply(move)
-        self.moves.append(dict(move))
-        self.last_text = applied.text
-        return applied
-
     def _apply(self, move: Move) -> Applied:
         kind = move.get("type")
         if self.finished:
