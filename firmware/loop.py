@@ -3,8 +3,9 @@
 menu -> setup -> watching -> (verdict | alert | question) -> ... -> end -> menu
 
 One frame's path: camera preview -> MotionDetector (firmware.motion) -> still long
-enough and changed since the last look -> capture_still -> locate_table (markers found
-again every time; a shift means the camera or table moved) -> the game's reader ->
+enough and changed since the last look -> capture_still -> table fit (markers found
+again every time, first near their last place, the whole frame when one is not there; a
+shift means the camera or table moved) -> the game's reader (handed its last lattice) ->
 foreign-object guard -> GameSession.interpret -> verdict on the display (and the move
 through the rules into the journal).
 
