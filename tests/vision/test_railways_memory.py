@@ -163,3 +163,39 @@ def test_table_thinning_is_zhang_suen(seed: int) -> None:
         p = rng.integers(0, 30, 4)
         cv2.line(m, (int(p[0]), int(p[1])), (int(p[2]) + 4, int(p[3])), (1,), int(rng.integers(2, 6)))
     assert np.array_equal(sk.thinning(m), _naive_thinning(m))
+
+
+def _reference() -> Any:
+    from calibration.colour import ColourReference
+    # a white surface that varies across the view (linear coefficients), as markers give
+    return ColourReference((), ((5.2, 0.1, -0.05), (5.3, -0.08, 0.02), (5.25, 0.03, 0.04)), (0.08, 0.1, 0.09),
+                           500.0, "markers", False, ((-0.3, 0.1, -0.05), (-0.2, -0.08, 0.02), (-0.25, 0.03, 0.04)),
+                           (0.02, 0.03, 0.025))
+
+
+def test_in_place_normalisation_is_normalise_rectified() -> None:
+    """Channel-by-channel, band-by-band correction gives normalise_rectified's bytes."""
+    from calibration.colour import normalise_rectified
+    from vision.railways.frame import normalise_in_place
+    rng = np.random.default_rng(9)
+    view = rng.integers(0, 256, (150, 203, 3), dtype=np.uint8)
+    want = normalise_rectified(view, _reference(), (32.0, 30.0), 2.0)
+    got = view.copy()
+    normalise_in_place(got, _reference(), (32.0, 30.0), 2.0, band_rows=32)
+    assert np.array_equal(got, want) and not np.array_equal(got, view)
+
+
+def test_top_view_keeps_uint8_images_and_a_band_made_small_lab() -> None:
+    """The view is uint8; its 1 px/mm Lab equals INTER_AREA of the whole view's Lab."""
+    from calibration.profile import default_profile
+    from vision.railways.frame import top_view
+    rng = np.random.default_rng(2)
+    frame = cv2.resize(rng.integers(0, 256, (60, 80, 3), dtype=np.uint8), (640, 480), interpolation=cv2.INTER_LINEAR)
+    prof = default_profile("railways")
+    h = np.array([[0.5, 0.0, 20.0], [0.0, 0.4, 15.0], [0.0, 0.0, 1.0]])
+    fit = TableFit(image_to_table=np.linalg.inv(h), markers_seen=(), rms_mm=0.0, source="fixed")
+    view = top_view(frame, fit, prof, RailwaysConfig(), band_rows=64)
+    assert view.image.dtype == np.uint8 and view.small_lab is not None and view.small_lab.dtype == np.uint8
+    lab = cv2.cvtColor(view.image, cv2.COLOR_BGR2Lab)
+    want = cv2.resize(lab, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    assert np.array_equal(view.small_lab, want)

@@ -199,12 +199,12 @@ class LazyMap:
 Sampled = Union[F32, LazyMap]
 
 
-def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F64, F64]:
-    """Sample `values` (a top-view map) along the path every STEP_MM, across +-half_mm.
-    Returns the strip (rows along), the sample centres (mm) and the unit normals."""
+def strip_grid(view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F32, F64, F64]:
+    """Where a strip along the path samples the top view: the remap maps (px), the sample
+    centres (mm) and the unit normals; shared by every map sampled along one chain."""
     pts = sk.resample(path_mm, STEP_MM)
     if len(pts) < 2:
-        return np.zeros((0, 1), np.float32), pts, pts
+        return np.zeros((0, 1), np.float32), np.zeros((0, 1), np.float32), pts, pts
     tang = np.gradient(pts, axis=0)
     tang = cv2.GaussianBlur(tang.reshape(-1, 1, 2), (1, 21), 0).reshape(-1, 2)
     tang /= np.maximum(np.linalg.norm(tang, axis=1, keepdims=True), 1e-9)
@@ -214,6 +214,13 @@ def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple
     px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
     mx = px[..., 0].astype(np.float32)
     my = px[..., 1].astype(np.float32)
+    return mx, my, pts, nrm
+
+
+def sample(values: Sampled, mx: F32, my: F32) -> F32:
+    """`values` at the strip grid (bilinear, 0 outside the map)."""
+    if mx.shape[0] == 0:
+        return np.zeros((0, 1), np.float32)
     if isinstance(values, LazyMap):
         # make only the window the samples reach (+2 px for the bilinear neighbours);
         # float32 minus a whole number is exact, so remap samples the very same values
@@ -223,11 +230,18 @@ def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple
         x1 = max(min(w, int(np.floor(mx.max())) + 3), x0)
         y1 = max(min(h, int(np.floor(my.max())) + 3), y0)
         if x1 - x0 < 1 or y1 - y0 < 1:
-            return np.zeros(mx.shape, np.float32), pts, nrm
+            return np.zeros(mx.shape, np.float32)
         src = values.make(slice(y0, y1), slice(x0, x1))
-        mx -= np.float32(x0)
-        my -= np.float32(y0)
+        mx = mx - np.float32(x0)
+        my = my - np.float32(y0)
     else:
         src = values
     s = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
-    return np.asarray(s, dtype=np.float32), pts, nrm
+    return np.asarray(s, dtype=np.float32)
+
+
+def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F64, F64]:
+    """Sample `values` (a top-view map) along the path every STEP_MM, across +-half_mm.
+    Returns the strip (rows along), the sample centres (mm) and the unit normals."""
+    mx, my, pts, nrm = strip_grid(view, path_mm, half_mm)
+    return sample(values, mx, my), pts, nrm

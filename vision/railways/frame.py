@@ -17,7 +17,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.colour import ColourReference, measure_reference, normalise_rectified
+from calibration.colour import (BLACK_LEVEL, WHITE_LEVEL, ColourReference, _DECODE_LUT, _ENCODE_LUT,
+                                _ENCODE_STEPS, measure_reference, srgb_decode)
 from calibration.geometry import TableFit, _apply_h, distort_points
 from calibration.profile import TableProfile
 from vision.railways.config import RailwaysConfig
@@ -32,9 +33,10 @@ class TopView:
     """The normalised top-down image and how its pixels map to table millimetres."""
 
     image: U8                       # BGR, normalised (paper white ~235)
-    lab: U8
+    lab: U8                         # its Lab (empty when only small_lab was kept)
     origin_mm: tuple[float, float]
     px_per_mm: float
+    small_lab: U8 | None = None     # Lab at 1 px/mm (INTER_AREA), for the big things
 
     def to_px(self, pts_mm: NDArray[Any]) -> NDArray[np.float64]:
         p = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2)
@@ -112,37 +114,101 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
              band_rows: int = BAND_ROWS) -> TopView:
     """Rectify the play area (plus a margin) and normalise its colour from the markers.
 
-    Made band by band: the remap maps and the colour correction's float images exist
-    for BAND_ROWS rows at a time, not for the whole 2000 x 2000 view."""
+    Made band by band and channel by channel: no whole-view float image ever exists
+    except one channel of the white map (see normalise_in_place), and the bytes are
+    those of calibration.colour.normalise_rectified on the whole view."""
     ox = profile.area_origin_mm[0] - cfg.margin_mm
     oy = profile.area_origin_mm[1] - cfg.margin_mm
     sw = profile.area_size_mm[0] + 2 * cfg.margin_mm
     sh = profile.area_size_mm[1] + 2 * cfg.margin_mm
     w, h = int(round(sw * cfg.px_per_mm)), int(round(sh * cfg.px_per_mm))
     maps = _BandMaps(fit, (ox, oy), (w, h), cfg.px_per_mm)
+    norm = np.empty((h, w, 3), np.uint8)
+    for y0 in range(0, h, band_rows):
+        y1 = min(h, y0 + band_rows)
+        mx, my = maps.band(y0, y1)
+        norm[y0:y1] = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    del maps
     try:
         ref: ColourReference | None = measure_reference(image, fit, profile)
     except (ValueError, cv2.error):
-        ref = None
-    norm = np.empty((h, w, 3), np.uint8)
-    lab = np.empty((h, w, 3), np.uint8)
-    y0 = 0
-    while y0 < h:
-        y1 = min(h, y0 + band_rows)
-        mx, my = maps.band(y0, y1)
-        rect = np.asarray(cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-                          dtype=np.uint8)
-        del mx, my
-        if ref is not None:
-            try:
-                rect = normalise_rectified(rect, ref, (ox, oy + y0 / cfg.px_per_mm), cfg.px_per_mm)
-            except (ValueError, cv2.error):
-                ref, y0 = None, 0   # as before: an unusable reference leaves the whole view as seen
-                continue
-        norm[y0:y1] = rect
-        lab[y0:y1] = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
-        y0 = y1
-    return TopView(norm, lab, (ox, oy), cfg.px_per_mm)
+        ref = None              # as before: no usable reference leaves the view as seen
+    if ref is not None:
+        normalise_in_place(norm, ref, (ox, oy), cfg.px_per_mm, band_rows)
+    f = int(round(cfg.px_per_mm))
+    # the 1 px/mm Lab straight from each band (INTER_AREA by a whole factor averages f x f
+    # blocks, so bands of whole blocks give the very same bytes) instead of a whole-view Lab
+    if abs(cfg.px_per_mm - f) < 1e-9 and f >= 1 and h % f == 0 and w % f == 0 and band_rows % f == 0:
+        small = np.empty((h // f, w // f, 3), np.uint8)
+        for y0 in range(0, h, band_rows):
+            y1 = min(h, y0 + band_rows)
+            small[y0 // f:y1 // f] = cv2.resize(cv2.cvtColor(norm[y0:y1], cv2.COLOR_BGR2Lab),
+                                                (w // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
+        return TopView(norm, _NO_LAB, (ox, oy), cfg.px_per_mm, small)
+    lab = np.asarray(cv2.cvtColor(norm, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+    small = np.asarray(cv2.resize(lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
+                                  interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    return TopView(norm, lab, (ox, oy), cfg.px_per_mm, small)
+
+
+def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, float], px_per_mm: float,
+                       band_rows: int = BAND_ROWS) -> None:
+    """calibration.colour.normalise_rectified(view, ref, origin_mm, px_per_mm), written
+    back into `view`, one channel and one band of rows at a time.
+
+    Why not normalise_rectified itself: it holds about ten whole-view float images at
+    once (340 MB for a 2000 x 2000 view). Its correction is per pixel and per channel
+    (linear light: v * gain + offset from the white map), so doing it channel by channel
+    with the same float32 operations gives the same bytes (a test pins this) with one
+    whole-view float channel of the white map alive."""
+    h, w = view.shape[:2]
+    s = 1.0 / px_per_mm
+    to_table = np.array([[s, 0, origin_mm[0] + 0.5 * s], [0, s, origin_mm[1] + 0.5 * s], [0, 0, 1]],
+                        dtype=np.float64)
+    coarse = _white_coarse(ref, to_table, (h, w))
+    rho = np.asarray(ref.rho_lin if ref.rho_lin is not None else srgb_decode(np.asarray(ref.rho)),
+                     dtype=np.float32)
+    wt, bt = (float(v) for v in srgb_decode(np.array([WHITE_LEVEL, BLACK_LEVEL]) / 255.0))
+    span = np.float32(wt - bt)
+    one_minus = (1.0 - rho).astype(np.float32)
+    offset = (bt - rho * span / (1.0 - rho)).astype(np.float32)
+    steps = np.float32(_ENCODE_STEPS)
+    for c in range(3):
+        white = cv2.resize(np.ascontiguousarray(coarse[..., c]), (w, h), interpolation=cv2.INTER_LINEAR)
+        for y0 in range(0, h, band_rows):
+            y1 = min(h, y0 + band_rows)
+            gain = span / (white[y0:y1] * one_minus[c])
+            out = _DECODE_LUT[view[y0:y1, :, c]]
+            out *= gain
+            out += offset[c]
+            out *= steps
+            out += np.float32(0.5)
+            idx = np.clip(out, 0, _ENCODE_STEPS).astype(np.int32)
+            view[y0:y1, :, c] = _ENCODE_LUT[idx]
+        del white
+
+
+def _white_coarse(reference: ColourReference, to_table: F64, shape: tuple[int, int], grid: int = 24) -> F32:
+    """calibration.colour._white_map's coarse grid (before its resize to full size)."""
+    h, w = shape
+    gx = min(grid, w)
+    gy = min(grid, h)
+    xs = np.linspace(0, w - 1, gx)
+    ys = np.linspace(0, h - 1, gy)
+    px = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    ph = np.hstack([px, np.ones((len(px), 1))]) @ to_table.T
+    mm = ph[:, :2] / ph[:, 2:3]
+    return np.asarray(reference.white_lin_at(mm).reshape(gy, gx, 3).astype(np.float32), dtype=np.float32)
+
+
+_NO_LAB = np.zeros((0, 0, 3), np.uint8)
+
+
+def lab_rows(view: TopView, y0: int, y1: int) -> U8:
+    """Rows y0..y1-1 of the view's Lab, from the kept Lab or made again from the image."""
+    if view.lab.size:
+        return np.asarray(view.lab[y0:y1], dtype=np.uint8)
+    return np.asarray(cv2.cvtColor(view.image[y0:y1], cv2.COLOR_BGR2Lab), dtype=np.uint8)
 
 
 def lab_of(bgr: tuple[int, int, int]) -> NDArray[np.float32]:

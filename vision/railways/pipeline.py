@@ -18,11 +18,12 @@ from numpy.typing import NDArray
 
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
-from vision.railways.chains import LazyMap, Sampled, bands, bridge, chain_paths, extend, strip, wire_maps
+from vision.railways.chains import (LazyMap, Sampled, bands, bridge, chain_paths, extend, sample, strip,
+                                    strip_grid, wire_maps)
 from vision.railways.clip_counter import STEP_MM, CountResult, count_clips
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches
-from vision.railways.frame import TopView, background, blind_full, top_view
+from vision.railways.frame import BAND_ROWS, TopView, background, blind_full, lab_rows, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.stations import Station, find_cubes, find_stations
 
@@ -86,13 +87,13 @@ def _presence_limits(e: F32, first_row: int, last_row: int, gap_rows: int) -> tu
     return lo, hi
 
 
-def _weights(view: TopView, path_ext: F64, half: float, cover: Sampled, same_large: Sampled | None) -> F32:
+def _weights(cover: Sampled, same_large: Sampled | None, mx: F32, my: F32) -> F32:
     """1 where the chain's own wire can be seen, 0 where something covers it (another
     chain's wire, a card of the chain's own colour, a cube)."""
-    cv_, _, _ = strip(cover, view, path_ext, half)
+    cv_ = sample(cover, mx, my)
     w = np.clip(1.0 - cv_ * 2.0, 0.0, 1.0)
     if same_large is not None:
-        sl, _, _ = strip(same_large, view, path_ext, half)
+        sl = sample(same_large, mx, my)
         w = np.where(sl > 0.45, 0.0, w)
     w = cv2.erode(w.astype(np.float32), np.ones((3, 3), np.uint8))
     return np.asarray(w, dtype=np.float32)
@@ -105,8 +106,9 @@ def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     half = width / 2 + wire_mm + 2.5
     ext_by = clip_len
     ext = extend(path, ext_by)
-    e, pts, _ = strip(wire, view, ext, half)
-    w = _weights(view, ext, half, cover, same_large)
+    mx, my, pts, _ = strip_grid(view, ext, half)      # one grid for every map of this chain
+    e = sample(wire, mx, my)
+    w = _weights(cover, same_large, mx, my)
     n = len(e)
     if n < 4:
         return CountResult(0, (), (), 0.0, 0.0, 1.0), path
@@ -199,12 +201,13 @@ _NO_PIXELS = np.zeros((0, 0, 3), np.uint8)
 def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
                previous: U8 | None = None) -> dict[str, Any]:
     view = top_view(image, fit, profile, cfg)
-    small_lab: U8 = cv2.resize(view.lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
-                               interpolation=cv2.INTER_AREA)
+    small_lab: U8 = (view.small_lab if view.small_lab is not None else
+                     cv2.resize(view.lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
+                                interpolation=cv2.INTER_AREA))
     changed: U8 | None = None
     if previous is not None:
         changed = _changed(view, previous, fit, profile, cfg)
-    view.lab = _NO_PIXELS                   # every later stage reads small_lab or the wires
+    view.lab = view.small_lab = _NO_PIXELS  # every later stage reads small_lab or the wires
     stations = find_stations(view, cfg, small_lab, 1.0)
     find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
     obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg)
@@ -290,10 +293,13 @@ def _changed_wire(wire: U8, changed: U8) -> LazyMap:
 def _changed(view: TopView, previous: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig) -> U8:
     """Pixels of the top view that differ from the previous frame's (dilated by a wire)."""
     before = top_view(previous, fit, profile, cfg)
-    before.image = _NO_PIXELS
-    d = cv2.absdiff(view.lab, before.lab).max(axis=2)
+    h = view.image.shape[0]
+    m = np.empty(view.image.shape[:2], np.uint8)
+    for y0 in range(0, h, BAND_ROWS):          # Lab band by band, never two whole-view Labs
+        y1 = min(h, y0 + BAND_ROWS)
+        d = cv2.absdiff(lab_rows(view, y0, y1), lab_rows(before, y0, y1)).max(axis=2)
+        m[y0:y1] = d > 30
     del before
-    m = (d > 30).astype(np.uint8)
     return np.asarray(cv2.dilate(m, np.ones((5, 5), np.uint8)), dtype=np.uint8)
 
 
