@@ -42,23 +42,25 @@ _ZS_OFFSETS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, 
 
 
 def thinning(mask: U8) -> U8:
-    """Zhang-Suen thinning of a 0/1 mask: each sub-iteration codes every pixel's eight
-    neighbours as one byte and looks the deletion test up in a table."""
-    img = (mask > 0).astype(np.uint8)
-    img = np.pad(img, 1)
-    h, w = img.shape
-    code = np.zeros((h - 2, w - 2), np.uint8)
+    """Zhang-Suen thinning of a 0/1 mask: each sub-iteration codes the eight neighbours of
+    every remaining foreground pixel as one byte and looks the deletion test up in a
+    table (a chain's crop is mostly background, so only its own pixels are visited)."""
+    img = np.pad((mask > 0).astype(np.uint8), 1)
+    w = img.shape[1]
+    flat = img.reshape(-1)
+    offs = [dy * w + dx for dy, dx in _ZS_OFFSETS]
+    fg = np.flatnonzero(flat)
     changed = True
     while changed:
         changed = False
         for step in (0, 1):
-            code[:] = 0
-            for bit, (dy, dx) in enumerate(_ZS_OFFSETS):
-                code |= img[1 + dy:h - 1 + dy, 1 + dx:w - 1 + dx] << np.uint8(bit)
-            inner = img[1:-1, 1:-1]
-            rem = (inner == 1) & _ZS_LUT[step][code]
+            code = np.zeros(len(fg), np.uint8)
+            for bit, off in enumerate(offs):
+                code |= flat[fg + off] << np.uint8(bit)
+            rem = _ZS_LUT[step][code]
             if rem.any():
-                inner[rem] = 0
+                flat[fg[rem]] = 0
+                fg = fg[~rem]
                 changed = True
     return np.asarray(img[1:-1, 1:-1], dtype=np.uint8)
 
@@ -134,6 +136,16 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
     """Smooth centre paths of a band mask: thinned, spurs pruned, crossings paired."""
     sk = thinning(mask)
     edges, _ = graph_edges(sk)
+    # edge lengths are asked for again on every pruning pass: measure each edge once
+    # (the cache holds the edge itself, so its id cannot be reused while cached)
+    measured: dict[int, tuple[list[tuple[int, int]], float]] = {}
+
+    def length(e: list[tuple[int, int]]) -> float:
+        hit = measured.get(id(e))
+        if hit is None:
+            hit = measured[id(e)] = (e, _length(e))
+        return hit[1]
+
     # prune spurs: edges with a free end shorter than spur_px, repeatedly
     for _ in range(4):
         ends: dict[tuple[int, int], int] = {}
@@ -145,7 +157,7 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
         for e in edges:
             free = ends[e[0]] == 1 or ends[e[-1]] == 1
             junction = ends[e[0]] >= 3 or ends[e[-1]] >= 3
-            if free and junction and _length(e) < spur_px:
+            if free and junction and length(e) < spur_px:
                 pruned = True
                 continue
             keep.append(e)
@@ -169,7 +181,7 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
     keep2 = []
     for e in edges:
         if (ends_count[e[0]] >= 3 and ends_count[e[-1]] >= 3 and e[0] != e[-1]
-                and _length(e) <= 6.0):
+                and length(e) <= 6.0):
             rep[find(e[0])] = find(e[-1])
             continue
         keep2.append(e)
