@@ -199,3 +199,15 @@ def test_top_view_keeps_uint8_images_and_a_band_made_small_lab() -> None:
     lab = cv2.cvtColor(view.image, cv2.COLOR_BGR2Lab)
     want = cv2.resize(lab, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     assert np.array_equal(view.small_lab, want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([(-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1)]),
+                min_size=1, max_size=20), st.sampled_from([6.0, 14.0, 7.5]), st.booleans())
+def test_short_edge_test_agrees_with_measuring(steps: list[tuple[int, int]], limit: float, inclusive: bool) -> None:
+    """Skipping the measurement of long skeleton edges never changes a spur decision."""
+    e = [(50, 50)]
+    for dy, dx in steps:
+        e.append((e[-1][0] + dy, e[-1][1] + dx))
+    length = sk._length(e)
+    assert sk._shorter(e, limit, inclusive) == (length <= limit if inclusive else length < limit)

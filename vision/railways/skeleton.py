@@ -123,6 +123,15 @@ def _length(e: list[tuple[int, int]]) -> float:
     return float(np.sum(np.hypot(*np.diff(a, axis=0).T))) if len(a) > 1 else 0.0
 
 
+def _shorter(e: list[tuple[int, int]], limit: float, inclusive: bool = False) -> bool:
+    """_length(e) < limit (or <= limit): every pixel step is at least 1 long, so an edge
+    of at least `limit` steps never is, and only short edges are measured."""
+    steps = len(e) - 1
+    if steps > limit or (steps == limit and not inclusive):
+        return False
+    return _length(e) <= limit if inclusive else _length(e) < limit
+
+
 def _direction(e: list[tuple[int, int]], at_start: bool, span: int = 8) -> NDArray[np.float64]:
     """Unit direction pointing away from the edge's end (start or finish), in (x, y)."""
     a = np.asarray(e if at_start else e[::-1], dtype=np.float64)
@@ -136,16 +145,6 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
     """Smooth centre paths of a band mask: thinned, spurs pruned, crossings paired."""
     sk = thinning(mask)
     edges, _ = graph_edges(sk)
-    # edge lengths are asked for again on every pruning pass: measure each edge once
-    # (the cache holds the edge itself, so its id cannot be reused while cached)
-    measured: dict[int, tuple[list[tuple[int, int]], float]] = {}
-
-    def length(e: list[tuple[int, int]]) -> float:
-        hit = measured.get(id(e))
-        if hit is None:
-            hit = measured[id(e)] = (e, _length(e))
-        return hit[1]
-
     # prune spurs: edges with a free end shorter than spur_px, repeatedly
     for _ in range(4):
         ends: dict[tuple[int, int], int] = {}
@@ -157,7 +156,7 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
         for e in edges:
             free = ends[e[0]] == 1 or ends[e[-1]] == 1
             junction = ends[e[0]] >= 3 or ends[e[-1]] >= 3
-            if free and junction and length(e) < spur_px:
+            if free and junction and _shorter(e, spur_px):
                 pruned = True
                 continue
             keep.append(e)
@@ -181,7 +180,7 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
     keep2 = []
     for e in edges:
         if (ends_count[e[0]] >= 3 and ends_count[e[-1]] >= 3 and e[0] != e[-1]
-                and length(e) <= 6.0):
+                and _shorter(e, 6.0, inclusive=True)):
             rep[find(e[0])] = find(e[-1])
             continue
         keep2.append(e)
