@@ -68,8 +68,10 @@ class TilesConfig:
     cover this fraction of the face: a printed symbol is large, a line crossing of a
     cutting mat or a knot in wood is not."""
     symbol_rim: float = 0.03
-    """A print reaching within this many pitches of the face ring's outer edge on three
-    or four sides runs out of the cell: table texture, not a symbol."""
+    symbol_thin: float = 0.2
+    """A print covering less than symbol_thin of the face and reaching within symbol_rim
+    pitches of the face ring's outer edge on all four sides runs out of the cell: a
+    cutting mat's grid, not a symbol (real tiles' big symbols reach the edges too)."""
     symbol_min_de: float = 12.0
     """Least delta E between symbol and face (print on a tile is never subtler)."""
     faint_symbol_de: float = 5.0

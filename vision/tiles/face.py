@@ -197,8 +197,8 @@ def _symbol_mask(d: F64, inner: NDArray[np.bool_], thr: float, geo: CellGeometry
         # specks left in the centre (a mat's line crossing, grain) are no print
         return None
     rim = mask & (geo.cheb >= cfg.face_ring[1] - cfg.symbol_rim)
-    if len(np.unique(geo.side[rim])) >= 3:
-        # lines running out of the cell on three or four sides: a cutting mat's grid
-        # or wood grain, not a print inside a tile's face
+    if frac < cfg.symbol_thin and len(np.unique(geo.side[rim])) == 4:
+        # thin lines running out of the cell on all four sides: a cutting mat's grid,
+        # not a print (a big printed symbol may reach the edges, but it is not thin)
         return None
     return mask
