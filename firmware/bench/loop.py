@@ -95,16 +95,13 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
     rules forbid it (touching the city, sharing a shape or a colour with its row or
     column), then taken back. `labels` receives one word per frame: empty, legal,
     illegal, back (the illegal tile taken back) or hand."""
-    from rules.town77.city import Cell
-    from rules.town77.placement import why_illegal
-
     def mark(label: str) -> None:
         if labels is not None:
             labels.append(label)
 
     from calibration.profile import default_profile
     from rules.town77.city import City
-    from rules.town77.placement import legal_cells
+    from rules.town77.placement import line_mistakes, random_placement
     from rules.town77.tiles import ALL_TILES
     from vision.synth import render_scene
     from vision.synth.occluders import random_cup, random_hand
@@ -129,15 +126,11 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
     cup: dict[str, Any] | None = None
     cup_left = 0
     while len(cells) < moves:
-        options = [(t, legal_cells(city, t)) for t in bag]
-        options = [(t, c) for t, c in options if c]
-        if not options:
+        pick = random_placement(city, bag, rng)
+        if pick is None:
             break
-        t, cs = options[rng.randrange(len(options))]
-        cell = cs[rng.randrange(len(cs))]
+        t, cell = pick
         bag.remove(t)
-        prev_city = city
-        city = city.with_tile(cell, t)
         if cups and cup is None and rng.random() < 0.3:
             # players put cups down beside the city, not on it or where the next tile goes
             near = [cell_centre(style, c["row"], c["col"]) for c in cells]
@@ -150,9 +143,9 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
                     break
         still = [cup] if cup is not None else []
         if illegal > 0 and rng.random() < illegal:
-            bad = _illegal_placement(prev_city, bag, rng, Cell, why_illegal)
-            if bad is not None:
-                bt, bc = bad
+            mistakes = line_mistakes(city, bag)   # tried before the legal tile goes down
+            if mistakes:
+                bt, bc = mistakes[rng.randrange(len(mistakes))]
                 wrong = list(cells) + [{"row": bc.row, "col": bc.col, "shape": bt.shape,
                                          "colour": bt.colour, "serial": 1}]
                 frames.append(render_scene(city_scene(wrong, style, env, seed + 300 + len(cells),
@@ -165,6 +158,7 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
             frames.append(render_scene(city_scene(list(cells), style, env, seed + 100 + len(cells),
                                                   [random_hand(rng, prof)] + still)).image)
             mark("hand")
+        city = city.with_tile(cell, t)
         cells.append({"row": cell.row, "col": cell.col, "shape": t.shape, "colour": t.colour})
         placed.append((cell.row, cell.col))
         frames.append(render_scene(city_scene(list(cells), style, env, seed + 200 + len(cells),
@@ -175,18 +169,6 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
             if cup_left <= 0:
                 cup = None
     return frames, placed
-
-
-def _illegal_placement(city: Any, bag: list[Any], rng: random.Random, cell_type: Any,
-                       why_illegal: Any) -> tuple[Any, Any] | None:
-    """A tile of the bag and a free cell touching the city where the rules refuse it
-    (a shape or colour already in that row or column): the mistake players make."""
-    free = [cell_type(r, c) for r in range(7) for c in range(7)
-            if city[cell_type(r, c)] is None
-            and any(0 <= r + dr < 7 and 0 <= c + dc < 7 and city[cell_type(r + dr, c + dc)] is not None
-                    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
-    tries = [(t, c) for t in bag for c in free if why_illegal(city, t, c) is not None]
-    return tries[rng.randrange(len(tries))] if tries else None
 
 
 class PacedCamera:

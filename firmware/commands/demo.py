@@ -33,7 +33,7 @@ def game_scenes(seed: int, moves: int = 8, resolution: tuple[int, int] = DEMO_RE
     tile breaking the row/column rule is put down first and then taken back."""
     from calibration.profile import default_profile
     from rules.town77.city import Cell, City
-    from rules.town77.placement import Reason, legal_cells, why_illegal
+    from rules.town77.placement import line_mistakes, random_placement
     from rules.town77.tiles import ALL_TILES
     from vision.synth.occluders import random_hand
     from vision.synth.randomize import easy_environment, random_environment
@@ -64,16 +64,13 @@ def game_scenes(seed: int, moves: int = 8, resolution: tuple[int, int] = DEMO_RE
         if city.is_empty:
             tile, cell = bag.pop(), Cell(0, 0)
         else:
-            options = [(t, legal_cells(city, t)) for t in bag]
-            options = [(t, cs) for t, cs in options if cs]
-            if not options:
+            pick = random_placement(city, bag, rng)
+            if pick is None:
                 return
-            tile, cs = options[rng.randrange(len(options))]
-            cell = cs[rng.randrange(len(cs))]
+            tile, cell = pick
             bag.remove(tile)
         if illegal_at is not None and len(cells) == illegal_at:
-            wrong = [(t, c) for t in bag for c in _frontier(city)
-                     if (why_illegal(city, t, c) or Reason.CELL_TAKEN).name.startswith("SAME_")]
+            wrong = line_mistakes(city, bag)
             if wrong:
                 t, c = wrong[rng.randrange(len(wrong))]
                 bad = cells + [{"row": c.row, "col": c.col, "shape": t.shape, "colour": t.colour}]
@@ -84,12 +81,6 @@ def game_scenes(seed: int, moves: int = 8, resolution: tuple[int, int] = DEMO_RE
         city = city.with_tile(cell, tile)
         cells.append({"row": cell.row, "col": cell.col, "shape": tile.shape, "colour": tile.colour})
         yield scene(cells)
-
-
-def _frontier(city: Any) -> list[Any]:
-    from rules.town77.city import ALL_CELLS
-    mask = city.frontier()
-    return [c for c in ALL_CELLS if mask >> (c.row * 7 + c.col) & 1]
 
 
 def main(args: argparse.Namespace) -> int:

@@ -7,7 +7,8 @@ rule (shape before colour, row before column).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import random
+from collections.abc import Iterable, Sequence
 from enum import Enum
 
 from rules.town77.city import ALL_CELLS, FACE_DOWN, Cell, City
@@ -119,3 +120,22 @@ def placeable_tiles_mask(city: City, tiles_mask: int) -> int:
             if tiles_mask & bit and shape_cells & ~city.forbid_colour[colour]:
                 out |= bit
     return out
+
+
+def random_placement(city: City, tiles: Sequence[Tile], rng: random.Random) -> tuple[Tile, Cell] | None:
+    """A tile of `tiles` that has a legal cell, and one of its legal cells, each picked
+    uniformly (simulated games and the demo); None when no tile can go anywhere."""
+    options = [(t, cells) for t in tiles if (cells := legal_cells(city, t))]
+    if not options:
+        return None
+    tile, cells = options[rng.randrange(len(options))]
+    return tile, cells[rng.randrange(len(cells))]
+
+
+def line_mistakes(city: City, tiles: Sequence[Tile]) -> list[tuple[Tile, Cell]]:
+    """Every (tile, cell) on a free cell touching the city that breaks the row/column rule:
+    the mistake players really make (tile by tile, cells in reading order)."""
+    mask = city.frontier()
+    cells = [c for c in ALL_CELLS if mask >> c.offset & 1]
+    return [(t, c) for t in tiles for c in cells
+            if (reason := why_illegal(city, t, c)) is not None and reason.name.startswith("SAME_")]
