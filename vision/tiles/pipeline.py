@@ -21,7 +21,7 @@ from vision.tiles.grid import GridFit, fit_grid, refine_grid
 from vision.tiles.group import agglomerate, pairwise
 from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, side_steps
 from vision.tiles.palette import name_groups
-from vision.tiles.trust import anchored
+from vision.tiles.trust import anchored, side_groups
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
 
 F64 = NDArray[np.float64]
@@ -200,24 +200,7 @@ def _main_group(tiles: list[TileReading]) -> set[int]:
     """Indices of the largest group of tiles joined side by side: the tiles of the game.
     A hand or a stray card off to one side reads as a few "tiles" of its own, which
     must not decide what the fronts of the game look like."""
-    at = {(t.col, t.row): i for i, t in enumerate(tiles)}
-    best: set[int] = set()
-    seen: set[int] = set()
-    for start in range(len(tiles)):
-        if start in seen:
-            continue
-        group, todo = {start}, [start]
-        while todo:
-            t = tiles[todo.pop()]
-            for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                j = at.get((t.col + dc, t.row + dr))
-                if j is not None and j not in group:
-                    group.add(j)
-                    todo.append(j)
-        seen |= group
-        if len(group) > len(best):
-            best = group
-    return best
+    return max(side_groups(tiles), key=len, default=set())
 
 
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:

@@ -24,17 +24,34 @@ class _Cell(Protocol):
 T = TypeVar("T", bound=_Cell)
 
 
+def side_groups(tiles: Sequence[_Cell]) -> list[set[int]]:
+    """Indices of the tiles joined side by side, through tiles, one set per group (in
+    order of each group's first tile)."""
+    at = {(t.col, t.row): i for i, t in enumerate(tiles)}
+    groups: list[set[int]] = []
+    seen: set[int] = set()
+    for start in range(len(tiles)):
+        if start in seen:
+            continue
+        group = {start}
+        todo = deque([start])
+        while todo:
+            t = tiles[todo.popleft()]
+            for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                j = at.get((t.col + dc, t.row + dr))
+                if j is not None and j not in group:
+                    group.add(j)
+                    todo.append(j)
+        seen |= group
+        groups.append(group)
+    return groups
+
+
 def anchored(tiles: Sequence[T], face_up: Sequence[bool]) -> list[T]:
     """The tiles joined side by side, through tiles, to a face-up tile (face-up tiles
     included); none at all when no tile is face up."""
-    at = {(t.col, t.row): i for i, t in enumerate(tiles)}
-    keep: set[int] = {i for i, up in enumerate(face_up) if up}
-    todo = deque(keep)
-    while todo:
-        t = tiles[todo.popleft()]
-        for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            j = at.get((t.col + dc, t.row + dr))
-            if j is not None and j not in keep:
-                keep.add(j)
-                todo.append(j)
+    keep: set[int] = set()
+    for group in side_groups(tiles):
+        if any(face_up[i] for i in group):
+            keep |= group
     return [t for i, t in enumerate(tiles) if i in keep]
