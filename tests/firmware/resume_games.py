@@ -279,3 +279,27 @@ def kill_then_finish(game: ScriptedGame, state: Path, rng: random.Random, record
     trial.stderr = done.stderr
     trial.summary = summary(state)
     return trial
+
+
+def reference(game: ScriptedGame, state: Path) -> dict[str, Any]:
+    """The uninterrupted run of a game, as the resume tests compare against it."""
+    result, records, duration = straight_run(game, state)
+    return {"game": game, "summary": result, "records": records, "duration": duration}
+
+
+def kills_then_same_summary(ref: dict[str, Any], folder: Path, rng: random.Random,
+                            wanted: int = 3) -> tuple[int, int]:
+    """SIGKILLs on fresh state folders (the first two in a row on one folder) until
+    `wanted` have landed, each folder then run to the end, which must exit cleanly with
+    the uninterrupted run's summary. Returns (kills, kills with a game in the journal)."""
+    kills = with_game = 0
+    for trial, n in enumerate((2, 1, 1, 1, 1)):
+        if kills >= wanted:
+            break
+        t = kill_then_finish(ref["game"], folder / f"s{trial}", rng, ref["records"],
+                             ref["duration"], n)
+        kills += t.kills
+        with_game += t.into_game
+        assert t.returncode == 0 and "Traceback" not in t.stderr, t.stderr
+        assert t.summary == ref["summary"]
+    return kills, with_game

@@ -19,9 +19,7 @@ import resume_games as rg
 @pytest.fixture(scope="module")
 def straight(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("railways")
-    game = rg.railways_game(root / "game", seed=3, max_builds=6)
-    summary, records, duration = rg.straight_run(game, root / "straight")
-    return {"game": game, "summary": summary, "records": records, "duration": duration}
+    return rg.reference(rg.railways_game(root / "game", seed=3, max_builds=6), root / "straight")
 
 
 def test_uninterrupted_run_scores_as_the_simulated_game(straight: dict[str, Any]) -> None:
@@ -37,15 +35,5 @@ def test_sigkill_then_restart_ends_as_the_uninterrupted_run(straight: dict[str, 
                                                             tmp_path: Path) -> None:
     """Three SIGKILLs (the first two in a row on one state folder; at least two with a game
     in the journal), each state folder then run to the end: the same summary."""
-    rng = random.Random(9)
-    kills = with_game = 0
-    for trial, n in enumerate((2, 1, 1, 1, 1)):
-        if kills >= 3:
-            break
-        t = rg.kill_then_finish(straight["game"], tmp_path / f"s{trial}", rng, straight["records"],
-                                straight["duration"], n)
-        kills += t.kills
-        with_game += t.into_game
-        assert t.returncode == 0 and "Traceback" not in t.stderr, t.stderr
-        assert t.summary == straight["summary"]
+    kills, with_game = rg.kills_then_same_summary(straight, tmp_path, random.Random(9))
     assert kills >= 3 and with_game >= 2

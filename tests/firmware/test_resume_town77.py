@@ -18,9 +18,7 @@ import resume_games as rg
 @pytest.fixture(scope="module")
 def straight(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("town77")
-    game = rg.town77_game(root / "game", seed=21, moves=7)
-    summary, records, duration = rg.straight_run(game, root / "straight")
-    return {"game": game, "summary": summary, "records": records, "duration": duration}
+    return rg.reference(rg.town77_game(root / "game", seed=21, moves=7), root / "straight")
 
 
 def test_uninterrupted_run_referees_the_scripted_game(straight: dict[str, Any]) -> None:
