@@ -38,9 +38,6 @@ class TilesConfig:
     refits: int = 3
     """At most this many lattice refits on tile centres (stops once it stops moving)."""
     # -- occupancy ---------------------------------------------------------------
-    min_edge_contrast: float = 0.35
-    """A cell is a tile when its own outline is at least this fraction of the
-    typical tile outline strength of the frame."""
     back_outline: float = 0.35
     """A face-down tile's free sides need a straight step at least this fraction of the
     face-up tiles' typical one (a back of the table's colour still has a cut edge)."""

@@ -1,8 +1,9 @@
 """Which lattice cells hold a tile.
 
-Coarse pass (cheap, whole play area): a tile is a square outline, so a candidate cell
-has edge energy along all four of its sides. Fine pass (candidates only): a tile shows
-a symbol, or a plain face unlike the bare table (a tile's back).
+Coarse pass (cheap, whole play area): a candidate cell shows a symbol in its centre or a
+plain face unlike the bare table. Fine pass (candidates only): a tile shows a symbol, or
+a plain face unlike the bare table (a tile's back), and a back needs a straight cut edge
+on its free sides (side_steps).
 """
 
 from __future__ import annotations
@@ -17,65 +18,6 @@ from vision.tiles.grid import GridFit
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
-
-
-def side_energy(gx: F32, gy: F32, grid: GridFit, px_per_mm: float,
-                origin_mm: tuple[float, float], area: tuple[float, float, float, float],
-                band: float = 0.14) -> tuple[dict[tuple[int, int], F64], NDArray[np.int64]]:
-    """Mean edge energy across each of the 4 sides (left, right, top, bottom) of every
-    cell lying wholly inside area (x0, y0, x1, y1 in table mm), and the cell of every
-    pixel as one integer key (col + row * 100000, for masks)."""
-    h, w = gx.shape
-    ux, uy = grid.axes
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
-    X = origin_mm[0] + (xs + 0.5) / px_per_mm - grid.origin_mm[0]
-    Y = origin_mm[1] + (ys + 0.5) / px_per_mm - grid.origin_mm[1]
-    u = (X * ux[0] + Y * ux[1]) / grid.pitch_mm
-    v = (X * uy[0] + Y * uy[1]) / grid.pitch_mm
-    cu, cv = np.floor(u), np.floor(v)
-    fu, fv = u - cu, v - cv
-    gu = np.abs(gx * ux[0] + gy * ux[1]).astype(np.float64)
-    gv = np.abs(gx * uy[0] + gy * uy[1]).astype(np.float64)
-    ci = cu.astype(np.int64)
-    ri = cv.astype(np.int64)
-    cmin, rmin = int(ci.min()), int(ri.min())
-    ncol, nrow = int(ci.max()) - cmin + 1, int(ri.max()) - rmin + 1
-    key = ((ri - rmin) * ncol + (ci - cmin)).ravel()
-    nk = ncol * nrow
-    sides = []
-    for sel, g in (((fu < band) & (fv > band) & (fv < 1 - band), gu),
-                   ((fu > 1 - band) & (fv > band) & (fv < 1 - band), gu),
-                   ((fv < band) & (fu > band) & (fu < 1 - band), gv),
-                   ((fv > 1 - band) & (fu > band) & (fu < 1 - band), gv)):
-        s = sel.ravel()
-        num = np.bincount(key[s], weights=g.ravel()[s], minlength=nk)
-        den = np.bincount(key[s], minlength=nk).astype(np.float64)
-        sides.append(num / np.maximum(den, 1.0))
-    count = np.bincount(key, minlength=nk)
-    full = count >= 0.8 * (grid.pitch_mm * px_per_mm) ** 2
-    out: dict[tuple[int, int], F64] = {}
-    x0, y0, x1, y1 = area
-    for k in np.nonzero(full)[0]:
-        c, r = int(k % ncol) + cmin, int(k // ncol) + rmin
-        ctr = grid.cell_centre_mm(c, r)
-        h2 = 0.5 * grid.pitch_mm
-        if not (x0 + h2 * 0.7 <= ctr[0] <= x1 - h2 * 0.7 and y0 + h2 * 0.7 <= ctr[1] <= y1 - h2 * 0.7):
-            continue
-        out[(c, r)] = np.array([s[k] for s in sides])
-    return out, (ci + ri * 100000).astype(np.int64)
-
-
-def candidates(energy: dict[tuple[int, int], F64], cfg: TilesConfig,
-               floor: float) -> list[tuple[int, int]]:
-    """Cells whose weakest side is strong compared with the frame's tile outlines."""
-    if not energy:
-        return []
-    weakest = {k: float(v.min()) for k, v in energy.items()}
-    top = max(weakest.values())
-    if top < floor:
-        return []
-    thr = max(floor, cfg.min_edge_contrast * top)
-    return sorted((k for k, v in weakest.items() if v >= thr), key=lambda t: (t[1], t[0]))
 
 
 def is_tile(look: CellLook, table_lab: F64, table_spread: float, cfg: TilesConfig) -> bool:
