@@ -188,7 +188,6 @@ def labels(scenes: int, seed: int, resolution: tuple[int, int]) -> dict[str, Any
     from calibration.profile import default_profile
     from vision.api import AnalyzeOptions
     from vision.synth import random_scene, render_scene
-    from vision.synth.randomize import random_environment
     from vision.synth.town77 import city_scene, random_style
     from vision.town77 import reader
     from vision.town77.teach import teach
@@ -200,15 +199,15 @@ def labels(scenes: int, seed: int, resolution: tuple[int, int]) -> dict[str, Any
         s_seed = seed + k
         scene = random_scene("town77", s_seed, resolution=resolution)
         style = random_style(s_seed, profile)
-        env = random_environment(random.Random(f"town77:{s_seed}"), resolution, profile)
-        env["profile"] = profile.name
         perm = list(range(7))
         random.Random(s_seed).shuffle(perm)
         row = [{"row": 0, "col": i, "shape": i, "colour": perm[i]} for i in range(7)]
         names = [f"{style['shape_set'][i]}:{style['colour_set'][perm[i]]}" for i in range(7)]
         out["scenes"] += 1
         try:
-            teach_img = render_scene(city_scene(row, style, env, s_seed + 7)).image
+            # the city's own scene is the environment (table, camera, light; its pieces
+            # are replaced by the teaching row)
+            teach_img = render_scene(city_scene(row, style, scene, s_seed + 7)).image
             palette = teach(teach_img, locate_table(teach_img, profile), names, AnalyzeOptions(profile))
             image = render_scene(scene).image
             obs = reader.analyze(image, locate_table(image, profile), AnalyzeOptions(profile, palette=palette))
