@@ -231,11 +231,11 @@ def _apply(image: NDArray[np.uint8], white_lin: NDArray[np.float32],
     return np.asarray(_ENCODE_LUT[idx], dtype=np.uint8)
 
 
-def _white_map(reference: ColourReference, to_table: FloatArray, shape: tuple[int, int],
+def white_grid(reference: ColourReference, to_table: FloatArray, shape: tuple[int, int],
                grid: int = 24) -> NDArray[np.float32]:
-    """The white surface on a coarse grid of output pixels, resized to full size.
-
-    `to_table` maps output pixel coordinates (x, y) to table mm (3x3 homography)."""
+    """The white surface (linear light) sampled on a coarse grid of at most grid x grid
+    output pixels spanning an output of `shape`; `to_table` maps output pixel (x, y) to
+    table mm (3x3 homography). Resized to full size it is the per-pixel white."""
     h, w = shape
     gx = min(grid, w)
     gy = min(grid, h)
@@ -244,7 +244,14 @@ def _white_map(reference: ColourReference, to_table: FloatArray, shape: tuple[in
     px = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
     ph = np.hstack([px, np.ones((len(px), 1))]) @ to_table.T
     mm = ph[:, :2] / ph[:, 2:3]
-    white = reference.white_lin_at(mm).reshape(gy, gx, 3).astype(np.float32)
+    return np.asarray(reference.white_lin_at(mm).reshape(gy, gx, 3), dtype=np.float32)
+
+
+def _white_map(reference: ColourReference, to_table: FloatArray, shape: tuple[int, int],
+               grid: int = 24) -> NDArray[np.float32]:
+    """The white surface on a coarse grid of output pixels, resized to full size."""
+    h, w = shape
+    white = white_grid(reference, to_table, shape, grid)
     return np.asarray(cv2.resize(white, (w, h), interpolation=cv2.INTER_LINEAR), dtype=np.float32)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.colour import (BLACK_LEVEL, WHITE_LEVEL, ColourReference, _DECODE_LUT, _ENCODE_LUT,
-                                _ENCODE_STEPS, measure_reference, srgb_decode)
+                                _ENCODE_STEPS, measure_reference, srgb_decode, white_grid)
 from calibration.geometry import TableFit, _apply_h, distort_points
 from calibration.profile import TableProfile
 from vision.railways.config import RailwaysConfig
@@ -165,7 +165,7 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
     s = 1.0 / px_per_mm
     to_table = np.array([[s, 0, origin_mm[0] + 0.5 * s], [0, s, origin_mm[1] + 0.5 * s], [0, 0, 1]],
                         dtype=np.float64)
-    coarse = _white_coarse(ref, to_table, (h, w))
+    coarse = white_grid(ref, to_table, (h, w))
     rho = np.asarray(ref.rho_lin if ref.rho_lin is not None else srgb_decode(np.asarray(ref.rho)),
                      dtype=np.float32)
     wt, bt = (float(v) for v in srgb_decode(np.array([WHITE_LEVEL, BLACK_LEVEL]) / 255.0))
@@ -186,19 +186,6 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
             idx = np.clip(out, 0, _ENCODE_STEPS).astype(np.int32)
             view[y0:y1, :, c] = _ENCODE_LUT[idx]
         del white
-
-
-def _white_coarse(reference: ColourReference, to_table: F64, shape: tuple[int, int], grid: int = 24) -> F32:
-    """calibration.colour._white_map's coarse grid (before its resize to full size)."""
-    h, w = shape
-    gx = min(grid, w)
-    gy = min(grid, h)
-    xs = np.linspace(0, w - 1, gx)
-    ys = np.linspace(0, h - 1, gy)
-    px = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
-    ph = np.hstack([px, np.ones((len(px), 1))]) @ to_table.T
-    mm = ph[:, :2] / ph[:, 2:3]
-    return np.asarray(reference.white_lin_at(mm).reshape(gy, gx, 3).astype(np.float32), dtype=np.float32)
 
 
 _NO_LAB = np.zeros((0, 0, 3), np.uint8)
