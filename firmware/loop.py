@@ -38,7 +38,7 @@ from firmware.display.base import Display
 from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
-from firmware.motion import MotionConfig, MotionDetector, foreign_change, touches
+from firmware.motion import ChangeMap, MotionConfig, MotionDetector, foreign_change, touches
 from firmware.screens import base as scr
 from rules.errors import RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
@@ -499,13 +499,15 @@ class Referee:
         except Exception as e:  # noqa: BLE001  a reader bug must not stop the evening
             log.debug("reader failed", exc_info=True)
             return Unclear(f"reader failed: {e.__class__.__name__}")
-        if isinstance(obs, dict) and isinstance(obs.get("grid"), dict):
+        if isinstance(obs, dict) and isinstance(obs.get("grid"), dict) and \
+                any(not t.get("face_down") for t in obs.get("tiles") or () if isinstance(t, dict)):
+            # a lattice fitted to a bare table is the grain's, not the tiles'
             self.grid_hint = obs["grid"]
+        view = self._guard_view(image, fit)
         try:
-            verdict = self.session.interpret(obs)
+            verdict = self.session.interpret(obs, change=self._change(view))
         except (RulesError, KeyError, TypeError, ValueError) as e:
             return Unclear(f"observation not understood: {e.__class__.__name__}")
-        view = self._guard_view(image, fit)
         verdict = self._guard(verdict, view)
         self.previous_view = view
         self.current_view = view
@@ -560,6 +562,14 @@ class Referee:
         origin, size = self.guard_area()
         return rectify(image, fit, origin, size, self.cfg.motion.guard_px_per_mm,
                        interpolation=cv2.INTER_AREA)
+
+    def _change(self, view: NDArray[np.uint8]) -> ChangeMap | None:
+        """What changed since the last accepted table (None when there is none to compare
+        with: after a start, a restart or an undo the reader alone decides)."""
+        if self.reference is None or self.reference.shape != view.shape:
+            return None
+        return ChangeMap.between(self.reference, view, self.guard_area()[0],
+                                 self.cfg.motion.guard_px_per_mm, self.cfg.motion.guard_threshold)
 
     def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
         return self._foreign_mask(a, b, footprint)[0]

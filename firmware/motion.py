@@ -101,6 +101,60 @@ def normalise(view: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return np.asarray(out)
 
 
+def change_mask(reference: NDArray[np.uint8], current: NDArray[np.uint8],
+                threshold: int) -> GreyImage:
+    """1 where two rectified views of the table differ by more than `threshold` levels
+    in any channel after equalising overall brightness (so a cloud passing is not change).
+
+    Each pixel is compared with the other view's range over its 3x3 neighbourhood, both
+    ways: two fits of the same markers differ by a fraction of a millimetre, which at a
+    marker's white paper or a tile's edge is a change of a hundred levels, but not a
+    change of the table."""
+    a, b = normalise(reference), normalise(current)
+    k = np.ones((3, 3), np.uint8)
+    a_lo, a_hi, b_lo, b_hi = cv2.erode(a, k), cv2.dilate(a, k), cv2.erode(b, k), cv2.dilate(b, k)
+    # how far each pixel lies outside the other view's local range (saturating uint8 maths)
+    ab = cv2.max(cv2.subtract(b_lo, a), cv2.subtract(a, b_hi))
+    ba = cv2.max(cv2.subtract(a_lo, b), cv2.subtract(b, a_hi))
+    diff = cv2.min(ab, ba)
+    if diff.ndim == 3:
+        diff = diff.max(axis=2)
+    raw = (diff > threshold).astype(np.uint8)
+    # open: single noisy pixels and edge shimmer are not objects
+    return np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class ChangeMap:
+    """Where the table changed since the last accepted look, asked in table mm.
+
+    A game session uses it as the strongest prior it has: a cell whose pixels did not
+    change still holds what the game state says, whatever the reader makes of it this
+    time (a tile read in another group, a phantom in the grain, a tile missed)."""
+
+    mask: GreyImage
+    origin_mm: tuple[float, float]
+    px_per_mm: float
+
+    @classmethod
+    def between(cls, reference: NDArray[np.uint8], current: NDArray[np.uint8],
+                origin_mm: tuple[float, float], px_per_mm: float, threshold: int) -> ChangeMap:
+        return cls(change_mask(reference, current, threshold), origin_mm, px_per_mm)
+
+    def fraction(self, rect: Rect, outside: float = 1.0) -> float:
+        """Changed share of a table-mm rectangle, or `outside` when it reaches off the
+        view (by default unknown ground counts as changed, so the reader decides there)."""
+        x0, y0, x1, y1 = rect
+        h, w = self.mask.shape
+        c0 = int(np.floor((x0 - self.origin_mm[0]) * self.px_per_mm))
+        r0 = int(np.floor((y0 - self.origin_mm[1]) * self.px_per_mm))
+        c1 = int(np.ceil((x1 - self.origin_mm[0]) * self.px_per_mm))
+        r1 = int(np.ceil((y1 - self.origin_mm[1]) * self.px_per_mm))
+        if c0 < 0 or r0 < 0 or c1 > w or r1 > h or c1 <= c0 or r1 <= r0:
+            return outside
+        return float(np.count_nonzero(self.mask[r0:r1, c0:c1])) / float((r1 - r0) * (c1 - c0))
+
+
 def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],
                    explained: Iterable[Rect], origin_mm: tuple[float, float], px_per_mm: float,
                    threshold: int) -> tuple[float, GreyImage]:
@@ -110,15 +164,7 @@ def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],
     at `origin_mm`; `explained` are table-mm rectangles the move is allowed to change.
     Colour counts: a tile can be as bright as the cloth and still a different hue.
     """
-    a = normalise(reference)
-    b = normalise(current)
-    diff = cv2.absdiff(a, b)
-    if diff.ndim == 3:
-        diff = diff.max(axis=2)
-    raw = (diff > threshold).astype(np.uint8)
-    # open: single noisy pixels and edge shimmer are not objects
-    mask: GreyImage = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
-                                 dtype=np.uint8)
+    mask = change_mask(reference, current, threshold)
     h, w = mask.shape
     for x0, y0, x1, y1 in explained:
         c0 = max(0, int((x0 - origin_mm[0]) * px_per_mm))
