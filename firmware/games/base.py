@@ -16,6 +16,8 @@ from typing import Any, Callable, Protocol, Sequence
 
 from PIL import Image
 
+from firmware.motion import ChangeMap
+
 Move = dict[str, Any]
 Rect = tuple[float, float, float, float]   # x0, y0, x1, y1 in table mm
 
@@ -116,8 +118,11 @@ class GameSession(Protocol):
     options: dict[str, Any]
     moves: list[Move]
 
-    def interpret(self, observation: dict[str, Any]) -> Verdict:
-        """Compare what the camera saw with the state; never changes the state."""
+    def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
+        """Compare what the camera saw with the state; never changes the state.
+
+        `change` (from the loop) says where the table's pixels changed since the last
+        accepted look; a session may trust its state where nothing changed."""
         ...
 
     def apply(self, move: Move) -> Applied:

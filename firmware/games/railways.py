@@ -31,6 +31,7 @@ from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting, Unclear,
     Verdict,
 )
+from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens.railways import REFUSAL_SHORT, build_screen, end_screen, scores_screen
 from firmware.screens.railways import illegal_screen as refusal_screen
@@ -274,7 +275,7 @@ class RailwaysSession(RecordsMoves):
         return Proposed(move, text, ())
 
     # ---- reading the table ---------------------------------------------------------------------
-    def interpret(self, observation: dict[str, Any]) -> Verdict:
+    def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         if self.pos is None:
             return self._setup_verdict(observation)
         pos = self.pos

@@ -21,10 +21,12 @@ from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict,
 )
+from firmware.games.grid_change import settle
+from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
 from rules.errors import CouldNotRead
-from rules.town77.city import FACE_DOWN, Cell
+from rules.town77.city import Cell
 from rules.town77.game import MAX_PLAYERS, MIN_PLAYERS, RefereeGame
 from rules.town77.placement import why_illegal
 from rules.town77.tiles import ALL_TILES, SHAPE_LETTERS, Tile
@@ -127,7 +129,7 @@ class Town77Session(RecordsMoves):
         self.finished = False
 
     # -- reading the table ---------------------------------------------------------------
-    def interpret(self, observation: dict[str, Any]) -> Verdict:
+    def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         city = self.game_state.city
         seen: dict[Cell, Tile | None] = {}     # None = face down
         centres: dict[Cell, tuple[float, float]] = {}
@@ -135,10 +137,29 @@ class Town77Session(RecordsMoves):
         raw: dict[Cell, tuple[Any, Any]] = {}
         for t in observation.get("tiles", []):
             try:
-                cell = Cell(int(t["row"]), int(t["col"]))
+                entries[Cell(int(t["row"]), int(t["col"]))] = t
             except (KeyError, TypeError, ValueError):
                 continue
-            entries[cell] = t
+        expected: dict[Cell, Tile | None] = {cell: (x if isinstance(x, Tile) else None)
+                                             for cell, x in city if x is not None}
+        kept: set[Cell] = set()
+        unexplained: list[Cell] = []
+        if change is None and not expected and len(entries) > 1:
+            # a first look at a table that cannot be a game's start (tiles left from the
+            # last game, or the reader's phantoms): it is the background the pioneer will
+            # be seen against
+            return NoChange()
+        if change is not None and (expected or len(entries) > 1):
+            # trust the state where the table did not change (firmware.games.grid_change);
+            # an empty table's lone tile is the pioneer whatever changed
+            st = settle({(c.row, c.col): e for c, e in entries.items()}, set(expected),
+                        observation.get("grid"), change)
+            entries = {Cell(*rc): e for rc, e in st.entries.items()}
+            kept = {Cell(*rc) for rc in st.kept}
+            unexplained = [Cell(*rc) for rc in st.unexplained]
+            if not expected and len(entries) == 1:
+                entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
+        for cell, t in entries.items():
             if not t.get("face_down"):
                 raw[cell] = (t.get("shape"), t.get("colour"))
             c = t.get("centre_mm")
@@ -158,8 +179,9 @@ class Town77Session(RecordsMoves):
             if got is None:
                 return Ask(f"{cell.name}: cannot read the tile")
             seen[cell] = got
+        for cell in kept:
+            seen[cell] = expected[cell]
         pitch = _pitch(centres)
-        expected = {cell: (None if x is FACE_DOWN else x) for cell, x in city if x is not None}
         added = [c for c in seen if c not in expected]
         vanished = [c for c in expected if c not in seen]
         turned = [c for c in seen if c in expected and seen[c] is None and expected[c] is not None]
@@ -186,6 +208,10 @@ class Town77Session(RecordsMoves):
                 return Ask(f"{len(turned)} tiles turned over", (), (), fp(turned))
             return Proposed({"type": "turn_over", "cell": c.name}, f"{c.name} turned over", fp(turned))
         if not added:
+            if unexplained:
+                # something changed beside the city but no tile was read there: look again
+                # rather than let the loop take it for bare table
+                return Unclear(f"{unexplained[0].name} changed; looking again")
             return NoChange()
         if turned:
             return Ask("A tile turned and one added", (), (), fp(turned + added))

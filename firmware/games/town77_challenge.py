@@ -19,7 +19,7 @@ as itself under it, and if pile i now shows something else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -28,7 +28,9 @@ from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict,
 )
+from firmware.games.grid_change import settle
 from firmware.games.town77 import Labels, _pitch, _rect
+from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
 from rules.errors import CouldNotRead
@@ -101,6 +103,8 @@ class _Seen:
     stray: list[Cell]
     pile_doubts: list[str]
     pile_mm: dict[int, tuple[float, float]]
+    trusted: set[Cell] = field(default_factory=set)
+    """City cells whose pixels did not change since the last accepted look."""
 
     def tops_mm(self) -> list[list[float] | None]:
         return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
@@ -136,9 +140,11 @@ def _read(observation: dict[str, Any]) -> _Seen:
     return seen
 
 
-def _consistent(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]]) -> bool:
-    """Every tile whose identity we hold reads as itself under these labels."""
-    return all(labels.tile(*raw[c]) == t for c, t in known.items() if c in raw)
+def _consistent(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]],
+                trusted: set[Cell]) -> bool:
+    """Every tile whose identity we hold reads as itself under these labels (but for the
+    `trusted` ones, whose cells did not change since the last accepted look)."""
+    return all(labels.tile(*raw[c]) == t for c, t in known.items() if c in raw and c not in trusted)
 
 
 class Town77ChallengeSession(RecordsMoves):
@@ -184,11 +190,14 @@ class Town77ChallengeSession(RecordsMoves):
         return hint(self.city, self.candidates(), int(self.options["depth"]))
 
     # -- reading the table ----------------------------------------------------------------
-    def interpret(self, observation: dict[str, Any]) -> Verdict:
+    def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         if self.lost is not None or self.finished:
             return NoChange()
         if self.city.is_empty:
             observation = piles_before_pioneer(observation)
+        kept: set[Cell] = set()
+        if change is not None and not self.city.is_empty:
+            observation, kept = self._settled(observation, change)
         seen = _read(observation)
         pitch = _pitch(seen.centres)
 
@@ -201,25 +210,45 @@ class Town77ChallengeSession(RecordsMoves):
         if seen.pile_doubts:
             return Ask(seen.pile_doubts[0])
         expected = {c for c, x in self.city if x is not None}
-        present = set(seen.city_raw) | seen.face_down
+        present = set(seen.city_raw) | seen.face_down | kept
         vanished = sorted(expected - present)
         added = sorted(present - expected)
         if vanished:
             names = ", ".join(c.name for c in vanished[:3])
             return Unclear(f"{names} hidden") if len(vanished) > 2 else \
                 Ask(f"{names} missing: put it back", (), (), fp(vanished))
-        if any(c in seen.face_down for c in expected):
-            c = next(c for c in sorted(expected) if c in seen.face_down)
+        if any(c in seen.face_down and c not in kept for c in expected):
+            c = next(c for c in sorted(expected) if c in seen.face_down and c not in kept)
             return Ask(f"{c.name} turned over?", (), (), fp([c]))
         if len(added) > 1:
             return Ask(f"{len(added)} tiles at once", (), (), fp(added))
         if added and added[0] in seen.face_down:
             return Ask(f"Face-down tile at {added[0].name}", (), (), fp(added))
+        # a tile whose cell did not change is what the state says, however it reads now;
+        # its reading still votes for what the labels mean
+        seen.trusted = kept
         raw = dict(seen.city_raw)
         raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
         if added:
             return self._placement(added[0], seen, raw, fp(added), pitch)
         return self._tops_only(seen, raw, pitch)
+
+    def _settled(self, observation: dict[str, Any], change: ChangeMap
+                 ) -> tuple[dict[str, Any], set[Cell]]:
+        """The observation renumbered on the state's city, without what was read on bare
+        table that did not change, and the city cells that did not change (to be trusted);
+        the pile tops, below the city, are always read (firmware.games.grid_change)."""
+        entries: dict[tuple[int, int], dict[str, Any]] = {}
+        for t in observation.get("tiles", []):
+            try:
+                entries[(int(t["row"]), int(t["col"]))] = t
+            except (KeyError, TypeError, ValueError):
+                continue
+        expected = {(c.row, c.col) for c, x in self.city if x is not None}
+        st = settle(entries, expected, observation.get("grid"), change,
+                    always=lambda rc: not Cell(*rc).in_area)
+        tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()]
+        return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}
 
     def _known(self, skip: int | None) -> dict[Cell, Tile]:
         known = dict(self.city.tiles())
@@ -253,7 +282,7 @@ class Town77ChallengeSession(RecordsMoves):
             known = self._known(pile)
             known[cell] = tile
             labels = Labels(known, raw)
-            if not _consistent(labels, known, raw):
+            if not _consistent(labels, known, raw, seen.trusted):
                 continue
             after = self._seen_tops(labels, seen)
             if after is None or (pile is not None and after[pile] == tile):
@@ -317,7 +346,7 @@ class Town77ChallengeSession(RecordsMoves):
         for skip in hyps:
             known = self._known(skip)
             labels = Labels(known, raw)
-            if not _consistent(labels, known, raw):
+            if not _consistent(labels, known, raw, seen.trusted):
                 continue
             after = self._seen_tops(labels, seen)
             if after is None:

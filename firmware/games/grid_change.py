@@ -1,0 +1,133 @@
+"""Which cells of a tile grid the players changed since the last accepted look.
+
+The reader's view of a whole city is noisy: in a frame of 30 tiles one is read in
+another group, a knot in the wood reads as a tile, a tile under glare is missed. The
+loop knows where the table's pixels changed since the game last agreed with it
+(firmware.motion.ChangeMap), and a tile game changes one or two cells per move. So a
+cell whose pixels stayed put keeps what the game state says, and only the changed cells
+are read; a misreading elsewhere can no longer turn a good move into a question.
+
+The reader numbers cells from the top-left tile it found; a phantom above or left of
+the city would shift every index, so the observation is first re-anchored on the
+unchanged tiles of the state. This also lets a tile laid above or left of the pioneer
+be seen as what it is: a placement outside the area.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from firmware.motion import ChangeMap
+
+CellRC = tuple[int, int]   # (row, col)
+
+CHANGED = 0.08
+"""A cell changed when this share of its middle changed (a tile laid or turned over
+changes most of it; a neighbour's shadow or a tile's thick side only its rim)."""
+MIDDLE = 0.3
+"""Half-size of the middle of a cell that is compared, in pitches."""
+EMPTY_CHANGED = 0.3
+"""An empty cell beside the city whose middle changed this much while no tile was read
+there is looked at again rather than taken as bare table."""
+SHIFT = 2
+"""Re-anchoring tries index offsets up to this many cells each way."""
+
+
+@dataclass
+class Settled:
+    """The observation with the unchanged cells taken from the state."""
+
+    entries: dict[CellRC, dict[str, Any]] = field(default_factory=dict)
+    """Tiles read in changed cells, plus the unchanged cells of the state (as read, so
+    their labels still vote), keyed by the state's cell numbering."""
+    kept: set[CellRC] = field(default_factory=set)
+    """State cells whose pixels did not change: they hold what the state says."""
+    unexplained: list[CellRC] = field(default_factory=list)
+    """Empty cells beside the city that changed with no tile read there."""
+    offset: CellRC = (0, 0)
+
+
+def _axes(grid: dict[str, Any] | None) -> tuple[float, tuple[float, float], tuple[float, float],
+                                                 tuple[float, float]] | None:
+    """(pitch, origin centre, x axis, y axis) of the reader's lattice, or None."""
+    if not isinstance(grid, dict):
+        return None
+    try:
+        pitch = float(grid["pitch_mm"])
+        a = math.radians(float(grid["angle_deg"]))
+        ox, oy = (float(v) for v in grid["origin_mm"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not (pitch > 0 and math.isfinite(pitch + a + ox + oy)):
+        return None
+    return pitch, (ox, oy), (math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))
+
+
+def _centre(entry: dict[str, Any]) -> tuple[float, float] | None:
+    c = entry.get("centre_mm")
+    if isinstance(c, (list, tuple)) and len(c) == 2:
+        try:
+            return float(c[0]), float(c[1])
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _middle(centre: tuple[float, float], pitch: float) -> tuple[float, float, float, float]:
+    h = MIDDLE * pitch
+    return centre[0] - h, centre[1] - h, centre[0] + h, centre[1] + h
+
+
+def _anchor(unchanged: Iterable[CellRC], expected: set[CellRC]) -> CellRC:
+    """The index offset that lays most unchanged read tiles on tiles of the state (no
+    shift on a tie: the reader's own numbering is right unless shown otherwise)."""
+    cells = list(unchanged)
+    best, best_score = (0, 0), sum(1 for c in cells if c in expected)
+    for dr in range(-SHIFT, SHIFT + 1):
+        for dc in range(-SHIFT, SHIFT + 1):
+            score = sum(1 for r, c in cells if (r + dr, c + dc) in expected)
+            if score > best_score:
+                best, best_score = (dr, dc), score
+    return best
+
+
+def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
+           grid: dict[str, Any] | None, change: ChangeMap,
+           always: Callable[[CellRC], bool] | None = None) -> Settled:
+    """Split one observation into the cells the players changed (read them) and the
+    ones they did not (trust the state). `entries` are the reader's tiles by its own
+    (row, col); `expected` the occupied cells of the state; cells for which `always`
+    holds (the Challenge's pile tops, which the state does not hold) are always read."""
+    axes = _axes(grid)
+    if axes is None:
+        return Settled(dict(entries))
+    pitch, origin, ux, uy = axes
+
+    def centre_of(rc: CellRC) -> tuple[float, float]:
+        r, c = rc
+        return (origin[0] + pitch * (c * ux[0] + r * uy[0]),
+                origin[1] + pitch * (c * ux[1] + r * uy[1]))
+
+    def changed(centre: tuple[float, float], share: float = CHANGED, outside: float = 1.0) -> bool:
+        return change.fraction(_middle(centre, pitch), outside) > share
+
+    moved = {rc: changed(_centre(e) or centre_of(rc)) for rc, e in entries.items()}
+    dr, dc = _anchor((rc for rc, m in moved.items() if not m), expected) if expected else (0, 0)
+    out = Settled(offset=(dr, dc))
+    for (r, c), e in entries.items():
+        cell = (r + dr, c + dc)
+        if moved[(r, c)] or cell in expected or (always is not None and always(cell)):
+            # changed: the reader decides; unchanged on the state: kept (labels still vote)
+            out.entries[cell] = e
+        # unchanged and not on the state: what the reader made of bare table
+    for cell in expected:
+        rc = (cell[0] - dr, cell[1] - dc)
+        if not (moved[rc] if rc in moved else changed(centre_of(rc))):
+            out.kept.add(cell)
+    near = {(r + a, c + b) for r, c in expected for a, b in ((-1, 0), (1, 0), (0, -1), (0, 1))}
+    for cell in sorted(near - expected - set(out.entries)):
+        if changed(centre_of((cell[0] - dr, cell[1] - dc)), EMPTY_CHANGED, 0.0):
+            out.unexplained.append(cell)
+    return out

@@ -1,0 +1,156 @@
+"""Trusting the state where the table did not change (firmware.games.grid_change) and
+the Town 77 session's use of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from firmware.games.base import Ask, Illegal, NoChange, Proposed, Unclear
+from firmware.games.grid_change import settle
+from firmware.games.town77 import Town77Session
+from firmware.games.town77_challenge import Town77ChallengeSession
+from firmware.motion import ChangeMap
+
+PITCH = 57.0
+ORIGIN = 120.0     # centre of the pioneer cell in table mm
+PPM = 0.5
+
+
+def _centre(r: int, c: int) -> list[float]:
+    return [ORIGIN + PITCH * c, ORIGIN + PITCH * r]
+
+
+def _obs(*tiles: tuple[int, int, Any, Any], shift: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+    """Tiles at state cells (row, col); `shift` numbers them as a reader whose top-left
+    tile lies `shift` cells up-left of the pioneer would (centres stay where they are)."""
+    dr, dc = shift
+    return {"tiles": [{"row": r + dr, "col": c + dc, "shape": s, "colour": k, "face_down": s == "##",
+                       "centre_mm": _centre(r, c)} for r, c, s, k in tiles],
+            "grid": {"pitch_mm": PITCH, "angle_deg": 0.0,
+                     "origin_mm": _centre(-dr, -dc)}}
+
+
+def _change(*cells: tuple[int, int]) -> ChangeMap:
+    """A change map of a 460 mm table where exactly these state cells changed."""
+    mask = np.zeros((230, 230), np.uint8)
+    for r, c in cells:
+        x, y = _centre(r, c)
+        h = 0.45 * PITCH
+        mask[int((y - h) * PPM):int((y + h) * PPM), int((x - h) * PPM):int((x + h) * PPM)] = 1
+    return ChangeMap(mask, (0.0, 0.0), PPM)
+
+
+def _session(*placements: tuple[str, str]) -> Town77Session:
+    s = Town77Session({"players": 2})
+    s.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
+    for k, (tile, cell) in enumerate(placements):
+        s.apply({"type": "place", "player": k % 2, "tile": tile, "cell": cell})
+    return s
+
+
+def test_change_map_fraction_counts_changed_pixels_and_unknown_ground() -> None:
+    """fraction() is the changed share of a table rectangle; off the view counts as changed."""
+    cm = _change((0, 0))
+    assert cm.fraction((112.0, 112.0, 128.0, 128.0)) == 1.0
+    assert cm.fraction((300.0, 300.0, 330.0, 330.0)) == 0.0
+    assert cm.fraction((-10.0, 0.0, 10.0, 10.0)) == 1.0
+
+
+def test_settle_drops_a_phantom_where_nothing_changed() -> None:
+    """A tile read on bare, unchanged table is not passed on; the changed cell is."""
+    obs = _obs((0, 0, 1, 1), (0, 1, 2, 2), (3, 3, 5, 5))
+    entries = {(t["row"], t["col"]): t for t in obs["tiles"]}
+    st = settle(entries, {(0, 0)}, obs["grid"], _change((0, 1)))
+    assert sorted(st.entries) == [(0, 0), (0, 1)]
+    assert st.kept == {(0, 0)} and st.offset == (0, 0)
+
+
+def test_settle_reanchors_a_reading_numbered_from_a_phantom() -> None:
+    """A phantom up-left of the city shifts the reader's numbering; the state's unchanged
+    tiles put it back."""
+    obs = _obs((0, 0, 1, 1), (0, 1, 2, 2), (1, 0, 3, 3), shift=(1, 1))
+    obs["tiles"].append({"row": 0, "col": 0, "shape": 6, "colour": 6, "face_down": False,
+                         "centre_mm": _centre(-1, -1)})
+    entries = {(t["row"], t["col"]): t for t in obs["tiles"]}
+    st = settle(entries, {(0, 0), (0, 1)}, obs["grid"], _change((1, 0)))
+    assert st.offset == (-1, -1)
+    assert sorted(st.entries) == [(0, 0), (0, 1), (1, 0)]
+
+
+def test_settle_flags_a_changed_empty_cell_beside_the_city() -> None:
+    """A cell next to the city that changed with no tile read there is unexplained."""
+    obs = _obs((0, 0, 1, 1))
+    entries = {(t["row"], t["col"]): t for t in obs["tiles"]}
+    st = settle(entries, {(0, 0)}, obs["grid"], _change((1, 0)))
+    assert st.unexplained == [(1, 0)]
+
+
+def test_misread_old_tile_does_not_block_a_good_move() -> None:
+    """B1 is read in another shape group this frame, but its cell did not change: the new
+    tile at A2 is proposed (without the change map the same frame is a question)."""
+    s = _session(("b1", "B1"))
+    frame = _obs((0, 0, "shape-1", "colour-1"), (0, 1, "shape-1", "colour-2"),
+                 (1, 0, "shape-3", "colour-2"))
+    assert isinstance(s.interpret(frame), Ask)
+    v = s.interpret(frame, change=_change((1, 0)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "A2"
+
+
+def test_phantoms_on_unchanged_table_are_no_change() -> None:
+    """Tiles read where nothing changed since the last look are not moves."""
+    s = _session(("b1", "B1"))
+    frame = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (4, 4, "s3", "c3"), (4, 2, "##", None))
+    assert isinstance(s.interpret(frame, change=_change()), NoChange)
+
+
+def test_missed_new_tile_is_looked_at_again() -> None:
+    """A cell beside the city changed but the reader saw no tile there: look again (so the
+    loop does not take the new tile for bare table)."""
+    s = _session(("b1", "B1"))
+    frame = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"))
+    v = s.interpret(frame, change=_change((1, 1)))
+    assert isinstance(v, Unclear) and v.text == "B2 changed; looking again"
+
+
+def test_a_tile_left_of_the_pioneer_is_alerted_as_outside_the_area() -> None:
+    """The reader numbers from the new tile left of the pioneer; re-anchored on the state,
+    it is a placement outside the 7x7 area, not a city that moved."""
+    s = _session(("b1", "B1"))
+    frame = _obs((0, -1, "s3", "c3"), (0, 0, "s1", "c1"), (0, 1, "s2", "c2"), shift=(0, 1))
+    v = s.interpret(frame, change=_change((0, -1)))
+    assert isinstance(v, Illegal) and v.move["cell"] == "row 1 col 0"
+
+
+def test_a_crowded_first_look_is_the_background_for_the_pioneer() -> None:
+    """An empty game's first look that shows several tiles is background (it cannot be a
+    start); the pioneer is then read where the table changed, numbered A1."""
+    s = Town77Session({"players": 2})
+    first = _obs((2, 2, "s1", "c1"), (4, 5, "##", None))
+    assert isinstance(s.interpret(first), NoChange)
+    second = _obs((2, 2, "s1", "c1"), (4, 5, "##", None), (3, 1, "s2", "c2"))
+    v = s.interpret(second, change=_change((3, 1)))
+    assert isinstance(v, Proposed) and v.move["type"] == "pioneer" and v.text == "a0 at A1"
+
+
+def _challenge_obs(city: dict[tuple[int, int], str], tops: tuple[str, str, str]) -> dict[str, Any]:
+    """Indices as labels (shape, colour digits of the token); tops in row 8, cols 0, 3, 6."""
+    cells = [(r, c, tok) for (r, c), tok in city.items()] + \
+        [(8, col, tok) for col, tok in zip((0, 3, 6), tops)]
+    obs = _obs(*[(r, c, "abcdefg".index(tok[0]), int(tok[1])) for r, c, tok in cells])
+    return obs
+
+
+def test_challenge_trusts_an_unchanged_city_tile_that_misreads() -> None:
+    """Challenge: A1 reads as another tile this frame but did not change; the tile taken
+    from pile 2 and laid at A2 is still proposed (without the change map it is not)."""
+    s = Town77ChallengeSession({})
+    for frame in (_challenge_obs({}, ("a0", "b1", "c2")), _challenge_obs({(0, 0): "b1"}, ("a0", "d3", "c2"))):
+        v = s.interpret(frame)
+        assert isinstance(v, Proposed), v
+        s.apply(v.move)
+    frame = _challenge_obs({(0, 0): "f1", (1, 0): "d3"}, ("a0", "e4", "c2"))
+    assert not isinstance(s.interpret(frame), Proposed)
+    v = s.interpret(frame, change=_change((1, 0), (8, 3)))
+    assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.move["tile"] == "d3"
