@@ -26,6 +26,26 @@ class TilesConfig:
     (within table_match delta E of the commonest colour after a table_smooth_mm median)."""
     line_mm: float = 16.0
     """Grid profiles count only edges running this far straight (tile outlines)."""
+    outline_band_mm: float = 6.0
+    outline_turn_deg: float = 12.0
+    outline_shift_mm: float = 3.0
+    outline_peak: float = 0.5
+    outline_agree: float = 0.06
+    outline_min_step: float = 0.03
+    """A lone tile's side is measured from its outline: edges within outline_band_mm of
+    the symbol's centre lines, turned up to outline_turn_deg from the grid, the pair
+    symmetric (within outline_shift_mm) about the symbol, the outermost pair at least
+    outline_peak of the strongest (see grid.tile_outline)."""
+    gap_mm: float = 1.5
+    """Gap between hand-laid tiles assumed when the tiles are too few to measure it:
+    the pitch of a lone tile is its side plus this."""
+    centre_sd_mm: float = 1.5
+    outline_sd_mm: float = 1.0
+    """How far a tile's centre strays from its cell (a hand's jitter plus the symbol's
+    centroid), and how far side + gap_mm strays from the pitch: they weigh the
+    centres' pitch against the outlines' on a sparse table."""
+    sparse_tiles: int = 6
+    """At most this many face-up tiles: the lattice is checked against their outlines."""
     edge_percentile: float = 80.0
     """Only gradients above this percentile vote for the grid orientation."""
     hint_offset: float = 0.12

@@ -366,3 +366,66 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
     # re-anchor the origin at a lattice crossing near the old one (indices are relative)
     g = GridFit(theta, pitch, (ox, oy), grid.strength)
     return g
+
+
+def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
+                 centre_mm: F64, theta0: float, cfg: TilesConfig) -> tuple[float, float, float] | None:
+    """(side mm, turn, strength) of the tile around one symbol, from its own outline.
+
+    A few tiles on a table give the lattice little to fit (edge autocorrelation locks
+    on symbol edges or a mat's print), but each tile's outline is a pair of parallel
+    edges symmetric about its symbol: the outermost strong symmetric pair is the cut
+    edge (a shadow or the tile's visible thickness shows on one side only)."""
+    p = px_per_mm
+    half = int(math.ceil(0.6 * cfg.max_pitch_mm * p))
+    size = 2 * half + 1
+    cx = (float(centre_mm[0]) - origin_mm[0]) * p - 0.5
+    cy = (float(centre_mm[1]) - origin_mm[1]) * p - 0.5
+    band = max(2, int(round(cfg.outline_band_mm * p)))
+    best: tuple[float, float, F64, F64] | None = None
+    span, step = cfg.outline_turn_deg, 1.5
+    for d in np.arange(-span, span + 1e-9, step):
+        t = theta0 + math.radians(float(d))
+        m = cv2.getRotationMatrix2D((cx, cy), math.degrees(t), 1.0)
+        m[0, 2] += half - cx
+        m[1, 2] += half - cy
+        patch = np.asarray(cv2.warpAffine(gray, m, (size, size), flags=cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE), np.float32)
+        ax = np.abs(np.asarray(cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3), np.float32))
+        ay = np.abs(np.asarray(cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3), np.float32))
+        pu = ax[half - band:half + band + 1].sum(axis=0).astype(np.float64)
+        pv = ay[:, half - band:half + band + 1].sum(axis=1).astype(np.float64)
+        sharp = float(np.sum(pu * pu) + np.sum(pv * pv))
+        if best is None or sharp > best[0]:
+            best = (sharp, t, pu, pv)
+    assert best is not None
+    _, theta, pu, pv = best
+    shift = int(round(cfg.outline_shift_mm * p))
+    lo = int(math.floor(0.45 * cfg.min_pitch_mm * p))
+    hi = min(half - shift - 1, int(math.ceil(0.5 * cfg.max_pitch_mm * p)))
+    ks = np.arange(lo, hi + 1)
+    found: list[list[tuple[float, float]]] = []
+    for prof in (pu, pv):
+        prof = np.convolve(prof, [0.25, 0.5, 0.25], mode="same")
+        q = np.zeros(hi + 1)
+        for c in range(-shift, shift + 1):
+            q[lo:] = np.maximum(q[lo:], np.sqrt(prof[half + c + ks] * prof[half + c - ks]))
+        top = float(q.max())
+        if top < cfg.outline_min_step * 4.0 * (2 * band + 1):   # a Sobel step of that height
+            found.append([])
+            continue
+        pk = []
+        for k in range(lo + 1, hi):
+            if q[k] >= q[k - 1] and q[k] >= q[k + 1] and q[k] >= cfg.outline_peak * top:
+                a_, b_, c_ = q[k - 1], q[k], q[k + 1]
+                den = a_ - 2 * b_ + c_
+                frac = 0.5 * (a_ - c_) / den if abs(den) > 1e-12 else 0.0
+                pk.append((2.0 * (k + float(np.clip(frac, -0.5, 0.5))) / p, float(q[k]) / top))
+        found.append(pk)
+    # a tile is square: the outermost pair of sides that agree across both axes
+    pairs = [(0.5 * (su + sv), wu * wv) for su, wu in found[0] for sv, wv in found[1]
+             if abs(su - sv) <= cfg.outline_agree * max(su, sv)]
+    if not pairs:
+        return None
+    side, w = max(pairs)
+    return side, theta, w

@@ -17,7 +17,7 @@ from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import normalise_crop, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances
-from vision.tiles.grid import GridFit, fit_grid, refine_grid
+from vision.tiles.grid import GridFit, fit_grid, refine_grid, tile_outline
 from vision.tiles.group import agglomerate, pairwise
 from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, side_steps
 from vision.tiles.palette import name_groups
@@ -86,9 +86,9 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         found = _read_cells(image, fit, ref, lab, grid_hint, area, cfg, cfg.crop_px // 2)
         if _on_lattice(found, cfg):
             grid = grid_hint
+    white = float(np.mean(ref.white_at(centre)[0]))
+    grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
-        white = float(np.mean(ref.white_at(centre)[0]))
-        grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
         grid = fit_grid(grey, cpx, (x0, y0), cfg, lab)
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
     for _ in range(cfg.refits):
@@ -103,6 +103,12 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         if not moved:
             break
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+    sparse = _sparse_grid(found, grid, grey, cpx, (x0, y0), cfg)
+    if sparse is not None:
+        # the outlines' lattice must not cut a tile into more face-up "tiles"
+        again = _read_cells(image, fit, ref, lab, sparse, area, cfg, cfg.crop_px // 2)
+        if sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found):
+            grid = sparse
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
@@ -115,6 +121,46 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     if palette:
         name_groups(out.tiles, palette, cfg.shape_angles, cfg.shape_shift)
     return out
+
+
+def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32], cpx: float,
+                 origin: tuple[float, float], cfg: TilesConfig) -> GridFit | None:
+    """The lattice of a few tiles, from their own outlines as much as from their centres.
+
+    With few tiles the edge autocorrelation may lock on symbol edges or a mat's print,
+    and the tiles' centres (each off its cell by a hand's jitter) fix the pitch poorly;
+    each tile's outline measures its side well. The pitch is the side plus a gap,
+    weighted against the centres' pitch by how many neighbour spans they hold."""
+    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    if not up or len(up) > cfg.sparse_tiles:
+        return None
+    outs = [o for t in up if (o := tile_outline(grey, cpx, origin, np.asarray(t.centre_mm), grid.angle_rad, cfg))]
+    if not outs:
+        return None
+    side = float(np.median([o[0] for o in outs]))
+    z = sum(np.exp(4j * o[1]) for o in outs)
+    theta = float(np.angle(z)) / 4.0
+    p_out = side + cfg.gap_mm
+    pts = np.array([t.centre_mm for t in up], dtype=np.float64)
+    base = GridFit(theta, p_out, grid.origin_mm, grid.strength)
+    pitch = p_out
+    if len(pts) >= 2:
+        ls = refine_grid(base, pts)
+        c, s_ = math.cos(ls.angle_rad), math.sin(ls.angle_rad)
+        q = np.stack([pts[:, 0] * c + pts[:, 1] * s_, -pts[:, 0] * s_ + pts[:, 1] * c], 1) / ls.pitch_mm
+        spread = float(np.sum((q - q.mean(axis=0)) ** 2))
+        if spread > 0.5 and abs(ls.pitch_mm - p_out) < 0.25 * p_out:
+            var_ls = cfg.centre_sd_mm ** 2 / spread
+            var_out = cfg.outline_sd_mm ** 2
+            pitch = (ls.pitch_mm / var_ls + p_out / var_out) / (1.0 / var_ls + 1.0 / var_out)
+            theta = ls.angle_rad
+    # the lattice through the tiles at that pitch and turn: the mean phase of the centres
+    ux = np.array([math.cos(theta), math.sin(theta)])
+    uy = np.array([-math.sin(theta), math.cos(theta)])
+    q = np.stack([pts @ ux, pts @ uy], 1) / pitch
+    idx = np.round(q - q[0:1])
+    o = np.mean(pts - pitch * ((idx[:, :1] + 0.5) * ux + (idx[:, 1:] + 0.5) * uy), axis=0)
+    return GridFit(theta, float(pitch), (float(o[0]), float(o[1])), grid.strength)
 
 
 def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:

@@ -1,0 +1,51 @@
+"""A lone tile's side and turn from its own outline (grid.tile_outline): symbol edges,
+a printed frame and a one-sided shadow must not be taken for the tile's cut edge."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.tiles.config import TilesConfig
+from vision.tiles.grid import tile_outline
+
+PX = 1.5
+
+
+def _square(img: np.ndarray, centre: tuple[float, float], side: float, angle_deg: float, value: float) -> None:
+    box = cv2.boxPoints(((centre[0] * PX, centre[1] * PX), (side * PX, side * PX), angle_deg))
+    cv2.fillConvexPoly(img, np.round(box * 16).astype(np.int32), value, lineType=cv2.LINE_AA, shift=4)
+
+
+def _tile(side: float, angle_deg: float, centre: tuple[float, float]) -> np.ndarray:
+    img = np.full((300, 300), 0.45, np.float32)
+    _square(img, (centre[0] + 1.5, centre[1] + 1.5), side, angle_deg, 0.3)   # shadow down-right
+    _square(img, centre, side, angle_deg, 0.9)                               # the tile
+    _square(img, centre, side * 0.82, angle_deg, 0.75)                       # printed frame
+    cv2.circle(img, (int(round(centre[0] * PX)), int(round(centre[1] * PX))),
+               int(round(side * 0.2 * PX)), 0.1, -1, cv2.LINE_AA)               # a round symbol
+    return np.asarray(cv2.GaussianBlur(img, (0, 0), 0.7), np.float32)
+
+
+@pytest.mark.parametrize("side,angle", [(34.0, 0.0), (38.0, 7.0), (42.0, -11.0), (31.0, 4.0)])
+def test_lone_tile_side_and_turn_from_outline(side: float, angle: float) -> None:
+    """The outermost symmetric square of edges is the tile: side within 1 mm, turn within 2 deg."""
+    centre = (100.0, 95.0)
+    img = _tile(side, angle, centre)
+    # the symbol's centroid is a little off the tile's centre, the grid's turn a few degrees off
+    out = tile_outline(img, PX, (0.0, 0.0), np.array([centre[0] + 1.0, centre[1] - 1.0]),
+                       math.radians(angle + 6.0), TilesConfig())
+    assert out is not None
+    got_side, got_turn, _ = out
+    assert abs(got_side - side) < 1.0
+    d = (math.degrees(got_turn) - angle + 45) % 90 - 45
+    assert abs(d) < 2.0
+
+
+def test_bare_table_has_no_outline() -> None:
+    """A plain patch of table around the point gives no outline at all."""
+    img = np.full((300, 300), 0.45, np.float32)
+    assert tile_outline(img, PX, (0.0, 0.0), np.array([100.0, 100.0]), 0.0, TilesConfig()) is None
