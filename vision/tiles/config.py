@@ -31,7 +31,7 @@ class TilesConfig:
     outline_shift_mm: float = 3.0
     outline_peak: float = 0.5
     outline_agree: float = 0.06
-    outline_min_step: float = 0.03
+    outline_min_step: float = 0.01
     """A lone tile's side is measured from its outline: edges within outline_band_mm of
     the symbol's centre lines, turned up to outline_turn_deg from the grid, the pair
     symmetric (within outline_shift_mm) about the symbol, the outermost pair at least
