@@ -32,20 +32,22 @@ def _tile(side: float, angle_deg: float, centre: tuple[float, float]) -> np.ndar
 
 @pytest.mark.parametrize("side,angle", [(34.0, 0.0), (38.0, 7.0), (42.0, -11.0), (31.0, 4.0)])
 def test_lone_tile_side_and_turn_from_outline(side: float, angle: float) -> None:
-    """The outermost symmetric square of edges is the tile: side within 1 mm, turn within 2 deg."""
+    """The outermost symmetric square of edges is the tile: side and centre within 1 mm,
+    turn within 2 deg, though the symbol's point is off the tile's centre."""
     centre = (100.0, 95.0)
     img = _tile(side, angle, centre)
     # the symbol's centroid is a little off the tile's centre, the grid's turn a few degrees off
     out = tile_outline(img, PX, (0.0, 0.0), np.array([centre[0] + 1.0, centre[1] - 1.0]),
-                       math.radians(angle + 6.0), TilesConfig())
-    assert out is not None
-    got_side, got_turn, _ = out
-    assert abs(got_side - side) < 1.0
-    d = (math.degrees(got_turn) - angle + 45) % 90 - 45
+                       math.radians(angle + 6.0), TilesConfig(), 3.0)
+    assert out
+    got = out[0]
+    assert abs(got.side_mm - side) < 1.0
+    d = (math.degrees(got.angle_rad) - angle + 45) % 90 - 45
     assert abs(d) < 2.0
+    assert math.hypot(got.centre_mm[0] - centre[0], got.centre_mm[1] - centre[1]) < 1.0
 
 
 def test_bare_table_has_no_outline() -> None:
     """A plain patch of table around the point gives no outline at all."""
     img = np.full((300, 300), 0.45, np.float32)
-    assert tile_outline(img, PX, (0.0, 0.0), np.array([100.0, 100.0]), 0.0, TilesConfig()) is None
+    assert tile_outline(img, PX, (0.0, 0.0), np.array([100.0, 100.0]), 0.0, TilesConfig(), 3.0) == []

@@ -28,13 +28,15 @@ class TilesConfig:
     """Grid profiles count only edges running this far straight (tile outlines)."""
     outline_band_mm: float = 6.0
     outline_turn_deg: float = 12.0
-    outline_shift_mm: float = 3.0
+    outline_near_mm: float = 3.0
+    outline_shift_mm: float = 10.0
     outline_peak: float = 0.5
     outline_agree: float = 0.06
     outline_min_step: float = 0.01
     """A lone tile's side is measured from its outline: edges within outline_band_mm of
     the symbol's centre lines, turned up to outline_turn_deg from the grid, the pair
-    symmetric (within outline_shift_mm) about the symbol, the outermost pair at least
+    symmetric about a centre within outline_near_mm of the symbol (outline_shift_mm when
+    the lattice may have cut the tiles up), the outermost pair at least
     outline_peak of the strongest (see grid.tile_outline)."""
     gap_mm: float = 1.5
     """Gap between hand-laid tiles assumed when the tiles are too few to measure it:
@@ -44,6 +46,15 @@ class TilesConfig:
     """How far a tile's centre strays from its cell (a hand's jitter plus the symbol's
     centroid), and how far side + gap_mm strays from the pitch: they weigh the
     centres' pitch against the outlines' on a sparse table."""
+    outline_fill: float = 0.6
+    """A tile's outline holds no bare table: at least this share of its middle is off
+    the table's colour (else it is a square of a mat's print or around several tiles)."""
+    outline_apart: float = 0.85
+    """Two tiles' outlines are at least this many sides apart (centre to centre): a
+    hand's jitter moves each a little, but tiles do not overlap."""
+    outline_tiles: int = 12
+    """A first read with at most this many face-up "tiles" has their outlines measured
+    (a lattice at half the pitch cuts one tile into four)."""
     sparse_tiles: int = 6
     """At most this many face-up tiles: the lattice is checked against their outlines."""
     edge_percentile: float = 80.0

@@ -244,10 +244,10 @@ def _fold_phase(p: F64, pitch_bins: float, smooth_bins: float) -> tuple[float, f
     return (i + 0.5) / nb * pitch_bins, float((hs[i] - half) / max(float(hs.sum()), 1e-9) * nb)
 
 
-def off_table(lab: F32, px_per_mm: float, cfg: TilesConfig) -> F32:
-    """1 near anything that is not bare table, 0 on it: the table is the commonest
-    colour of a smoothed view, so fine print on it (a cutting mat's lines, grain)
-    counts as table while tiles do not."""
+def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_] | None:
+    """True on bare table: the commonest colour of a smoothed view, so fine print on it
+    (a cutting mat's lines, grain) counts as table while tiles do not. None when no
+    colour covers a fifth of the view (no clear table)."""
     h, w = lab.shape[:2]
     half = np.asarray(cv2.resize(lab, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA), np.float32)
     k = max(3, int(round(cfg.table_smooth_mm * px_per_mm / 2)) | 1)
@@ -258,9 +258,17 @@ def off_table(lab: F32, px_per_mm: float, cfg: TilesConfig) -> F32:
     key = (q[..., 0] * 32 + q[..., 1]) * 32 + q[..., 2]
     mode = int(np.argmax(np.bincount(key.ravel())))
     table = (np.array([mode // 1024, (mode // 32) % 32, mode % 32], np.float32) + 0.5) * 8
-    near = np.linalg.norm(sm - table, axis=2) < cfg.table_match
-    hits = np.count_nonzero(near)
-    if hits > 0.97 * near.size or hits < 0.2 * near.size:
+    near = np.asarray(np.linalg.norm(sm - table, axis=2) < cfg.table_match)
+    if np.count_nonzero(near) < 0.2 * near.size:
+        return None
+    return near
+
+
+def off_table(lab: F32, px_per_mm: float, cfg: TilesConfig, near: NDArray[np.bool_] | None = None) -> F32:
+    """1 near anything that is not bare table (see table_near), 0 on it."""
+    if near is None:
+        near = table_near(lab, px_per_mm, cfg)
+    if near is None or np.count_nonzero(near) > 0.97 * near.size:
         return np.ones(lab.shape[:2], np.float32)       # no clear table: do not mask
     grow = max(3, int(round(cfg.table_margin_mm * px_per_mm)) * 2 + 1)
     off = cv2.dilate((~near).astype(np.uint8), np.ones((grow, grow), np.uint8))
@@ -368,21 +376,42 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
     return g
 
 
+@dataclass(frozen=True)
+class Outline:
+    """A square of edges that may be one tile's cut edge (see tile_outline)."""
+
+    side_mm: float
+    angle_rad: float
+    strength: float
+    centre_mm: tuple[float, float]
+
+    def inside_mm(self, n: int = 7, inset: float = 0.8) -> F64:
+        """n x n points spread over the square's middle `inset` part, table mm."""
+        c, s = math.cos(self.angle_rad), math.sin(self.angle_rad)
+        f = (np.arange(n) + 0.5) / n - 0.5
+        a, b = np.meshgrid(f * inset * self.side_mm, f * inset * self.side_mm)
+        return np.stack([self.centre_mm[0] + a * c - b * s, self.centre_mm[1] + a * s + b * c], -1).reshape(-1, 2)
+
+
 def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
-                 centre_mm: F64, theta0: float, cfg: TilesConfig) -> tuple[float, float, float] | None:
-    """(side mm, turn, strength) of the tile around one symbol, from its own outline.
+                 centre_mm: F64, theta0: float, cfg: TilesConfig, shift_mm: float) -> list[Outline]:
+    """Squares of edges around a point that may be its tile's outline, outermost first.
 
     A few tiles on a table give the lattice little to fit (edge autocorrelation locks
-    on symbol edges or a mat's print), but each tile's outline is a pair of parallel
-    edges symmetric about its symbol: the outermost strong symmetric pair is the cut
-    edge (a shadow or the tile's visible thickness shows on one side only)."""
+    on symbol edges or a mat's print), but each tile's outline is a square of edges:
+    in a band through the point along each axis, a pair of edges symmetric about the
+    tile's centre, the same distance apart both ways. The outermost such pair is the
+    cut edge (a shadow or the tile's visible thickness shows on one side only, a
+    symbol or a printed frame lies inside), unless it is a square of a mat's print or
+    of several tiles (the caller checks what fills it). The point may be a piece of a
+    symbol well off the tile's centre (a lattice that cut the tile up)."""
     p = px_per_mm
-    half = int(math.ceil(0.6 * cfg.max_pitch_mm * p))
+    half = int(math.ceil(0.6 * cfg.max_pitch_mm * p + shift_mm * p))
     size = 2 * half + 1
     cx = (float(centre_mm[0]) - origin_mm[0]) * p - 0.5
     cy = (float(centre_mm[1]) - origin_mm[1]) * p - 0.5
     band = max(2, int(round(cfg.outline_band_mm * p)))
-    best: tuple[float, float, F64, F64] | None = None
+    best: tuple[float, float, F64, F64, NDArray[np.float64]] | None = None
     span, step = cfg.outline_turn_deg, 1.5
     for d in np.arange(-span, span + 1e-9, step):
         t = theta0 + math.radians(float(d))
@@ -397,19 +426,23 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         pv = ay[:, half - band:half + band + 1].sum(axis=1).astype(np.float64)
         sharp = float(np.sum(pu * pu) + np.sum(pv * pv))
         if best is None or sharp > best[0]:
-            best = (sharp, t, pu, pv)
+            best = (sharp, t, pu, pv, np.asarray(m, np.float64))
     assert best is not None
-    _, theta, pu, pv = best
-    shift = int(round(cfg.outline_shift_mm * p))
+    _, theta, pu, pv, mat = best
+    shift = int(round(shift_mm * p))
     lo = int(math.floor(0.45 * cfg.min_pitch_mm * p))
     hi = min(half - shift - 1, int(math.ceil(0.5 * cfg.max_pitch_mm * p)))
     ks = np.arange(lo, hi + 1)
-    found: list[list[tuple[float, float]]] = []
+    found: list[list[tuple[float, float, int]]] = []
     for prof in (pu, pv):
         prof = np.convolve(prof, [0.25, 0.5, 0.25], mode="same")
         q = np.zeros(hi + 1)
+        at = np.zeros(hi + 1, dtype=np.int64)
         for c in range(-shift, shift + 1):
-            q[lo:] = np.maximum(q[lo:], np.sqrt(prof[half + c + ks] * prof[half + c - ks]))
+            v = np.sqrt(prof[half + c + ks] * prof[half + c - ks])
+            better = v > q[lo:]
+            q[lo:] = np.where(better, v, q[lo:])
+            at[lo:] = np.where(better, c, at[lo:])
         top = float(q.max())
         if top < cfg.outline_min_step * 4.0 * (2 * band + 1):   # a Sobel step of that height
             found.append([])
@@ -420,12 +453,15 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
                 a_, b_, c_ = q[k - 1], q[k], q[k + 1]
                 den = a_ - 2 * b_ + c_
                 frac = 0.5 * (a_ - c_) / den if abs(den) > 1e-12 else 0.0
-                pk.append((2.0 * (k + float(np.clip(frac, -0.5, 0.5))) / p, float(q[k]) / top))
+                pk.append((2.0 * (k + float(np.clip(frac, -0.5, 0.5))) / p, float(q[k]) / top, int(at[k])))
         found.append(pk)
-    # a tile is square: the outermost pair of sides that agree across both axes
-    pairs = [(0.5 * (su + sv), wu * wv) for su, wu in found[0] for sv, wv in found[1]
-             if abs(su - sv) <= cfg.outline_agree * max(su, sv)]
-    if not pairs:
-        return None
-    side, w = max(pairs)
-    return side, theta, w
+    # a tile is square: pairs of sides that agree across both axes, outermost first
+    pairs = sorted(((0.5 * (su + sv), wu * wv, cu, cv) for su, wu, cu in found[0] for sv, wv, cv in found[1]
+                    if abs(su - sv) <= cfg.outline_agree * max(su, sv)), reverse=True)
+    inv = cv2.invertAffineTransform(mat)
+    out = []
+    for side, w, cu, cv in pairs:
+        src = inv @ np.array([half + cu, half + cv, 1.0])
+        out.append(Outline(side, theta, w, (origin_mm[0] + (float(src[0]) + 0.5) / p,
+                                            origin_mm[1] + (float(src[1]) + 0.5) / p)))
+    return out

@@ -17,7 +17,7 @@ from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import normalise_crop, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances
-from vision.tiles.grid import GridFit, fit_grid, refine_grid, tile_outline
+from vision.tiles.grid import GridFit, Outline, fit_grid, refine_grid, table_near, tile_outline
 from vision.tiles.group import agglomerate, pairwise
 from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, side_steps
 from vision.tiles.palette import name_groups
@@ -103,12 +103,13 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         if not moved:
             break
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
-    sparse = _sparse_grid(found, grid, grey, cpx, (x0, y0), cfg)
+    sparse = _sparse_grid(found, grid, grey, lab, cpx, (x0, y0), cfg)
     if sparse is not None:
-        # the outlines' lattice must not cut a tile into more face-up "tiles"
-        again = _read_cells(image, fit, ref, lab, sparse, area, cfg, cfg.crop_px // 2)
-        if sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found):
-            grid = sparse
+        # the outlines' lattice must not cut a tile into more face-up "tiles", and must
+        # read every tile whose outline was seen
+        again = _read_cells(image, fit, ref, lab, sparse[0], area, cfg, cfg.crop_px // 2)
+        if sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found):
+            grid = sparse[0]
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
@@ -123,29 +124,102 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     return out
 
 
-def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32], cpx: float,
-                 origin: tuple[float, float], cfg: TilesConfig) -> GridFit | None:
-    """The lattice of a few tiles, from their own outlines as much as from their centres.
+def _filled(cands: list[Outline], near: NDArray[np.bool_] | None, cpx: float,
+            origin: tuple[float, float], cfg: TilesConfig) -> list[Outline]:
+    """The squares a tile fills: a square of a mat's print, or around several tiles,
+    holds bare table inside."""
+    if near is None:
+        return cands
+    h, w = near.shape
+    out = []
+    for o in cands:
+        pts = o.inside_mm()
+        x = np.clip(((pts[:, 0] - origin[0]) * cpx).astype(np.int64), 0, w - 1)
+        y = np.clip(((pts[:, 1] - origin[1]) * cpx).astype(np.int64), 0, h - 1)
+        if float(np.mean(~near[y, x])) >= cfg.outline_fill:
+            out.append(o)
+    return out
 
-    With few tiles the edge autocorrelation may lock on symbol edges or a mat's print,
-    and the tiles' centres (each off its cell by a hand's jitter) fix the pitch poorly;
-    each tile's outline measures its side well. The pitch is the side plus a gap,
-    weighted against the centres' pitch by how many neighbour spans they hold."""
+
+def _inside(o: Outline, pt: tuple[float, float]) -> bool:
+    c, s = math.cos(o.angle_rad), math.sin(o.angle_rad)
+    dx, dy = pt[0] - o.centre_mm[0], pt[1] - o.centre_mm[1]
+    return max(abs(dx * c + dy * s), abs(-dx * s + dy * c)) < 0.5 * o.side_mm
+
+
+def _common_side(cands: list[list[Outline]], points: list[tuple[float, float]],
+                 cfg: TilesConfig) -> list[Outline]:
+    """One outline per tile, all of one size (a game's tiles are all alike).
+
+    The size is the one most points have a square of (the pieces of a cut-up tile all
+    find its square), less the points of other tiles such squares would swallow (a
+    square around two touching tiles), the larger on a tie (a frame or symbol lies
+    inside the cut edge); squares of two tiles must not overlap."""
+    def pick(s: float) -> tuple[list[Outline], int]:
+        out: list[Outline] = []
+        voters = set()
+        for i, cs in enumerate(cands):
+            near = [o for o in cs if abs(o.side_mm - s) <= cfg.outline_agree * s]
+            if near:
+                voters.add(i)
+                o = min(near, key=lambda o: abs(o.side_mm - s))
+                if all(math.dist(o.centre_mm, k.centre_mm) > 0.5 * s for k in out):
+                    out.append(o)
+        foreign = sum(any(_inside(o, p) for o in out) for i, p in enumerate(points) if i not in voters)
+        return out, len(voters) - foreign
+
+    sides = {o.side_mm for cs in cands for o in cs}
+    scored = sorted(((pick(s_)[1], s_) for s_ in sides), reverse=True)
+    for _, best in scored:
+        out = pick(best)[0]
+        if all(math.dist(a.centre_mm, b.centre_mm) >= cfg.outline_apart * best
+               for i, a in enumerate(out) for b in out[i + 1:]):
+            return out
+    return []
+
+
+def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32],
+                 lab: NDArray[np.float32], cpx: float, origin: tuple[float, float],
+                 cfg: TilesConfig) -> tuple[GridFit, int] | None:
+    """The lattice of a few tiles, from their own outlines as much as from their centres,
+    and the least number of face-up tiles a read on it must find.
+
+    With few tiles the edge autocorrelation may lock on symbol edges or a mat's print
+    (and cut one tile into several "tiles"), and the tiles' centres (each off its cell
+    by a hand's jitter) fix the pitch poorly; each tile's outline measures its side
+    and its centre well. The pitch is the side plus a gap, weighted against the
+    centres' pitch by how many neighbour spans they hold."""
     up = [t for t in found if t.look.has_symbol and not t.look.faint]
-    if not up or len(up) > cfg.sparse_tiles:
+    if not up or len(up) > cfg.outline_tiles:
         return None
-    outs = [o for t in up if (o := tile_outline(grey, cpx, origin, np.asarray(t.centre_mm), grid.angle_rad, cfg))]
+    if len(up) <= cfg.sparse_tiles:
+        # few tiles, each symbol near its tile's centre: each tile's outermost square
+        outs = [cs[0] for t in up
+                if (cs := tile_outline(grey, cpx, origin, np.asarray(t.centre_mm), grid.angle_rad, cfg,
+                                       cfg.outline_near_mm))]
+        tiles = [t.centre_mm for t in up]
+        least = 1
+    else:
+        # more "tiles" than a sparse table holds: perhaps pieces of a few cut-up tiles,
+        # whose symbols lie well off their tiles' centres
+        near = table_near(lab, cpx, cfg)
+        outs = _common_side([_filled(tile_outline(grey, cpx, origin, np.asarray(t.centre_mm), grid.angle_rad,
+                                                  cfg, cfg.outline_shift_mm), near, cpx, origin, cfg)
+                             for t in up], [t.centre_mm for t in up], cfg)
+        tiles = [o.centre_mm for o in outs]
+        least = len(tiles)
+        if len(tiles) > cfg.sparse_tiles:
+            return None
     if not outs:
         return None
-    side = float(np.median([o[0] for o in outs]))
-    z = sum(np.exp(4j * o[1]) for o in outs)
+    side = float(np.median([o.side_mm for o in outs]))
+    z = sum(np.exp(4j * o.angle_rad) for o in outs)
     theta = float(np.angle(z)) / 4.0
     p_out = side + cfg.gap_mm
-    pts = np.array([t.centre_mm for t in up], dtype=np.float64)
-    base = GridFit(theta, p_out, grid.origin_mm, grid.strength)
+    pts = np.array(tiles, dtype=np.float64)
     pitch = p_out
     if len(pts) >= 2:
-        ls = refine_grid(base, pts)
+        ls = refine_grid(GridFit(theta, p_out, grid.origin_mm, grid.strength), pts)
         c, s_ = math.cos(ls.angle_rad), math.sin(ls.angle_rad)
         q = np.stack([pts[:, 0] * c + pts[:, 1] * s_, -pts[:, 0] * s_ + pts[:, 1] * c], 1) / ls.pitch_mm
         spread = float(np.sum((q - q.mean(axis=0)) ** 2))
@@ -160,7 +234,10 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     q = np.stack([pts @ ux, pts @ uy], 1) / pitch
     idx = np.round(q - q[0:1])
     o = np.mean(pts - pitch * ((idx[:, :1] + 0.5) * ux + (idx[:, 1:] + 0.5) * uy), axis=0)
-    return GridFit(theta, float(pitch), (float(o[0]), float(o[1])), grid.strength)
+    out = GridFit(theta, float(pitch), (float(o[0]), float(o[1])), grid.strength)
+    if least > 1 and len({(int(c), int(r)) for c, r in out.cell_of(pts)}) < len(pts):
+        return None     # two outlined tiles in one cell: not their lattice
+    return out, least
 
 
 def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:
