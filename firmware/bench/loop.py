@@ -23,6 +23,7 @@ The resume part alone: `python -m firmware.bench.loop resume [SEED]`.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -590,6 +591,12 @@ def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> st
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "resume":
         print("\n".join(resume_section(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
+    elif len(sys.argv) >= 2 and sys.argv[1] in ("real", "calm"):
+        n = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+        first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+        got = bench_real_games(n, first, (2304, 1296), occluders=sys.argv[1] == "real")
+        print(json.dumps({k: v for k, v in got.items() if k not in ("latency", "fit", "reader")}))
     else:
-        print("usage: python -m firmware.bench.loop resume [SEED]  (the whole suite: "
-              "tableref bench --game loop)")
+        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED]\n"
+              "  real: Town 77 games through the loop and the real reader with hands and cups; "
+              "calm: the same games without them (the whole suite: tableref bench --game loop)")
