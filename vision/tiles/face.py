@@ -106,7 +106,8 @@ def _local_angle(grey: F32, band: NDArray[np.bool_], limit_deg: float = 12.0) ->
     return float(np.angle(np.sum(w * np.exp(1j * d[keep]))) / 4.0)
 
 
-def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.2) -> NDArray[np.bool_]:
+def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.2,
+                   rim: float = 0.37) -> NDArray[np.bool_]:
     """The parts of a mask that reach the cell's centre: the symbol, not a printed
     border or a neighbour's edge that a tile's offset brought into view."""
     n, lab = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
@@ -115,6 +116,23 @@ def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.
     keep = np.zeros(n, dtype=bool)
     keep[lab[(geo.radius < reach) & mask]] = True
     keep[0] = False
+    if not keep.any():
+        # an outlined symbol is a ring around the centre, not through it: the parts
+        # bounding the centre's enclosed patch (a pale line's small gaps bridged), if
+        # they stay clear of the cell's edge (a cutting mat's squares do not)
+        closed = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        c = (geo.size - 1) // 2
+        if closed[c, c] == 0:
+            patch = np.zeros((geo.size + 2, geo.size + 2), np.uint8)
+            cv2.floodFill(closed.copy(), patch, (c, c), (2,), flags=8 | cv2.FLOODFILL_MASK_ONLY | (1 << 8))
+            inside = patch[1:-1, 1:-1] > 0
+            edge = geo.cheb >= rim
+            if not (inside & edge).any():
+                bound = cv2.dilate(inside.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool) & mask
+                keep[lab[bound]] = True
+                keep[0] = False
+                if (keep[lab] & edge).any():
+                    keep[:] = False
     return np.asarray(keep[lab], dtype=bool)
 
 
