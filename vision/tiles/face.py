@@ -106,7 +106,8 @@ def _local_angle(grey: F32, band: NDArray[np.bool_], limit_deg: float = 12.0) ->
     return float(np.angle(np.sum(w * np.exp(1j * d[keep]))) / 4.0)
 
 
-def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.2) -> NDArray[np.bool_]:
+def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.2,
+                   rim: float = 0.37) -> NDArray[np.bool_]:
     """The parts of a mask that reach the cell's centre: the symbol, not a printed
     border or a neighbour's edge that a tile's offset brought into view."""
     n, lab = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
@@ -115,6 +116,23 @@ def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.
     keep = np.zeros(n, dtype=bool)
     keep[lab[(geo.radius < reach) & mask]] = True
     keep[0] = False
+    if not keep.any():
+        # an outlined symbol is a ring around the centre, not through it: the parts
+        # bounding the centre's enclosed patch (a pale line's small gaps bridged), if
+        # they stay clear of the cell's edge (a cutting mat's squares do not)
+        closed = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        c = (geo.size - 1) // 2
+        if closed[c, c] == 0:
+            patch = np.zeros((geo.size + 2, geo.size + 2), np.uint8)
+            cv2.floodFill(closed.copy(), patch, (c, c), (2,), flags=8 | cv2.FLOODFILL_MASK_ONLY | (1 << 8))
+            inside = patch[1:-1, 1:-1] > 0
+            edge = geo.cheb >= rim
+            if not (inside & edge).any():
+                bound = cv2.dilate(inside.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool) & mask
+                keep[lab[bound]] = True
+                keep[0] = False
+                if (keep[lab] & edge).any():
+                    keep[:] = False
     return np.asarray(keep[lab], dtype=bool)
 
 
@@ -161,19 +179,30 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
         faint = True
     if mask is None:
         return blank
+    # how far each pixel lies from the face towards the print's colour: a sheen or a
+    # shadow across the face moves it a little along that axis (or across it), the
+    # print all the way, so half-way is the print's edge whatever the contrast
+    core = d[mask]
+    ink = np.median(lab[mask][core >= float(np.percentile(core, 50.0))].astype(np.float64), axis=0)
+    axis = ink - face
+    alpha = ((lab.astype(np.float64) - face) @ axis) / max(float(axis @ axis), 1e-6)
+    half = _central_parts((alpha > 0.5) & inner, geo)
+    shape_mask = half if np.count_nonzero(half) >= 0.5 * np.count_nonzero(mask) else mask
     frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
     ys, xs = np.nonzero(mask)
     cx, cy = float(xs.mean()), float(ys.mean())
+    sy, sx = np.nonzero(shape_mask)
+    scx, scy = float(sx.mean()), float(sy.mean())
     # soft mask: 0 on the face, 1 well inside the symbol, a ramp across its edge
-    soft = np.clip((d - 0.5 * thr) / thr, 0.0, 1.0).astype(np.float32)
-    soft[~cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 0.0
+    soft = np.clip((alpha - 0.25) / 0.5, 0.0, 1.0).astype(np.float32)
+    soft[~cv2.dilate(shape_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 0.0
     size = geo.size
     radius = cfg.shape_span * size
     if radius / nr > 1.5:
         soft = np.asarray(cv2.GaussianBlur(soft, (0, 0), 0.4 * radius / nr), dtype=np.float32)
     # polar samples around the centroid: rows = angle, columns = radius, so a turned
     # tile is a circular shift of rows (matched in shape_distances)
-    desc = cv2.warpPolar(soft, (nr, na), (cx, cy), radius,
+    desc = cv2.warpPolar(soft, (nr, na), (scx, scy), radius,
                          cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR | cv2.WARP_FILL_OUTLIERS)
     ang = 0.0
     core = d[mask]

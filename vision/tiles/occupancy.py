@@ -79,12 +79,31 @@ def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig
     keys = list(stats)
     v = np.array([stats[k] for k in keys])
     symbol = v[:, 4] >= cfg.min_centre_contrast
-    rest = v[~symbol] if np.any(~symbol) else v
+    bare = ~symbol
+    fronts = np.zeros(len(v), dtype=bool)
+    if np.count_nonzero(symbol) >= 3:
+        # the tiles with a clear print share one face colour (unless the colour is the
+        # face's): cells of that face with a pale print (thin outlines) are tiles too,
+        # and must not be taken for the table when the city covers most of the area
+        face = np.median(v[symbol, :3], axis=0)
+        if float(np.median(np.linalg.norm(v[symbol, :3] - face, axis=1))) < cfg.table_delta_e / 2:
+            fronts = np.linalg.norm(v[:, :3] - face, axis=1) < cfg.table_delta_e / 2
+            # ...unless the table itself has the fronts' colour: then the cells two or
+            # more cells away from any print (bare table for sure) look like fronts too
+            sym_cells = np.array([keys[i] for i in np.nonzero(symbol)[0]])
+            at = np.array(keys)
+            gap = np.abs(at[:, None, :] - sym_cells[None, :, :]).max(axis=2).min(axis=1)
+            away = bare & (gap >= 2)
+            if np.count_nonzero(away) >= 3 and np.mean(fronts[away]) > 0.5:
+                fronts[:] = False
+            elif np.any(bare & ~fronts):
+                bare &= ~fronts
+    rest = v[bare] if np.any(bare) else v
     table = np.median(rest[:, :3], axis=0)
     spread = float(np.median(rest[:, 3]))
     far = np.linalg.norm(v[:, :3] - table, axis=1) > max(cfg.table_delta_e, 3.0 * spread)
     plain = (v[:, 3] <= max(cfg.plain_spread, 1.5 * spread)) & far
-    pick = symbol | plain
+    pick = symbol | plain | (fronts & far)
     cells = sorted((keys[i] for i in np.nonzero(pick)[0]), key=lambda t: (t[1], t[0]))
     return cells, table, spread
 

@@ -326,6 +326,9 @@ def _main_group(tiles: list[TileReading]) -> set[int]:
     return max(side_groups(tiles), key=len, default=set())
 
 
+GLARE_L_WEIGHT = 0.4
+
+
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     """Decide which tiles show their back, and which print carries the tile's colour.
 
@@ -345,7 +348,10 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
         for t in tiles:
             t.face_down = True
         return False
-    faces = np.array([t.look.face_lab for t in sym])
+    # a lamp's glare lifts a glossy face towards grey-white (a dark face by tens of L)
+    # while its hue stays: lightness counts for less than colour here
+    w = np.array([GLARE_L_WEIGHT, 1.0, 1.0])
+    faces = np.array([t.look.face_lab for t in sym]) * w
     marks = np.array([t.look.symbol_lab for t in sym])
     face_ids = np.array(agglomerate(pairwise(faces), cfg.facedown_delta_e))
     mark_ids = np.array(agglomerate(pairwise(marks), cfg.colour_merge))
@@ -358,7 +364,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
                                                          int(np.count_nonzero(const_ids == g))))
     front = np.median(const[const_ids == best], axis=0)
     for t in tiles:
-        part = t.look.symbol_lab if on_face else t.look.face_lab
+        part = t.look.symbol_lab if on_face else t.look.face_lab * w
         far = float(np.linalg.norm(part - front)) > cfg.facedown_delta_e
         t.face_down = (not t.look.has_symbol) or far
         if on_face:
