@@ -8,25 +8,27 @@ import math
 import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from vision.tiles.config import TilesConfig
-from vision.tiles.grid import tile_outline
+from vision.tiles.grid import Outline, tile_outline
+from vision.tiles.pipeline import _common_side
 
 PX = 1.5
 
 
-def _square(img: np.ndarray, centre: tuple[float, float], side: float, angle_deg: float, value: float) -> None:
+def _square(img: NDArray[np.float32], centre: tuple[float, float], side: float, angle_deg: float, value: float) -> None:
     box = cv2.boxPoints(((centre[0] * PX, centre[1] * PX), (side * PX, side * PX), angle_deg))
-    cv2.fillConvexPoly(img, np.round(box * 16).astype(np.int32), value, lineType=cv2.LINE_AA, shift=4)
+    cv2.fillConvexPoly(img, np.round(box * 16).astype(np.int32), (value,), lineType=cv2.LINE_AA, shift=4)
 
 
-def _tile(side: float, angle_deg: float, centre: tuple[float, float]) -> np.ndarray:
+def _tile(side: float, angle_deg: float, centre: tuple[float, float]) -> NDArray[np.float32]:
     img = np.full((300, 300), 0.45, np.float32)
     _square(img, (centre[0] + 1.5, centre[1] + 1.5), side, angle_deg, 0.3)   # shadow down-right
     _square(img, centre, side, angle_deg, 0.9)                               # the tile
     _square(img, centre, side * 0.82, angle_deg, 0.75)                       # printed frame
     cv2.circle(img, (int(round(centre[0] * PX)), int(round(centre[1] * PX))),
-               int(round(side * 0.2 * PX)), 0.1, -1, cv2.LINE_AA)               # a round symbol
+               int(round(side * 0.2 * PX)), (0.1,), -1, cv2.LINE_AA)               # a round symbol
     return np.asarray(cv2.GaussianBlur(img, (0, 0), 0.7), np.float32)
 
 
@@ -51,3 +53,28 @@ def test_bare_table_has_no_outline() -> None:
     """A plain patch of table around the point gives no outline at all."""
     img = np.full((300, 300), 0.45, np.float32)
     assert tile_outline(img, PX, (0.0, 0.0), np.array([100.0, 100.0]), 0.0, TilesConfig(), 3.0) == []
+
+
+def _sq(side: float, x: float, y: float) -> Outline:
+    return Outline(side, 0.0, 1.0, (x, y))
+
+
+def test_pieces_of_a_cut_tile_agree_on_its_square() -> None:
+    """Points on pieces of one cut-up tile each find squares; the size they share wins
+    (over each one's stray larger square) and they make one tile."""
+    cands = [[_sq(52.0, 80.0, 90.0), _sq(34.0, 100.0, 100.0)],
+             [_sq(34.5, 100.5, 99.5), _sq(22.0, 110.0, 95.0)],
+             [_sq(47.0, 120.0, 80.0), _sq(33.8, 99.6, 100.3)]]
+    pts = [(92.0, 92.0), (108.0, 93.0), (100.0, 108.0)]
+    out = _common_side(cands, pts, TilesConfig())
+    assert len(out) == 1 and abs(out[0].side_mm - 34.0) < 1.0
+
+
+def test_square_around_two_touching_tiles_is_refused() -> None:
+    """A square that swallows a second tile's point loses to the tiles' own squares."""
+    cands = [[_sq(58.0, 120.0, 100.0), _sq(38.0, 100.0, 100.0)],
+             [_sq(38.4, 139.5, 100.0)]]
+    pts = [(100.0, 100.0), (140.0, 100.0)]
+    out = _common_side(cands, pts, TilesConfig())
+    assert sorted(round(o.centre_mm[0]) for o in out) == [100, 140]
+    assert all(abs(o.side_mm - 38.0) < 1.0 for o in out)

@@ -400,7 +400,7 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     A few tiles on a table give the lattice little to fit (edge autocorrelation locks
     on symbol edges or a mat's print), but each tile's outline is a square of edges:
     in a band through the point along each axis, a pair of edges symmetric about the
-    tile's centre, the same distance apart both ways. The outermost such pair is the
+    tile's centre (within shift_mm of the point), the same distance apart both ways. The outermost such pair is the
     cut edge (a shadow or the tile's visible thickness shows on one side only, a
     symbol or a printed frame lies inside), unless it is a square of a mat's print or
     of several tiles (the caller checks what fills it). The point may be a piece of a
