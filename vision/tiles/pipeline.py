@@ -105,11 +105,16 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
     sparse = _sparse_grid(found, grid, grey, lab, cpx, (x0, y0), cfg)
     if sparse is not None:
-        # the outlines' lattice must not cut a tile into more face-up "tiles", and must
-        # read every tile whose outline was seen
-        again = _read_cells(image, fit, ref, lab, sparse[0], area, cfg, cfg.crop_px // 2)
-        if sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found):
-            grid = sparse[0]
+        new = sparse[0]
+        same = (abs(new.pitch_mm - grid.pitch_mm) <= cfg.reread_pitch * grid.pitch_mm
+                and abs(new.angle_rad - grid.angle_rad) <= cfg.reread_angle)
+        if not same:
+            # the outlines' lattice must not cut a tile into more face-up "tiles", and
+            # must read every tile whose outline was seen
+            again = _read_cells(image, fit, ref, lab, new, area, cfg, cfg.crop_px // 2)
+            same = sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
+        if same:
+            grid = new
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
@@ -192,6 +197,8 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     up = [t for t in found if t.look.has_symbol and not t.look.faint]
     if not up or len(up) > cfg.outline_tiles:
         return None
+    if len(up) > cfg.sparse_tiles and not _off_centre(up, cfg):
+        return None     # a small city whose symbols sit in their cells: its lattice holds
     if len(up) <= cfg.sparse_tiles:
         # few tiles, each symbol near its tile's centre: each tile's outermost square
         outs = [cs[0] for t in up
@@ -238,6 +245,12 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     if least > 1 and len({(int(c), int(r)) for c, r in out.cell_of(pts)}) < len(pts):
         return None     # two outlined tiles in one cell: not their lattice
     return out, least
+
+
+def _off_centre(up: list[TileReading], cfg: TilesConfig) -> bool:
+    """The symbols sit well off their cells' centres (typically: a lattice at a
+    fraction of the pitch cut each tile up, so each cell holds a piece of a symbol)."""
+    return float(np.median([math.hypot(*t.look.offset) for t in up])) > cfg.hint_offset
 
 
 def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:
