@@ -206,7 +206,7 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
                          cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR | cv2.WARP_FILL_OUTLIERS)
     ang = 0.0
     core = d[mask]
-    cut = float(np.percentile(core, 50.0))
+    cut = float(np.percentile(core, 75.0))
     sym = lab[mask][core >= cut].astype(np.float64)
     colour = np.median(sym, axis=0)
     c0 = (size - 1) / 2.0

@@ -314,6 +314,7 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
                if (t.col + dc, t.row + dr) not in up_cells]
     typical = float(np.median(free_up)) if free_up else float(np.median(list(steps.values())))
     need = max(cfg.back_step_floor, cfg.back_outline * typical)
+    design = _back_design(backs, cfg)
     kept = list(tiles)
     while True:
         # a side shared with another tile may show no gap at all; a free side borders
@@ -324,12 +325,32 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
         def outlined(t: TileReading) -> bool:
             e = steps[(t.col, t.row)]
             free = [(t.col + dc, t.row + dr) not in taken for dc, dr in ((-1, 0), (1, 0), (0, -1), (0, 1))]
-            return all(float(v) >= need for v, f in zip(e, free) if f)
+            least = cfg.back_step_floor if id(t) in design else need
+            return all(float(v) >= least for v, f in zip(e, free) if f)
 
         nxt = [t for t in kept if not t.face_down or outlined(t)]
         if len(nxt) == len(kept):
             return kept
         kept = nxt
+
+
+def _back_design(backs: list[TileReading], cfg: TilesConfig) -> set[int]:
+    """ids of the backs that share one printed design (a logo of one shape and colour on
+    one face colour): the backs of the game. Their cut edge may be faint against a table
+    of about their colour; the print repeated from back to back is the evidence a patch
+    of table or glare never shows."""
+    printed = [t for t in backs if t.look.has_symbol and not t.look.faint]
+    if len(printed) < 2:
+        return set()
+    face = pairwise(np.array([t.look.face_lab for t in printed])) / cfg.table_delta_e
+    mark = pairwise(np.array([t.look.symbol_lab for t in printed])) / cfg.colour_merge
+    shp = np.array([t.look.shape for t in printed])
+    form = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift) / cfg.shape_merge
+    ids = agglomerate(np.maximum(np.maximum(face, mark), form), 1.0)
+    best = max(set(ids), key=ids.count)
+    if ids.count(best) < 2:
+        return set()
+    return {id(t) for t, g in zip(printed, ids) if g == best}
 
 
 def _main_group(tiles: list[TileReading]) -> set[int]:
