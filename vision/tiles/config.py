@@ -118,3 +118,9 @@ class TilesConfig:
     """Average-linkage distance (CIELAB delta E) below which two colour groups merge."""
     facedown_delta_e: float = 18.0
     """A blank face this far from the front face colour is a tile's back."""
+    glare_l_weight: float = 0.4
+    """Weight of lightness when faces are compared for the face-down call: a lamp's
+    glare lifts a glossy dark face by tens of L but leaves its hue."""
+    face_majority: float = 0.15
+    """A ring colour covering more than half + this share of the face ring is the face
+    (a printed border line or a neighbour's edge is thin)."""

@@ -57,10 +57,7 @@ class CellGeometry:
         return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32), side.astype(np.int8))
 
 
-FACE_MAJORITY = 0.15
-
-
-def face_colour(px: F64, radius: F32) -> F64:
+def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majority) -> F64:
     """The face colour of a ring that a big symbol may cover in part: split the ring in
     two colours, and the one lying further out (around the symbol) is the face."""
     med = np.median(px, axis=0)
@@ -78,7 +75,7 @@ def face_colour(px: F64, radius: F32) -> F64:
     if float(np.linalg.norm(a - b)) < 15.0:
         return np.asarray(med, dtype=np.float64)
     share_a = float(np.mean(near_a))
-    if abs(share_a - 0.5) > FACE_MAJORITY:
+    if abs(share_a - 0.5) > majority:
         # one colour covers most of the ring: the face (a printed border line or a
         # neighbour's edge is thin)
         return np.asarray(a if share_a > 0.5 else b, dtype=np.float64)
@@ -159,7 +156,7 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     ring = (geo.cheb >= r0) & (geo.cheb <= r1)
     inner = geo.cheb < r1
     ring_px = lab[ring].astype(np.float64)
-    face = face_colour(ring_px, geo.radius[ring])
+    face = face_colour(ring_px, geo.radius[ring], cfg.face_majority)
     de_ring = np.linalg.norm(ring_px - face, axis=1)
     on_face = de_ring[de_ring < 20.0]
     spread = float(np.median(on_face if on_face.size > 0.2 * de_ring.size else de_ring))

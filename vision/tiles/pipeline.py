@@ -360,9 +360,6 @@ def _main_group(tiles: list[TileReading]) -> set[int]:
     return max(side_groups(tiles), key=len, default=set())
 
 
-GLARE_L_WEIGHT = 0.4
-
-
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     """Decide which tiles show their back, and which print carries the tile's colour.
 
@@ -384,7 +381,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
         return False
     # a lamp's glare lifts a glossy face towards grey-white (a dark face by tens of L)
     # while its hue stays: lightness counts for less than colour here
-    w = np.array([GLARE_L_WEIGHT, 1.0, 1.0])
+    w = np.array([cfg.glare_l_weight, 1.0, 1.0])
     faces = np.array([t.look.face_lab for t in sym]) * w
     marks = np.array([t.look.symbol_lab for t in sym])
     face_ids = np.array(agglomerate(pairwise(faces), cfg.facedown_delta_e))
