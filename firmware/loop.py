@@ -569,7 +569,7 @@ class Referee:
         if self.reference is None or self.reference.shape != view.shape:
             return None
         return ChangeMap.between(self.reference, view, self.guard_area()[0],
-                                 self.cfg.motion.guard_px_per_mm, self.cfg.motion.guard_threshold)
+                                 self.cfg.motion.guard_px_per_mm, self.cfg.motion.change_threshold)
 
     def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
         return self._foreign_mask(a, b, footprint)[0]

@@ -34,6 +34,8 @@ class MotionConfig:
     guard_threshold: int = 28        # grey levels, in the rectified play area
     guard_fraction: float = 0.004    # changed fraction outside the move that means "not clear"
     guard_px_per_mm: float = 0.5     # resolution of the guard's rectified view
+    change_threshold: int = 12       # grey levels that mean a cell changed (a tile about the
+                                     # table's colour still changes its cell by this much)
 
 
 @dataclass(frozen=True)
@@ -101,24 +103,33 @@ def normalise(view: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return np.asarray(out)
 
 
+def _nearest(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> GreyImage:
+    """Per pixel of a: the least difference (largest channel) to a pixel of b within 1 px."""
+    h, w = a.shape[:2]
+    pad = cv2.copyMakeBorder(b, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
+    best: GreyImage | None = None
+    for dy in range(3):
+        for dx in range(3):
+            d = np.asarray(cv2.absdiff(a, pad[dy:dy + h, dx:dx + w]), dtype=np.uint8)
+            if d.ndim == 3:
+                d = d.max(axis=2)
+            best = d if best is None else np.minimum(best, d)
+    assert best is not None
+    return np.asarray(best, dtype=np.uint8)
+
+
 def change_mask(reference: NDArray[np.uint8], current: NDArray[np.uint8],
                 threshold: int) -> GreyImage:
     """1 where two rectified views of the table differ by more than `threshold` levels
     in any channel after equalising overall brightness (so a cloud passing is not change).
 
-    Each pixel is compared with the other view's range over its 3x3 neighbourhood, both
-    ways: two fits of the same markers differ by a fraction of a millimetre, which at a
-    marker's white paper or a tile's edge is a change of a hundred levels, but not a
-    change of the table."""
+    Each pixel is compared with the best-matching pixel of the other view's 3x3
+    neighbourhood, both ways: two fits of the same markers differ by a fraction of a
+    millimetre, which at a marker's white paper or a tile's edge is a change of a hundred
+    levels, but not a change of the table. (Comparing with the neighbourhood's range
+    instead hid a new tile whose symbol's edges spanned its face's levels.)"""
     a, b = normalise(reference), normalise(current)
-    k = np.ones((3, 3), np.uint8)
-    a_lo, a_hi, b_lo, b_hi = cv2.erode(a, k), cv2.dilate(a, k), cv2.erode(b, k), cv2.dilate(b, k)
-    # how far each pixel lies outside the other view's local range (saturating uint8 maths)
-    ab = cv2.max(cv2.subtract(b_lo, a), cv2.subtract(a, b_hi))
-    ba = cv2.max(cv2.subtract(a_lo, b), cv2.subtract(b, a_hi))
-    diff = cv2.min(ab, ba)
-    if diff.ndim == 3:
-        diff = diff.max(axis=2)
+    diff = np.minimum(_nearest(a, b), _nearest(b, a))
     raw = (diff > threshold).astype(np.uint8)
     # open: single noisy pixels and edge shimmer are not objects
     return np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), dtype=np.uint8)

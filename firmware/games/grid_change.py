@@ -28,7 +28,7 @@ CHANGED = 0.08
 changes most of it; a neighbour's shadow or a tile's thick side only its rim)."""
 MIDDLE = 0.3
 """Half-size of the middle of a cell that is compared, in pitches."""
-EMPTY_CHANGED = 0.3
+EMPTY_CHANGED = 0.12
 """An empty cell beside the city whose middle changed this much while no tile was read
 there is looked at again rather than taken as bare table."""
 SHIFT = 2
