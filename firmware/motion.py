@@ -124,12 +124,12 @@ def change_mask(reference: NDArray[np.uint8], current: NDArray[np.uint8],
     in any channel after equalising overall brightness (so a cloud passing is not change).
 
     Each pixel is compared with the best-matching pixel of the other view's 3x3
-    neighbourhood, both ways: two fits of the same markers differ by a fraction of a
+    neighbourhood, both ways (what appeared and what left): two fits of the same markers differ by a fraction of a
     millimetre, which at a marker's white paper or a tile's edge is a change of a hundred
     levels, but not a change of the table. (Comparing with the neighbourhood's range
     instead hid a new tile whose symbol's edges spanned its face's levels.)"""
     a, b = normalise(reference), normalise(current)
-    diff = np.minimum(_nearest(a, b), _nearest(b, a))
+    diff = np.maximum(_nearest(a, b), _nearest(b, a))
     raw = (diff > threshold).astype(np.uint8)
     # open: single noisy pixels and edge shimmer are not objects
     return np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), dtype=np.uint8)

@@ -154,3 +154,29 @@ def test_challenge_trusts_an_unchanged_city_tile_that_misreads() -> None:
     assert not isinstance(s.interpret(frame), Proposed)
     v = s.interpret(frame, change=_change((1, 0), (8, 3)))
     assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.move["tile"] == "d3"
+
+
+def _views() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    a = np.clip(150 + rng.normal(0, 2, (100, 100, 3)), 0, 255).astype(np.uint8)
+    return a, a.copy()
+
+
+def test_a_tile_about_the_tables_colour_changes_its_cell() -> None:
+    """A tile 20 levels off the table (17 after the brightness equalising) with a dark
+    symbol changes most of its cell at the cell threshold, not at the guard's 28."""
+    a, b = _views()
+    b[40:60, 40:60] += 20
+    b[47:53, 47:53] = 40
+    cm = ChangeMap.between(a, b, (0.0, 0.0), 0.5, 12)
+    assert cm.fraction((82.0, 82.0, 118.0, 118.0)) > 0.5
+    assert ChangeMap.between(a, b, (0.0, 0.0), 0.5, 28).fraction((82.0, 82.0, 118.0, 118.0)) < 0.2
+
+
+def test_a_sub_pixel_shift_of_a_sharp_edge_is_no_change() -> None:
+    """A marker's white paper seen one pixel further by the next fit is not a change."""
+    a, b = _views()
+    a[:, 80:] = 250
+    b[:, 81:] = 250
+    cm = ChangeMap.between(a, b, (0.0, 0.0), 0.5, 12)
+    assert cm.mask.sum() == 0
