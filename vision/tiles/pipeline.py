@@ -379,6 +379,12 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
         for t in tiles:
             t.face_down = True
         return False
+    if len(sym) < 3:
+        # one or two printed tiles cannot show which look is the fronts' (two fronts
+        # under a lamp differ as much as a front and a back): a print is a front
+        for t in tiles:
+            t.face_down = not t.look.has_symbol
+        return False
     # a lamp's glare lifts a glossy face towards grey-white (a dark face by tens of L)
     # while its hue stays: lightness counts for less than colour here
     w = np.array([cfg.glare_l_weight, 1.0, 1.0])
