@@ -160,7 +160,8 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     de_ring = np.linalg.norm(ring_px - face, axis=1)
     on_face = de_ring[de_ring < 20.0]
     spread = float(np.median(on_face if on_face.size > 0.2 * de_ring.size else de_ring))
-    d = np.linalg.norm(lab.astype(np.float64) - face, axis=2)
+    lab64 = lab.astype(np.float64)
+    d = np.linalg.norm(lab64 - face, axis=2)
     d_in = d[inner]
     peak = float(np.percentile(d_in, 98.0))
     na, nr = cfg.shape_angles, cfg.shape_radii
@@ -180,9 +181,10 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     # shadow across the face moves it a little along that axis (or across it), the
     # print all the way, so half-way is the print's edge whatever the contrast
     core = d[mask]
-    ink = np.median(lab[mask][core >= float(np.percentile(core, 50.0))].astype(np.float64), axis=0)
+    printed = lab64[mask]
+    ink = np.median(printed[core >= float(np.percentile(core, 50.0))], axis=0)
     axis = ink - face
-    alpha = ((lab.astype(np.float64) - face) @ axis) / max(float(axis @ axis), 1e-6)
+    alpha = ((lab64 - face) @ axis) / max(float(axis @ axis), 1e-6)
     half = _central_parts((alpha > 0.5) & inner, geo)
     shape_mask = half if np.count_nonzero(half) >= 0.5 * np.count_nonzero(mask) else mask
     frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
@@ -202,10 +204,7 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     desc = cv2.warpPolar(soft, (nr, na), (scx, scy), radius,
                          cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR | cv2.WARP_FILL_OUTLIERS)
     ang = 0.0
-    core = d[mask]
-    cut = float(np.percentile(core, 75.0))
-    sym = lab[mask][core >= cut].astype(np.float64)
-    colour = np.median(sym, axis=0)
+    colour = np.median(printed[core >= float(np.percentile(core, 75.0))], axis=0)
     c0 = (size - 1) / 2.0
     return CellLook(face, spread, frac, colour, np.asarray(desc, np.float32).ravel(), ang,
                     ((cx - c0) / size, (cy - c0) / size), float(np.median(core)), faint)
