@@ -94,6 +94,16 @@ class Applied:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def point_mm(value: Any) -> tuple[float, float] | None:
+    """An observation's [x, y] (table mm) as floats, or None when it is not one."""
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        try:
+            return float(value[0]), float(value[1])
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
 class RecordsMoves:
     """The apply() every session shares: the game's own _apply, then the move kept (for
     undo and the journal) and its text shown."""

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from firmware.games.base import point_mm
 from firmware.motion import ChangeMap
 
 CellRC = tuple[int, int]   # (row, col)
@@ -65,14 +66,15 @@ def _axes(grid: dict[str, Any] | None) -> tuple[float, tuple[float, float], tupl
     return pitch, (ox, oy), (math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))
 
 
-def _centre(entry: dict[str, Any]) -> tuple[float, float] | None:
-    c = entry.get("centre_mm")
-    if isinstance(c, (list, tuple)) and len(c) == 2:
+def tile_entries(observation: dict[str, Any]) -> dict[CellRC, dict[str, Any]]:
+    """The reader's tiles by its own (row, col); entries without a usable cell are skipped."""
+    out: dict[CellRC, dict[str, Any]] = {}
+    for t in observation.get("tiles", []):
         try:
-            return float(c[0]), float(c[1])
-        except (TypeError, ValueError):
-            return None
-    return None
+            out[(int(t["row"]), int(t["col"]))] = t
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
 
 
 def _middle(centre: tuple[float, float], pitch: float) -> tuple[float, float, float, float]:
@@ -113,7 +115,7 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
     def changed(centre: tuple[float, float], share: float = CHANGED, outside: float = 1.0) -> bool:
         return change.fraction(_middle(centre, pitch), outside) > share
 
-    moved = {rc: changed(_centre(e) or centre_of(rc)) for rc, e in entries.items()}
+    moved = {rc: changed(point_mm(e.get("centre_mm")) or centre_of(rc)) for rc, e in entries.items()}
     dr, dc = _anchor((rc for rc, m in moved.items() if not m), expected) if expected else (0, 0)
     out = Settled(offset=(dr, dc))
     for (r, c), e in entries.items():

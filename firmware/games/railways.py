@@ -29,7 +29,7 @@ from PIL import Image
 
 from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting, Unclear,
-    Verdict,
+    Verdict, point_mm,
 )
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
@@ -80,19 +80,10 @@ class Spot:
         return math.hypot(p[0] - self.x, p[1] - self.y)
 
 
-def _point(value: Any) -> Point | None:
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        try:
-            return float(value[0]), float(value[1])
-        except (TypeError, ValueError):
-            return None
-    return None
-
-
 def _path(value: Any) -> tuple[Point, ...]:
     if not isinstance(value, (list, tuple)):
         return ()
-    pts = [_point(p) for p in value]
+    pts = [point_mm(p) for p in value]
     return tuple(p for p in pts if p is not None)
 
 
@@ -208,7 +199,7 @@ class RailwaysSession(RecordsMoves):
         metro: list[Point] = []
         plain: list[tuple[str, Point]] = []
         for s in entries:
-            c = _point(s.get("centre_mm"))
+            c = point_mm(s.get("centre_mm"))
             if c is None:
                 continue
             kind = str(s.get("type", "")).lower()
@@ -356,7 +347,7 @@ class RailwaysSession(RecordsMoves):
         for s in obs.get("stations", []) or []:
             if not isinstance(s, dict) or "id" not in s:
                 continue
-            c = _point(s.get("centre_mm"))
+            c = point_mm(s.get("centre_mm"))
             if c is None:
                 continue
             best = min(self.spots.items(), key=lambda kv: kv[1].dist(c), default=None)
@@ -390,7 +381,7 @@ class RailwaysSession(RecordsMoves):
         if s.new_ends and sum(x is None for x in s.ends) == 1:
             entry = new_stations[str(s.entry["stations"][s.new_ends[0]])]
             new_card = self.card_for_type(str(entry.get("type", "")))
-            c = _point(entry.get("centre_mm"))
+            c = point_mm(entry.get("centre_mm"))
             if new_card is None or c is None:
                 return Ask(f"New station: type '{entry.get('type')}' unknown", (), (), fp)
             new_spot = Spot(c[0], c[1], float(entry.get("size_mm", STATION_MM)))
@@ -629,7 +620,7 @@ class RailwaysSession(RecordsMoves):
             card = str(s["card"])
             self.catalogue[card]  # an unknown card fails here, naming the catalogue
             stations.append(StationInPlay(sid, card, (), s.get("start")))
-            c = _point(s.get("centre_mm"))
+            c = point_mm(s.get("centre_mm"))
             if c is None:
                 raise CouldNotRead(f"railways setup: station {sid} has no centre_mm")
             spots[sid] = Spot(c[0], c[1], float(s.get("size_mm", STATION_MM)))

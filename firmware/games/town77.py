@@ -21,7 +21,7 @@ from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict,
 )
-from firmware.games.grid_change import settle
+from firmware.games.grid_change import settle, tile_entries
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
@@ -133,13 +133,8 @@ class Town77Session(RecordsMoves):
         city = self.game_state.city
         seen: dict[Cell, Tile | None] = {}     # None = face down
         centres: dict[Cell, tuple[float, float]] = {}
-        entries: dict[Cell, dict[str, Any]] = {}
         raw: dict[Cell, tuple[Any, Any]] = {}
-        for t in observation.get("tiles", []):
-            try:
-                entries[Cell(int(t["row"]), int(t["col"]))] = t
-            except (KeyError, TypeError, ValueError):
-                continue
+        entries = {Cell(*rc): e for rc, e in tile_entries(observation).items()}
         expected: dict[Cell, Tile | None] = {cell: (x if isinstance(x, Tile) else None)
                                              for cell, x in city if x is not None}
         kept: set[Cell] = set()
@@ -159,10 +154,10 @@ class Town77Session(RecordsMoves):
             unexplained = [Cell(*rc) for rc in st.unexplained]
             if not expected and len(entries) == 1:
                 entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
-        for cell, t in entries.items():
-            if not t.get("face_down"):
-                raw[cell] = (t.get("shape"), t.get("colour"))
-            c = t.get("centre_mm")
+        for cell, e in entries.items():
+            if not e.get("face_down"):
+                raw[cell] = (e.get("shape"), e.get("colour"))
+            c = e.get("centre_mm")
             if isinstance(c, (list, tuple)) and len(c) == 2:
                 centres[cell] = (float(c[0]), float(c[1]))
         labels = Labels(city.tiles(), raw)

@@ -28,7 +28,7 @@ from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict,
 )
-from firmware.games.grid_change import settle
+from firmware.games.grid_change import settle, tile_entries
 from firmware.games.town77 import Labels, _pitch, _rect
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
@@ -238,14 +238,8 @@ class Town77ChallengeSession(RecordsMoves):
         """The observation renumbered on the state's city, without what was read on bare
         table that did not change, and the city cells that did not change (to be trusted);
         the pile tops, below the city, are always read (firmware.games.grid_change)."""
-        entries: dict[tuple[int, int], dict[str, Any]] = {}
-        for t in observation.get("tiles", []):
-            try:
-                entries[(int(t["row"]), int(t["col"]))] = t
-            except (KeyError, TypeError, ValueError):
-                continue
         expected = {(c.row, c.col) for c, x in self.city if x is not None}
-        st = settle(entries, expected, observation.get("grid"), change,
+        st = settle(tile_entries(observation), expected, observation.get("grid"), change,
                     always=lambda rc: not Cell(*rc).in_area)
         tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()]
         return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}
