@@ -253,13 +253,14 @@ def kill_then_finish(game: ScriptedGame, state: Path, rng: random.Random, record
     point, then one run to the end; the final summary comes from the journal.
 
     A kill point is a random journal length between what the folder holds and the
-    `records` of the uninterrupted run, plus a random delay of up to two mean gaps
+    last record of the uninterrupted run (exclusive), plus a random delay of up to two mean gaps
     between records (so kills land at start-up, in a resumed replay, between looks, in
     questions and alerts, just after a journal write)."""
     trial = Trial()
     gap = 2.0 * duration / max(1, records)
     for _ in range(kills):
-        target = rng.randint(_journal_records(state), records)
+        # below the last record: a kill drawn there lands after the run has ended
+        target = rng.randint(min(_journal_records(state), records - 1), records - 1)
         delay = rng.uniform(0.0, gap)
         proc = subprocess.Popen(game.cmd(state), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, env=game.environ())
