@@ -22,9 +22,28 @@ class TilesConfig:
     table_smooth_mm: float = 8.0
     table_match: float = 18.0
     table_margin_mm: float = 3.0
+    table_local_mm: float = 24.0
+    table_local_share: float = 0.1
+    table_local_match: float = 10.0
+    table_grow_rounds: int = 20
+    table_line_px: int = 3
+    """Where light varies across the table, the table is grown out from its commonest
+    colour: a place is table too when it is within table_local_match of the table's
+    colour around it (a table_local_mm window at least table_local_share table already),
+    for up to table_grow_rounds rounds, after a table_line_px opening and closing has
+    taken a mat's printed lines away."""
+    table_rim_mm: float = 25.0
     """Grid evidence is taken only within table_margin_mm of what is not bare table
     (within table_match delta E of the commonest colour after a table_smooth_mm median)."""
     line_mm: float = 16.0
+    comb_min_mm: float = 4.0
+    comb_strength: float = 0.3
+    comb_span_mm: float = 150.0
+    comb_repeats: int = 4
+    """A profile that repeats (autocorrelation >= comb_strength at each of the first
+    comb_repeats multiples) at a period between
+    comb_min_mm and min_pitch_mm is a print finer than any tile (a mat's ruled lines):
+    it is cancelled before the tiles' pitch is sought (grid.decomb)."""
     """Grid profiles count only edges running this far straight (tile outlines)."""
     outline_band_mm: float = 6.0
     outline_turn_deg: float = 12.0
@@ -64,8 +83,11 @@ class TilesConfig:
     pitches (median) of their cell centres."""
     reread_pitch: float = 0.01
     reread_angle: float = 0.01
+    reread_shift: float = 0.1
     """The cells are read again on a refitted lattice only when its pitch moved by this
-    fraction or its turn by this many radians (else the first read's tiles stand)."""
+    fraction, its turn by this many radians or (on a city of more than outline_tiles,
+    whose few tiles' lattice comes from their outlines) its crossings by reread_shift
+    pitches (else the first read's tiles stand)."""
     refits: int = 3
     """At most this many lattice refits on tile centres (stops once it stops moving)."""
     # -- occupancy ---------------------------------------------------------------

@@ -229,6 +229,47 @@ def _autocorr(p: F64) -> F64:
     return np.asarray(np.fft.irfft(f * np.conj(f))[:n], dtype=np.float64)
 
 
+def comb_period(p: F64, binmm: float, cfg: TilesConfig) -> float | None:
+    """The period (bins) of a print finer than any tile (a cutting mat's ruled lines),
+    when the profile repeats at it; None when nothing finer than a tile repeats."""
+    if len(p) < 8 or float(np.dot(p, p)) <= 0.0:
+        return None
+    r = _autocorr(p)
+    r = r / max(float(r[0]), 1e-12)
+    lo = max(2, int(math.ceil(cfg.comb_min_mm / binmm)))
+    hi = min(len(r) - 2, int(math.floor(cfg.min_pitch_mm / binmm)))
+    if hi <= lo:
+        return None
+    k = lo + int(np.argmax(r[lo:hi + 1]))
+    if r[k] < cfg.comb_strength or not (r[k] >= r[k - 1] and r[k] >= r[k + 1]):
+        return None
+    # a print repeats at every multiple of its period (a tile's symbol edges a quarter
+    # of the pitch apart do not repeat at three quarters); refined on the far multiples,
+    # since a small error in the period would grow along the table
+    best = float(k)
+    for m in range(2, 1 + int(cfg.comb_span_mm / binmm / k)):
+        j0 = int(round(m * best))
+        if j0 + 2 >= len(r):
+            break
+        j = j0 - 1 + int(np.argmax(r[j0 - 1:j0 + 2]))
+        if m <= cfg.comb_repeats and r[j] < cfg.comb_strength:
+            return None
+        a, b, c = r[j - 1], r[j], r[j + 1]
+        den = a - 2 * b + c
+        frac = 0.5 * (a - c) / den if abs(den) > 1e-12 else 0.0
+        best = (j + float(np.clip(frac, -0.5, 0.5))) / m
+    return best
+
+
+def decomb(p: F64, period: float) -> F64:
+    """The profile less its copy one and two periods either way (their median): a print
+    that repeats at `period` cancels, an edge that does not (a tile's) stays."""
+    x = np.arange(len(p), dtype=np.float64)
+    shifted = [np.interp(x + k * period, x, p, left=np.nan, right=np.nan) for k in (-2, -1, 1, 2)]
+    med = np.nanmedian(np.stack(shifted), axis=0)
+    return np.asarray(p - np.nan_to_num(med), dtype=np.float64)
+
+
 def _fold_phase(p: F64, pitch_bins: float, smooth_bins: float) -> tuple[float, float]:
     """Phase (bins) where the profile's peaks line up at this pitch, and their contrast."""
     nb = max(8, int(round(pitch_bins * 4)))
@@ -245,34 +286,112 @@ def _fold_phase(p: F64, pitch_bins: float, smooth_bins: float) -> tuple[float, f
 
 
 def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_] | None:
-    """True on bare table: the commonest colour of a smoothed view, so fine print on it
-    (a cutting mat's lines, grain) counts as table while tiles do not. None when no
+    """True on bare table: the commonest colour round the rim of a smoothed view, so fine
+    print on it (a cutting mat's lines, grain) counts as table while tiles do not. None when no
     colour covers a fifth of the view (no clear table)."""
     h, w = lab.shape[:2]
     half = np.asarray(cv2.resize(lab, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA), np.float32)
     k = max(3, int(round(cfg.table_smooth_mm * px_per_mm / 2)) | 1)
     sm8 = np.clip(half * np.array([2.55, 1, 1], np.float32) + np.array([0, 128, 128], np.float32), 0, 255)
     sm = np.asarray(cv2.medianBlur(sm8.astype(np.uint8), k), np.float32)
-    sm = np.asarray(cv2.resize(sm, (w, h), interpolation=cv2.INTER_NEAREST), np.float32)
     q = (sm // 8).astype(np.int64)
     key = (q[..., 0] * 32 + q[..., 1]) * 32 + q[..., 2]
-    mode = int(np.argmax(np.bincount(key.ravel())))
-    table = (np.array([mode // 1024, (mode // 32) % 32, mode % 32], np.float32) + 0.5) * 8
+    # the table shows round the play area's rim: a crowded city of one face colour
+    # covers more of the middle than the table does
+    b = max(1, int(round(cfg.table_rim_mm * px_per_mm / 2)))
+    rim = np.ones(key.shape, dtype=bool)
+    rim[b:-b, b:-b] = False
+    table = _mode_colour(key[rim])
+    everywhere = _mode_colour(key.ravel())
+    if float(np.linalg.norm(everywhere - table)) < cfg.table_match:
+        table = everywhere      # the same colour, from more of the table
     near = np.asarray(np.linalg.norm(sm - table, axis=2) < cfg.table_match)
+    near = _spread_smoothly(near, sm, px_per_mm / 2, cfg)
     if np.count_nonzero(near) < 0.2 * near.size:
         return None
-    return near
+    # specks of "not table" smaller than a tile are print or sheen on the table
+    n, lbl, st, _ = cv2.connectedComponentsWithStats((~near).astype(np.uint8), connectivity=8)
+    speck = st[:, cv2.CC_STAT_AREA] < (0.5 * cfg.min_pitch_mm * px_per_mm / 2) ** 2
+    speck[0] = False
+    near = near | speck[lbl]
+    return np.asarray(cv2.resize(near.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST) > 0)
+
+
+def _mode_colour(key: NDArray[np.int64]) -> F32:
+    """The centre of the commonest 8-level bin (see table_near's key)."""
+    mode = int(np.argmax(np.bincount(key)))
+    return np.asarray((np.array([mode // 1024, (mode // 32) % 32, mode % 32], np.float32) + 0.5) * 8, np.float32)
+
+
+def _spread_smoothly(near: NDArray[np.bool_], sm: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_]:
+    """The table where a lamp's gradient or glare carries its colour far from the
+    commonest one: grown out from the commonest colour, a place is table when its colour
+    is that of the table around it (light falls off smoothly; a tile differs from the
+    table beside it, however dark the lamp leaves both)."""
+    if cfg.table_grow_rounds <= 0:
+        return near
+    # a mat's printed lines are no colour of their own: open and close them away first
+    wide = np.ones((cfg.table_line_px, cfg.table_line_px), np.uint8)
+    flat = np.asarray(cv2.morphologyEx(cv2.morphologyEx(sm, cv2.MORPH_OPEN, wide), cv2.MORPH_CLOSE, wide),
+                      np.float32)
+    cur = near
+    k = max(3, int(round(cfg.table_local_mm * px_per_mm)) | 1)
+    for _ in range(cfg.table_grow_rounds):
+        wt = cur.astype(np.float32)
+        den = np.asarray(cv2.blur(wt, (k, k)), np.float32)
+        local = np.asarray(cv2.blur(flat * wt[..., None], (k, k)), np.float32) / np.maximum(den, 1e-6)[..., None]
+        grown = (den > cfg.table_local_share) & (np.linalg.norm(flat - local, axis=2) < cfg.table_local_match)
+        if not np.any(grown & ~cur):
+            break
+        cur = cur | grown
+    return np.asarray(cur, dtype=np.bool_)
 
 
 def off_table(lab: F32, px_per_mm: float, cfg: TilesConfig, near: NDArray[np.bool_] | None = None) -> F32:
     """1 near anything that is not bare table (see table_near), 0 on it."""
     if near is None:
         near = table_near(lab, px_per_mm, cfg)
-    if near is None or np.count_nonzero(near) > 0.97 * near.size:
-        return np.ones(lab.shape[:2], np.float32)       # no clear table: do not mask
+    if near is None or np.count_nonzero(~near) < (0.6 * cfg.max_pitch_mm * px_per_mm) ** 2:
+        return np.ones(lab.shape[:2], np.float32)       # not a tile's worth off the table: do not mask
     grow = max(3, int(round(cfg.table_margin_mm * px_per_mm)) * 2 + 1)
     off = cv2.dilate((~near).astype(np.uint8), np.ones((grow, grow), np.uint8))
     return np.asarray(off, np.float32)
+
+
+def _without_print(prof: tuple[F64, F64, float, float, float],
+                   cfg: TilesConfig) -> tuple[F64, F64, float, float, float]:
+    pu, pv, u0, v0, binmm = prof
+    sig = 4.0 / binmm
+    out = []
+    for p in (pu, pv):
+        period = comb_period(_highpass(p, sig), binmm, cfg)
+        out.append(p if period is None else decomb(p, period))
+    return out[0], out[1], u0, v0, binmm
+
+
+def _pitch_peak(prof: tuple[F64, F64, float, float, float], cfg: TilesConfig) -> tuple[float, float] | None:
+    """The lattice pitch (bins) of a pair of line profiles and their autocorrelation
+    there (0..2), or None when the view is too small to hold a tile."""
+    pu, pv, _, _, binmm = prof
+    sig = 4.0 / binmm
+    ru, rv = _autocorr(_highpass(pu, sig)), _autocorr(_highpass(pv, sig))
+    n = min(len(ru), len(rv))
+    r = ru[:n] / max(ru[0], 1e-9) + rv[:n] / max(rv[0], 1e-9)
+    lo = int(math.floor(cfg.min_pitch_mm / binmm))
+    hi = min(n - 2, int(math.ceil(cfg.max_pitch_mm / binmm)))
+    if hi <= lo + 2:
+        return None
+    seg = r[lo:hi + 1]
+    best = float(seg.max())
+    # the smallest strong peak: a lattice also correlates at twice its pitch
+    peaks = [k + lo for k in range(1, len(seg) - 1)
+             if seg[k] >= seg[k - 1] and seg[k] >= seg[k + 1] and seg[k] >= 0.75 * best]
+    i = peaks[0] if peaks else int(np.argmax(seg)) + lo
+    # parabolic sub-bin refinement
+    a, b, c = r[i - 1], r[i], r[i + 1]
+    den = a - 2 * b + c
+    frac = 0.5 * (a - c) / den if abs(den) > 1e-12 else 0.0
+    return i + float(np.clip(frac, -0.5, 0.5)), float(r[i])
 
 
 def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
@@ -284,37 +403,26 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         gray = np.asarray(gray * off + float(np.median(gray)) * (1 - off), np.float32)
     gx, gy = gradients(gray)
     weight = cornerness(gx, gy, cfg.corner_window_mm * px_per_mm)
-    pick: tuple[float, float, tuple[F64, F64, float, float, float]] | None = None
+    # each candidate turn scored by its straight-edge energy times how periodic it is
+    # at its pitch: a mat's bold lines carry energy, the tiles' lattice repeats
+    pick: tuple[float, float, tuple[F64, F64, float, float, float], float] | None = None
     for t in orientations(gx, gy, cfg, weight, 3):
         t = refine_orientation(gx, gy, weight, t, px_per_mm)
         t = (t + math.pi / 4) % (math.pi / 2) - math.pi / 4
-        prof = line_profiles(gray, t, px_per_mm, origin_mm, cfg.line_mm)
+        prof = _without_print(line_profiles(gray, t, px_per_mm, origin_mm, cfg.line_mm), cfg)
         sig = 4.0 / prof[4]
         e = float(np.sum(_highpass(prof[0], sig) ** 2) + np.sum(_highpass(prof[1], sig) ** 2))
-        if pick is None or e > pick[0]:
-            pick = (e, t, prof)
-    assert pick is not None
-    _, theta, (pu, pv, u0, v0, binmm) = pick
+        found = _pitch_peak(prof, cfg)
+        if found is None:
+            continue
+        score = e * max(found[1], 0.0)
+        if pick is None or score > pick[0]:
+            pick = (score, t, prof, found[0])
+    if pick is None:
+        return GridFit(0.0, cfg.min_pitch_mm, origin_mm, 0.0)
+    _, theta, (pu, pv, u0, v0, binmm), pitch_bins = pick
     sig = 4.0 / binmm
     hu, hv = _highpass(pu, sig), _highpass(pv, sig)
-    ru, rv = _autocorr(hu), _autocorr(hv)
-    n = min(len(ru), len(rv))
-    r = ru[:n] / max(ru[0], 1e-9) + rv[:n] / max(rv[0], 1e-9)
-    lo = int(math.floor(cfg.min_pitch_mm / binmm))
-    hi = min(n - 2, int(math.ceil(cfg.max_pitch_mm / binmm)))
-    if hi <= lo + 2:
-        return GridFit(theta, cfg.min_pitch_mm, origin_mm, 0.0)
-    seg = r[lo:hi + 1]
-    best = float(seg.max())
-    # the smallest strong peak: a lattice also correlates at twice its pitch
-    peaks = [k + lo for k in range(1, len(seg) - 1)
-             if seg[k] >= seg[k - 1] and seg[k] >= seg[k + 1] and seg[k] >= 0.75 * best]
-    i = peaks[0] if peaks else int(np.argmax(seg)) + lo
-    # parabolic sub-bin refinement
-    a, b, c = r[i - 1], r[i], r[i + 1]
-    den = a - 2 * b + c
-    frac = 0.5 * (a - c) / den if abs(den) > 1e-12 else 0.0
-    pitch_bins = i + float(np.clip(frac, -0.5, 0.5))
     smooth = 1.5 / binmm
     phu, su = _fold_phase(hu, pitch_bins, smooth)
     phv, sv = _fold_phase(hv, pitch_bins, smooth)

@@ -98,7 +98,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         new = refine_grid(grid, np.array(up))
         # a small correction does not change which cells hold tiles: no second read
         moved = (abs(new.pitch_mm - grid.pitch_mm) > cfg.reread_pitch * grid.pitch_mm
-                 or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle)
+                 or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle
+                 or (len(up) > cfg.outline_tiles and _shift(grid, new) > cfg.reread_shift * grid.pitch_mm))
         grid = new
         if not moved:
             break
@@ -245,6 +246,14 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     if least > 1 and len({(int(c), int(r)) for c, r in out.cell_of(pts)}) < len(pts):
         return None     # two outlined tiles in one cell: not their lattice
     return out, least
+
+
+def _shift(old: GridFit, new: GridFit) -> float:
+    """How far (mm) the new lattice's crossings lie from the old one's nearest."""
+    ux, uy = old.axes
+    d = np.asarray(new.origin_mm) - np.asarray(old.origin_mm)
+    q = np.array([d @ ux, d @ uy]) / old.pitch_mm
+    return float(np.hypot(*(q - np.round(q)))) * old.pitch_mm
 
 
 def _off_centre(up: list[TileReading], cfg: TilesConfig) -> bool:
