@@ -38,7 +38,7 @@ from firmware.display.base import Display
 from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
-from firmware.motion import ChangeMap, MotionConfig, MotionDetector, foreign_change, touches
+from firmware.motion import ChangeMap, MotionConfig, MotionDetector, difference, foreign_change, touches
 from firmware.screens import base as scr
 from rules.errors import RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
@@ -154,6 +154,7 @@ class Referee:
         self.profile: TableProfile | None = None
         self.fit: TableFit | None = None
         self.reference: NDArray[np.uint8] | None = None   # guard view of the last accepted table
+        self._last_difference: tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]] | None = None
         self.previous_view: NDArray[np.uint8] | None = None
         self.current_view: NDArray[np.uint8] | None = None
         self.previous_image: NDArray[np.uint8] | None = None
@@ -566,10 +567,21 @@ class Referee:
     def _change(self, view: NDArray[np.uint8]) -> ChangeMap | None:
         """What changed since the last accepted table (None when there is none to compare
         with: after a start, a restart or an undo the reader alone decides)."""
-        if self.reference is None or self.reference.shape != view.shape:
+        if (self.session is None or not self.session.uses_change or self.reference is None
+                or self.reference.shape != view.shape):
             return None
         return ChangeMap.between(self.reference, view, self.guard_area()[0],
-                                 self.cfg.motion.guard_px_per_mm, self.cfg.motion.change_threshold)
+                                 self.cfg.motion.guard_px_per_mm, self.cfg.motion.change_threshold,
+                                 self._difference(self.reference, view))
+
+    def _difference(self, a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """difference(a, b), once per pair of views: the change map and the guard both
+        threshold the same pair (the last accepted table and this look)."""
+        last = self._last_difference
+        if last is None or last[0] is not a or last[1] is not b:
+            last = (a, b, difference(a, b))
+            self._last_difference = last
+        return last[2]
 
     def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
         return self._foreign_mask(a, b, footprint)[0]
@@ -577,7 +589,8 @@ class Referee:
     def _foreign_mask(self, a: NDArray[np.uint8], b: NDArray[np.uint8],
                       footprint: Any) -> tuple[float, NDArray[np.uint8]]:
         return foreign_change(a, b, footprint, self.guard_area()[0],
-                              self.cfg.motion.guard_px_per_mm, self.cfg.motion.guard_threshold)
+                              self.cfg.motion.guard_px_per_mm, self.cfg.motion.guard_threshold,
+                              self._difference(a, b))
 
     def _guard(self, verdict: Verdict, view: NDArray[np.uint8]) -> Verdict:
         """Hands, arms and cups never become moves.

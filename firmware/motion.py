@@ -118,18 +118,26 @@ def _nearest(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> GreyImage:
     return np.asarray(best, dtype=np.uint8)
 
 
-def change_mask(reference: NDArray[np.uint8], current: NDArray[np.uint8],
-                threshold: int) -> GreyImage:
-    """1 where two rectified views of the table differ by more than `threshold` levels
-    in any channel after equalising overall brightness (so a cloud passing is not change).
+def difference(reference: NDArray[np.uint8], current: NDArray[np.uint8]) -> GreyImage:
+    """How many levels (largest channel) two rectified views of the table differ by at
+    each pixel, after equalising overall brightness (so a cloud passing is not change).
 
     Each pixel is compared with the best-matching pixel of the other view's 3x3
-    neighbourhood, both ways (what appeared and what left): two fits of the same markers differ by a fraction of a
-    millimetre, which at a marker's white paper or a tile's edge is a change of a hundred
-    levels, but not a change of the table. (Comparing with the neighbourhood's range
-    instead hid a new tile whose symbol's edges spanned its face's levels.)"""
+    neighbourhood, both ways (what appeared and what left): two fits of the same markers
+    differ by a fraction of a millimetre, which at a marker's white paper or a tile's
+    edge is a change of a hundred levels, but not a change of the table. (Comparing with
+    the neighbourhood's range instead hid a new tile whose symbol's edges spanned its
+    face's levels.)"""
     a, b = normalise(reference), normalise(current)
-    diff = np.maximum(_nearest(a, b), _nearest(b, a))
+    return np.asarray(np.maximum(_nearest(a, b), _nearest(b, a)), dtype=np.uint8)
+
+
+def change_mask(reference: NDArray[np.uint8], current: NDArray[np.uint8],
+                threshold: int, diff: GreyImage | None = None) -> GreyImage:
+    """1 where two rectified views of the table differ by more than `threshold` levels
+    (see difference; pass its result as `diff` to threshold one pair twice)."""
+    if diff is None:
+        diff = difference(reference, current)
     raw = (diff > threshold).astype(np.uint8)
     # open: single noisy pixels and edge shimmer are not objects
     return np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), dtype=np.uint8)
@@ -149,8 +157,9 @@ class ChangeMap:
 
     @classmethod
     def between(cls, reference: NDArray[np.uint8], current: NDArray[np.uint8],
-                origin_mm: tuple[float, float], px_per_mm: float, threshold: int) -> ChangeMap:
-        return cls(change_mask(reference, current, threshold), origin_mm, px_per_mm)
+                origin_mm: tuple[float, float], px_per_mm: float, threshold: int,
+                diff: GreyImage | None = None) -> ChangeMap:
+        return cls(change_mask(reference, current, threshold, diff), origin_mm, px_per_mm)
 
     def fraction(self, rect: Rect, outside: float = 1.0) -> float:
         """Changed share of a table-mm rectangle, or `outside` when it reaches off the
@@ -168,14 +177,14 @@ class ChangeMap:
 
 def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],
                    explained: Iterable[Rect], origin_mm: tuple[float, float], px_per_mm: float,
-                   threshold: int) -> tuple[float, GreyImage]:
+                   threshold: int, diff: GreyImage | None = None) -> tuple[float, GreyImage]:
     """The fraction of the view that changed outside the `explained` rectangles, and the mask.
 
     Both views are rectified images (BGR or grey) of the same table rectangle starting
     at `origin_mm`; `explained` are table-mm rectangles the move is allowed to change.
     Colour counts: a tile can be as bright as the cloth and still a different hue.
     """
-    mask = change_mask(reference, current, threshold)
+    mask = change_mask(reference, current, threshold, diff)
     h, w = mask.shape
     for x0, y0, x1, y1 in explained:
         c0 = max(0, int((x0 - origin_mm[0]) * px_per_mm))

@@ -110,6 +110,7 @@ class RecordsMoves:
 
     moves: list[Move]
     last_text: str
+    uses_change = False
 
     def apply(self, move: Move) -> Applied:
         applied = self._apply(move)
@@ -127,6 +128,8 @@ class GameSession(Protocol):
     game: str
     options: dict[str, Any]
     moves: list[Move]
+    uses_change: bool
+    """Whether interpret() reads its `change` map (the loop builds one only then)."""
 
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         """Compare what the camera saw with the state; never changes the state.

@@ -118,6 +118,8 @@ def readings(entry: dict[str, Any], labels: Labels) -> list[Tile]:
 class Town77Session(RecordsMoves):
     """A Town 77 game being refereed: RefereeGame plus the moves that built it."""
 
+    uses_change = True
+
     game = "town77"
 
     def __init__(self, options: dict[str, Any]) -> None:

@@ -150,6 +150,8 @@ def _consistent(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[A
 class Town77ChallengeSession(RecordsMoves):
     """A solo Challenge being refereed: city, tops last seen, tile in hand, moves."""
 
+    uses_change = True
+
     game = "town77"                 # the reader and table profile are Town 77's
     kind = "town77-challenge"
     illegal_ends_game = True        # the loop may apply an Illegal verdict's move: end B
