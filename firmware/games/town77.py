@@ -19,7 +19,7 @@ from PIL import Image
 
 from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
-    Unclear, Verdict,
+    Unclear, Verdict, point_mm,
 )
 from firmware.games.grid_change import settle, tile_entries
 from firmware.motion import ChangeMap
@@ -159,9 +159,9 @@ class Town77Session(RecordsMoves):
         for cell, e in entries.items():
             if not e.get("face_down"):
                 raw[cell] = (e.get("shape"), e.get("colour"))
-            c = e.get("centre_mm")
-            if isinstance(c, (list, tuple)) and len(c) == 2:
-                centres[cell] = (float(c[0]), float(c[1]))
+            c = point_mm(e.get("centre_mm"))
+            if c is not None:
+                centres[cell] = c
         labels = Labels(city.tiles(), raw)
         for cell in sorted(entries):          # known cells first, so votes settle labels
             if cell in raw and cell in city.tiles():

@@ -26,7 +26,7 @@ from PIL import Image, ImageDraw
 
 from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
-    Unclear, Verdict,
+    Unclear, Verdict, point_mm,
 )
 from firmware.games.grid_change import settle, tile_entries
 from firmware.games.town77 import Labels, _pitch, _rect
@@ -110,16 +110,16 @@ class _Seen:
         return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
 
 
-def _read(observation: dict[str, Any]) -> _Seen:
-    seen = _Seen({}, set(), {}, {}, [], [], {})
+def _read(observation: dict[str, Any], trusted: set[Cell]) -> _Seen:
+    seen = _Seen({}, set(), {}, {}, [], [], {}, set(trusted))
     for t in observation.get("tiles", []):
         try:
             cell = Cell(int(t["row"]), int(t["col"]))
         except (KeyError, TypeError, ValueError):
             continue
-        c = t.get("centre_mm")
-        if isinstance(c, (list, tuple)) and len(c) == 2:
-            seen.centres[cell] = (float(c[0]), float(c[1]))
+        c = point_mm(t.get("centre_mm"))
+        if c is not None:
+            seen.centres[cell] = c
         if cell.in_area:
             if t.get("face_down"):
                 seen.face_down.add(cell)
@@ -200,7 +200,9 @@ class Town77ChallengeSession(RecordsMoves):
         kept: set[Cell] = set()
         if change is not None and not self.city.is_empty:
             observation, kept = self._settled(observation, change)
-        seen = _read(observation)
+        # a tile whose cell did not change is what the state says, however it reads now;
+        # its reading still votes for what the labels mean
+        seen = _read(observation, kept)
         pitch = _pitch(seen.centres)
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
@@ -226,9 +228,6 @@ class Town77ChallengeSession(RecordsMoves):
             return Ask(f"{len(added)} tiles at once", (), (), fp(added))
         if added and added[0] in seen.face_down:
             return Ask(f"Face-down tile at {added[0].name}", (), (), fp(added))
-        # a tile whose cell did not change is what the state says, however it reads now;
-        # its reading still votes for what the labels mean
-        seen.trusted = kept
         raw = dict(seen.city_raw)
         raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
         if added:
