@@ -395,11 +395,12 @@ def _pitch_peak(prof: tuple[F64, F64, float, float, float], cfg: TilesConfig) ->
 
 
 def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
-             cfg: TilesConfig, lab: F32 | None = None) -> GridFit:
+             cfg: TilesConfig, lab: F32 | None = None, near: NDArray[np.bool_] | None = None) -> GridFit:
     """The lattice of the tiles in a top-down grey view whose pixel (0, 0) starts at
-    table point origin_mm, px_per_mm pixels per millimetre."""
+    table point origin_mm, px_per_mm pixels per millimetre (`near`: table_near of `lab`,
+    when the caller has it)."""
     if lab is not None:
-        off = off_table(lab, px_per_mm, cfg)
+        off = off_table(lab, px_per_mm, cfg, near)
         gray = np.asarray(gray * off + float(np.median(gray)) * (1 - off), np.float32)
     gx, gy = gradients(gray)
     weight = cornerness(gx, gy, cfg.corner_window_mm * px_per_mm)

@@ -80,6 +80,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
     lab = to_lab(normalise_crop(coarse, ref, centre[0]))
     area = (x0, y0, x1, y1)
+    near = table_near(lab, cpx, cfg)
     grid: GridFit | None = None
     found: list[TileReading] = []
     if grid_hint is not None:
@@ -89,7 +90,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
-        grid = fit_grid(grey, cpx, (x0, y0), cfg, lab)
+        grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near)
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
     for _ in range(cfg.refits):
         up = [t.centre_mm for t in found if t.look.has_symbol]
@@ -104,7 +105,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         if not moved:
             break
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
-    sparse = _sparse_grid(found, grid, grey, lab, cpx, (x0, y0), cfg)
+    sparse = _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
     if sparse is not None:
         new = sparse[0]
         same = (abs(new.pitch_mm - grid.pitch_mm) <= cfg.reread_pitch * grid.pitch_mm
@@ -185,7 +186,7 @@ def _common_side(cands: list[list[Outline]], points: list[tuple[float, float]],
 
 
 def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32],
-                 lab: NDArray[np.float32], cpx: float, origin: tuple[float, float],
+                 near: NDArray[np.bool_] | None, cpx: float, origin: tuple[float, float],
                  cfg: TilesConfig) -> tuple[GridFit, int] | None:
     """The lattice of a few tiles, from their own outlines as much as from their centres,
     and the least number of face-up tiles a read on it must find.
@@ -210,7 +211,6 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     else:
         # more "tiles" than a sparse table holds: perhaps pieces of a few cut-up tiles,
         # whose symbols lie well off their tiles' centres
-        near = table_near(lab, cpx, cfg)
         outs = _common_side([_filled(tile_outline(grey, cpx, origin, np.asarray(t.centre_mm), grid.angle_rad,
                                                   cfg, cfg.outline_shift_mm), near, cpx, origin, cfg)
                              for t in up], [t.centre_mm for t in up], cfg)
