@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -80,7 +81,15 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
     lab = to_lab(normalise_crop(coarse, ref, centre[0]))
     area = (x0, y0, x1, y1)
-    near = table_near(lab, cpx, cfg)
+    known: list[NDArray[np.bool_] | None] = []
+
+    def near() -> NDArray[np.bool_] | None:
+        """The bare table (grid.table_near), found once and only when asked for: a frame
+        read on its last lattice (grid_hint) seldom needs it."""
+        if not known:
+            known.append(table_near(lab, cpx, cfg))
+        return known[0]
+
     grid: GridFit | None = None
     found: list[TileReading] = []
     if grid_hint is not None:
@@ -90,7 +99,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
-        grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near)
+        grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near())
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
     for _ in range(cfg.refits):
         up = [t.centre_mm for t in found if t.look.has_symbol]
@@ -186,7 +195,7 @@ def _common_side(cands: list[list[Outline]], points: list[tuple[float, float]],
 
 
 def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32],
-                 near: NDArray[np.bool_] | None, cpx: float, origin: tuple[float, float],
+                 near: Callable[[], NDArray[np.bool_] | None], cpx: float, origin: tuple[float, float],
                  cfg: TilesConfig) -> tuple[GridFit, int] | None:
     """The lattice of a few tiles, from their own outlines as much as from their centres,
     and the least number of face-up tiles a read on it must find.
@@ -211,8 +220,9 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     else:
         # more "tiles" than a sparse table holds: perhaps pieces of a few cut-up tiles,
         # whose symbols lie well off their tiles' centres
+        table = near()
         outs = _common_side([_filled(tile_outline(grey, cpx, origin, np.asarray(t.centre_mm), grid.angle_rad,
-                                                  cfg, cfg.outline_shift_mm), near, cpx, origin, cfg)
+                                                  cfg, cfg.outline_shift_mm), table, cpx, origin, cfg)
                              for t in up], [t.centre_mm for t in up], cfg)
         tiles = [o.centre_mm for o in outs]
         least = len(tiles)
