@@ -160,9 +160,10 @@ def _log_surface(basis: FloatArray, logs: FloatArray, ok: NDArray[np.bool_],
     sensor's ceiling at some markers (a warm lamp on a locked white balance clips red
     first), the light is taken as one colour with one spatial shape: the shape comes
     from every unclipped value, each channel's level from its own unclipped values, or
-    from `fallback` (its offset from green, measured on the ink) when it has none."""
+    from `fallback` (its offset from green, measured on the ink) when it has none.
+    With nothing below the ceiling the clipped whites are fitted as they are."""
     n, nb = basis.shape
-    if ok.all():
+    if ok.all() or not ok.any():
         out = []
         for c in range(3):
             sol, *_ = np.linalg.lstsq(basis, logs[:, c], rcond=None)
@@ -203,7 +204,8 @@ def reference_from_samples(samples: Sequence[MarkerSample]) -> ColourReference:
     if not samples:
         raise ValueError("no marker samples")
     # a marker at the ceiling in every channel says nothing of the surface's shape
-    usable = sum(1 for s in samples if min(s.white) < CLIP_LEVEL)
+    # (unless all are: then the ceilings are all there is)
+    usable = sum(1 for s in samples if min(s.white) < CLIP_LEVEL) or len(samples)
     nb = 4 if usable >= 4 else (3 if usable == 3 else 1)
     centres = np.array([s.centre_mm for s in samples], dtype=np.float64)
     scale = float(max(1.0, np.abs(centres).max()))

@@ -127,13 +127,14 @@ class TilesConfig:
     glare_l_weight: float = 0.4
     """Weight of lightness when faces are compared for the face-down call: a lamp's
     glare lifts a glossy dark face by tens of L but leaves its hue."""
-    face_split_separation: float = 4.0
+    face_split_separation: float = 3.0
     """A face ring splits into two colours only when they lie this many times their own
-    (robust) spread apart: noise alone splits one colour in two halves 2-3 spreads apart."""
-    colour_smooth_px: float = 3.0
+    (robust) spread apart: noise alone splits one colour in two halves some 2.3 spreads
+    apart."""
+    colour_smooth_px: float = 2.0
     """Gaussian sigma (crop pixels) of the crop the print's colour is read from (a few
     camera pixels: noise and a JPEG's shared 2x2 colour average out)."""
-    shape_smooth_px: float = 1.5
+    shape_smooth_px: float = 1.0
     """Gaussian sigma (crop pixels) of the print's share map the shape is read from."""
     face_majority: float = 0.15
     """A ring colour covering more than half + this share of the face ring is the face
