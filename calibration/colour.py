@@ -67,14 +67,18 @@ class ColourReference:
     rho_lin: tuple[float, float, float] | None = None
 
     def white_at(self, pts_mm: FloatArray) -> FloatArray:
-        """White level (BGR, 0..255, gamma encoded) at table points Nx2."""
-        return _surface(self.coeffs, self.scale_mm, pts_mm)
+        """White level (BGR, 0..255, gamma encoded) at table points Nx2.
+
+        At most the sensor's ceiling: where paper is brighter than the sensor reaches,
+        so is every light print, and they read at the ceiling; dividing by the ceiling
+        keeps them white (dividing by the true, higher white would grey them)."""
+        return np.minimum(_surface(self.coeffs, self.scale_mm, pts_mm), 255.0)
 
     def white_lin_at(self, pts_mm: FloatArray) -> FloatArray:
-        """White level in linear light (0..1) at table points Nx2."""
+        """White level in linear light (0..1) at table points Nx2, at most the ceiling."""
         if self.coeffs_lin is None:
             return np.asarray(srgb_decode(self.white_at(pts_mm) / 255.0), dtype=np.float64)
-        return _surface(self.coeffs_lin, self.scale_mm, pts_mm)
+        return np.minimum(_surface(self.coeffs_lin, self.scale_mm, pts_mm), 1.0)
 
 
 def _surface(coeffs: tuple[tuple[float, ...], ...], scale_mm: float, pts_mm: FloatArray) -> FloatArray:
@@ -151,17 +155,16 @@ def sample_markers(image: NDArray[np.uint8], fit: TableFit,
     return out
 
 
-def _log_surface(basis: FloatArray, logs: FloatArray, ok: NDArray[np.bool_],
-                 fallback: FloatArray) -> list[tuple[float, ...]]:
+def _log_surface(basis: FloatArray, logs: FloatArray, ok: NDArray[np.bool_]) -> list[tuple[float, ...]]:
     """Per-channel coefficients of log(white) over `basis` (markers x terms).
 
     With every sample usable each channel gets its own surface (a room lit by a
     window and a lamp may change colour across the table). When a channel is at the
     sensor's ceiling at some markers (a warm lamp on a locked white balance clips red
     first), the light is taken as one colour with one spatial shape: the shape comes
-    from every unclipped value, each channel's level from its own unclipped values, or
-    from `fallback` (its offset from green, measured on the ink) when it has none.
-    With nothing below the ceiling the clipped whites are fitted as they are."""
+    from every unclipped value, each channel's level from its own unclipped values (the
+    ceiling when it has none). With nothing below the ceiling the clipped whites are
+    fitted as they are."""
     n, nb = basis.shape
     if ok.all() or not ok.any():
         out = []
@@ -187,13 +190,12 @@ def _log_surface(basis: FloatArray, logs: FloatArray, ok: NDArray[np.bool_],
         use = cols if len(rhs) > int(cols.sum()) else np.concatenate([np.zeros(nb - 1, dtype=bool), have])
         sol[use], *_ = np.linalg.lstsq(a[:, use], np.array(rhs), rcond=None)
     levels = sol[nb - 1:]
-    ref_c = 1 if have[1] else int(np.argmax(have))
+    shape = basis[:, 1:] @ sol[:nb - 1]
     for c in range(3):
         if not have[c]:
-            # a clipped white is still a lower bound; with no channel below the ceiling
-            # anywhere it is all there is
-            ink = levels[ref_c] - fallback[ref_c] + fallback[c] if have.any() else -np.inf
-            levels[c] = max(ink, float(np.max(logs[:, c])))
+            # at the ceiling at every marker: at least the ceiling everywhere (white_at
+            # then reads it as the ceiling)
+            levels[c] = float(np.max(logs[:, c]) - np.min(shape))
     return [tuple([float(levels[c])] + [float(v) for v in sol[:nb - 1]]) for c in range(3)]
 
 
@@ -215,11 +217,8 @@ def reference_from_samples(samples: Sequence[MarkerSample]) -> ColourReference:
     ok = whites < CLIP_LEVEL
     wl = np.maximum(srgb_decode(whites / 255.0), 1e-4)
     bl = np.maximum(srgb_decode(np.clip(blacks, 0, 255) / 255.0), 1e-5)
-    # the ink is grey: its channels' ratios are the light's colour (a fallback only)
-    ink_lin = np.median(np.log(bl), axis=0)
-    ink_enc = np.median(np.log(np.maximum(blacks, 0.5)), axis=0)
-    coeffs = _log_surface(basis, np.log(whites), ok, ink_enc)
-    coeffs_lin = _log_surface(basis, np.log(wl), ok, ink_lin)
+    coeffs = _log_surface(basis, np.log(whites), ok)
+    coeffs_lin = _log_surface(basis, np.log(wl), ok)
     wfit = np.stack([np.exp(basis @ np.asarray(c)) for c in coeffs], axis=1)
     wfit_lin = np.stack([np.exp(basis @ np.asarray(c)) for c in coeffs_lin], axis=1)
     rho = np.clip(np.median(blacks / wfit, axis=0), 0.0, 0.8)

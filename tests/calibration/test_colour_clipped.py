@@ -15,7 +15,7 @@ INK = 0.04
 
 
 def _samples(scale: float) -> tuple[list[MarkerSample], np.ndarray]:
-    """Marker samples (8-bit, clipped at 255) and the true whites (unclipped, 8-bit scale)."""
+    """Marker samples (8-bit, clipped at 255) and the true whites (linear, unclipped)."""
     out = []
     true = []
     for i, (c, f) in enumerate(zip(CENTRES, FALL)):
@@ -27,25 +27,38 @@ def _samples(scale: float) -> tuple[list[MarkerSample], np.ndarray]:
     return out, np.array(true)
 
 
+def _true_white(scale: float, pts: np.ndarray) -> np.ndarray:
+    """The lamp's white (linear) anywhere: FALL interpolated bilinearly in log."""
+    u, v = pts[:, 0] / 460.0, pts[:, 1] / 460.0
+    lf = np.log(FALL)
+    log_f = lf[0] * (1 - u) * (1 - v) + lf[1] * u * (1 - v) + lf[2] * u * v + lf[3] * (1 - u) * v
+    return np.asarray(scale * np.exp(log_f)[:, None] * (CAST / CAST.max())[None, :])
+
+
 def test_clipped_red_is_taken_from_the_other_channels() -> None:
-    """Red clipped at two markers: the fitted linear white still follows the lamp's
-    fall-off in every channel (within 4%), instead of a flat constant."""
-    samples, true = _samples(1.25)
+    """Red clipped at two markers: across the whole table the fitted linear white follows
+    the lamp's fall-off in every channel (within 4%) up to the sensor's ceiling; a red
+    surface fitted through the clipped values would sag between the markers."""
+    samples, _ = _samples(1.25)
     assert sum(max(s.white) >= 250 for s in samples) == 2
     ref = reference_from_samples(samples)
     assert ref.clipped
-    got = ref.white_lin_at(np.array(CENTRES))
-    assert np.all(np.abs(got / true - 1.0) < 0.04), got / true
+    g = np.linspace(0.0, 460.0, 7)
+    pts = np.stack(np.meshgrid(g, g), -1).reshape(-1, 2)
+    want = np.minimum(_true_white(1.25, pts), 1.0)
+    got = ref.white_lin_at(pts)
+    assert np.all(np.abs(got / want - 1.0) < 0.04), np.abs(got / want - 1.0).max(axis=0)
 
 
-def test_red_clipped_everywhere_comes_from_the_ink() -> None:
-    """Red clipped at every marker: its level comes from the grey ink's red-to-green ratio."""
-    samples, true = _samples(2.5)
-    assert all(s.white[2] >= 250 for s in samples)
+def test_red_clipped_everywhere_reads_at_the_ceiling() -> None:
+    """Red clipped at every marker: red's white is the ceiling (light prints read there
+    too), while green and blue still follow the lamp's fall-off."""
+    samples, true = _samples(1.9)
+    assert all(s.white[2] >= 250 for s in samples) and all(s.white[1] < 250 for s in samples)
     ref = reference_from_samples(samples)
     got = ref.white_lin_at(np.array(CENTRES))
-    unclipped = true[:, 1] < 1.0
-    assert np.all(np.abs(got[unclipped] / true[unclipped] - 1.0) < 0.1), got / true
+    assert np.allclose(got[:, 2], 1.0, atol=0.02)
+    assert np.all(np.abs(got[:, :2] / true[:, :2] - 1.0) < 0.04), got / true
 
 
 def test_nothing_below_the_ceiling_keeps_the_clipped_white() -> None:
