@@ -67,14 +67,18 @@ class ColourReference:
     rho_lin: tuple[float, float, float] | None = None
 
     def white_at(self, pts_mm: FloatArray) -> FloatArray:
-        """White level (BGR, 0..255, gamma encoded) at table points Nx2."""
-        return _surface(self.coeffs, self.scale_mm, pts_mm)
+        """White level (BGR, 0..255, gamma encoded) at table points Nx2.
+
+        At most the sensor's ceiling: where paper is brighter than the sensor reaches,
+        so is every light print, and they read at the ceiling; dividing by the ceiling
+        keeps them white (dividing by the true, higher white would grey them)."""
+        return np.minimum(_surface(self.coeffs, self.scale_mm, pts_mm), 255.0)
 
     def white_lin_at(self, pts_mm: FloatArray) -> FloatArray:
-        """White level in linear light (0..1) at table points Nx2."""
+        """White level in linear light (0..1) at table points Nx2, at most the ceiling."""
         if self.coeffs_lin is None:
             return np.asarray(srgb_decode(self.white_at(pts_mm) / 255.0), dtype=np.float64)
-        return _surface(self.coeffs_lin, self.scale_mm, pts_mm)
+        return np.minimum(_surface(self.coeffs_lin, self.scale_mm, pts_mm), 1.0)
 
 
 def _surface(coeffs: tuple[tuple[float, ...], ...], scale_mm: float, pts_mm: FloatArray) -> FloatArray:
@@ -151,32 +155,77 @@ def sample_markers(image: NDArray[np.uint8], fit: TableFit,
     return out
 
 
+def _log_surface(basis: FloatArray, logs: FloatArray, ok: NDArray[np.bool_]) -> list[tuple[float, ...]]:
+    """Per-channel coefficients of log(white) over `basis` (markers x terms).
+
+    With every sample usable each channel gets its own surface (a room lit by a
+    window and a lamp may change colour across the table). When a channel is at the
+    sensor's ceiling at some markers (a warm lamp on a locked white balance clips red
+    first), the light is taken as one colour with one spatial shape: the shape comes
+    from every unclipped value, each channel's level from its own unclipped values (the
+    ceiling when it has none). With nothing below the ceiling the clipped whites are
+    fitted as they are."""
+    n, nb = basis.shape
+    if ok.all() or not ok.any():
+        out = []
+        for c in range(3):
+            sol, *_ = np.linalg.lstsq(basis, logs[:, c], rcond=None)
+            out.append(tuple(float(v) for v in sol))
+        return out
+    # unknowns: the shape's non-constant terms, then one level per channel
+    rows, rhs = [], []
+    for i in range(n):
+        for c in range(3):
+            if ok[i, c]:
+                level = np.zeros(3)
+                level[c] = 1.0
+                rows.append(np.concatenate([basis[i, 1:], level]))
+                rhs.append(logs[i, c])
+    a = np.array(rows, dtype=np.float64).reshape(-1, nb - 1 + 3)
+    have = np.array([bool(ok[:, c].any()) for c in range(3)])
+    cols = np.concatenate([np.ones(nb - 1, dtype=bool), have])
+    sol = np.zeros(nb - 1 + 3)
+    if len(rhs):
+        # a shape needs more values than unknowns; else only the levels
+        use = cols if len(rhs) > int(cols.sum()) else np.concatenate([np.zeros(nb - 1, dtype=bool), have])
+        sol[use], *_ = np.linalg.lstsq(a[:, use], np.array(rhs), rcond=None)
+    levels = sol[nb - 1:]
+    shape = basis[:, 1:] @ sol[:nb - 1]
+    for c in range(3):
+        if not have[c]:
+            # at the ceiling at every marker: at least the ceiling everywhere (white_at
+            # then reads it as the ceiling)
+            levels[c] = float(np.max(logs[:, c]) - np.min(shape))
+    return [tuple([float(levels[c])] + [float(v) for v in sol[:nb - 1]]) for c in range(3)]
+
+
 def reference_from_samples(samples: Sequence[MarkerSample]) -> ColourReference:
-    """Fit the white surface: bilinear with 4+ markers, a plane with 3, constant with 1-2."""
+    """Fit the white surface: bilinear with 4+ markers, a plane with 3, constant with 1-2;
+    a white at the sensor's ceiling counts only through the other channels (see
+    _log_surface), and the ink ratio is taken against the fitted white."""
     if not samples:
         raise ValueError("no marker samples")
-    n = len(samples)
-    nb = 4 if n >= 4 else (3 if n == 3 else 1)
+    # a marker at the ceiling in every channel says nothing of the surface's shape
+    # (unless all are: then the ceilings are all there is)
+    usable = sum(1 for s in samples if min(s.white) < CLIP_LEVEL) or len(samples)
+    nb = 4 if usable >= 4 else (3 if usable == 3 else 1)
     centres = np.array([s.centre_mm for s in samples], dtype=np.float64)
     scale = float(max(1.0, np.abs(centres).max()))
     basis = _basis(centres / scale, nb)
     whites = np.maximum(np.array([s.white for s in samples], dtype=np.float64), 1.0)
     blacks = np.array([s.black for s in samples], dtype=np.float64)
-    coeffs = []
-    for c in range(3):
-        sol, *_ = np.linalg.lstsq(basis, np.log(whites[:, c]), rcond=None)
-        coeffs.append(tuple(float(v) for v in sol))
-    rho = np.clip(np.median(blacks / whites, axis=0), 0.0, 0.8)
+    ok = whites < CLIP_LEVEL
     wl = np.maximum(srgb_decode(whites / 255.0), 1e-4)
-    bl = srgb_decode(np.clip(blacks, 0, 255) / 255.0)
-    coeffs_lin = []
-    for c in range(3):
-        sol, *_ = np.linalg.lstsq(basis, np.log(wl[:, c]), rcond=None)
-        coeffs_lin.append(tuple(float(v) for v in sol))
-    rho_lin = np.clip(np.median(bl / wl, axis=0), 0.0, 0.8)
+    bl = np.maximum(srgb_decode(np.clip(blacks, 0, 255) / 255.0), 1e-5)
+    coeffs = _log_surface(basis, np.log(whites), ok)
+    coeffs_lin = _log_surface(basis, np.log(wl), ok)
+    wfit = np.stack([np.exp(basis @ np.asarray(c)) for c in coeffs], axis=1)
+    wfit_lin = np.stack([np.exp(basis @ np.asarray(c)) for c in coeffs_lin], axis=1)
+    rho = np.clip(np.median(blacks / wfit, axis=0), 0.0, 0.8)
+    rho_lin = np.clip(np.median(bl / wfit_lin, axis=0), 0.0, 0.8)
     return ColourReference(tuple(samples), (coeffs[0], coeffs[1], coeffs[2]),
                            (float(rho[0]), float(rho[1]), float(rho[2])), scale, "markers",
-                           bool(np.any(whites >= CLIP_LEVEL)),
+                           bool(np.any(~ok)),
                            (coeffs_lin[0], coeffs_lin[1], coeffs_lin[2]),
                            (float(rho_lin[0]), float(rho_lin[1]), float(rho_lin[2])))
 
@@ -201,10 +250,11 @@ def measure_reference(image: NDArray[np.uint8], fit: TableFit,
                       profile: TableProfile) -> ColourReference:
     """The frame's light from its markers, or from its percentiles when none is usable."""
     samples = sample_markers(image, fit, profile)
-    # a white at the sensor's ceiling understates the light there: leave it out while
-    # two or more unclipped markers remain (the surface is then a plane or a constant)
+    # a white at the sensor's ceiling understates the light there: with three or more
+    # unclipped markers left, they alone still give the surface's shape (a plane or
+    # better) in every channel; with fewer, every marker's unclipped channels do
     unclipped = [s for s in samples if max(s.white) < CLIP_LEVEL]
-    if len(unclipped) >= 2 and len(unclipped) < len(samples):
+    if 3 <= len(unclipped) < len(samples):
         ref = reference_from_samples(unclipped)
         return ColourReference(tuple(samples), ref.coeffs, ref.rho, ref.scale_mm, ref.source, True,
                                ref.coeffs_lin, ref.rho_lin)

@@ -138,11 +138,26 @@ class TilesConfig:
     """Average-linkage distance below which two shape groups are one shape."""
     colour_merge: float = 14.0
     """Average-linkage distance (CIELAB delta E) below which two colour groups merge."""
+    shape_window: tuple[float, float] | None = (0.7, 1.5)
+    colour_window: tuple[float, float] | None = (0.7, 2.0)
+    """The shape and colour groups are cut in the widest empty stretch of merge
+    distances between these factors of shape_merge / colour_merge (None: at them), so
+    the cut lies where no pair of groups is near it and a lamp's change moves none
+    across it. A game's colours lie some 30 delta E apart or more, its shapes some 0.15."""
     facedown_delta_e: float = 18.0
     """A blank face this far from the front face colour is a tile's back."""
     glare_l_weight: float = 0.4
     """Weight of lightness when faces are compared for the face-down call: a lamp's
     glare lifts a glossy dark face by tens of L but leaves its hue."""
+    face_split_separation: float = 3.0
+    """A face ring splits into two colours only when they lie this many times their own
+    (robust) spread apart: noise alone splits one colour in two halves some 2.3 spreads
+    apart."""
+    colour_smooth_px: float = 2.0
+    """Gaussian sigma (crop pixels) of the crop the print's colour is read from (a few
+    camera pixels: noise and a JPEG's shared 2x2 colour average out)."""
+    shape_smooth_px: float = 1.0
+    """Gaussian sigma (crop pixels) of the print's share map the shape is read from."""
     face_majority: float = 0.15
     """A ring colour covering more than half + this share of the face ring is the face
     (a printed border line or a neighbour's edge is thin)."""

@@ -57,9 +57,15 @@ class CellGeometry:
         return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32), side.astype(np.int8))
 
 
-def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majority) -> F64:
+def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majority,
+                separation: float = TilesConfig.face_split_separation) -> F64:
     """The face colour of a ring that a big symbol may cover in part: split the ring in
-    two colours, and the one lying further out (around the symbol) is the face."""
+    two colours, and the one lying further out (around the symbol) is the face.
+
+    A split counts only when the two colours lie `separation` times their own spread
+    apart along the line joining them: sensor noise (large in a channel that a warm or
+    dim light leaves weak) splits one colour into two halves too, and taking one half
+    would move the face colour with the light."""
     med = np.median(px, axis=0)
     d = np.linalg.norm(px - med, axis=1)
     if float(np.percentile(d, 90.0)) < 12.0:
@@ -72,7 +78,11 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
         if near_a.all() or not near_a.any():
             return np.asarray(med, dtype=np.float64)
         a, b = np.median(px[near_a], axis=0), np.median(px[~near_a], axis=0)
-    if float(np.linalg.norm(a - b)) < 15.0:
+    gap = float(np.linalg.norm(a - b))
+    if gap < 15.0:
+        return np.asarray(med, dtype=np.float64)
+    along = (px - a) @ ((b - a) / gap)
+    if gap < separation * _pooled_spread(along, near_a):
         return np.asarray(med, dtype=np.float64)
     share_a = float(np.mean(near_a))
     if abs(share_a - 0.5) > majority:
@@ -81,6 +91,15 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
         return np.asarray(a if share_a > 0.5 else b, dtype=np.float64)
     out_a = float(radius[near_a].mean()) > float(radius[~near_a].mean())
     return np.asarray(a if out_a else b, dtype=np.float64)
+
+
+def _pooled_spread(along: F64, near_a: NDArray[np.bool_]) -> float:
+    """Robust standard deviation of two clusters' positions along their axis, pooled."""
+    out = []
+    for sel in (near_a, ~near_a):
+        v = along[sel]
+        out.append(1.4826 * float(np.median(np.abs(v - np.median(v)))) if v.size else 0.0)
+    return float(np.sqrt(0.5 * (out[0] ** 2 + out[1] ** 2)))
 
 
 def _local_angle(grey: F32, band: NDArray[np.bool_], limit_deg: float = 12.0) -> float:
@@ -156,7 +175,7 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     ring = (geo.cheb >= r0) & (geo.cheb <= r1)
     inner = geo.cheb < r1
     ring_px = lab[ring].astype(np.float64)
-    face = face_colour(ring_px, geo.radius[ring], cfg.face_majority)
+    face = face_colour(ring_px, geo.radius[ring], cfg.face_majority, cfg.face_split_separation)
     de_ring = np.linalg.norm(ring_px - face, axis=1)
     on_face = de_ring[de_ring < 20.0]
     spread = float(np.median(on_face if on_face.size > 0.2 * de_ring.size else de_ring))
@@ -185,6 +204,11 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     ink = np.median(printed[core >= float(np.percentile(core, 50.0))], axis=0)
     axis = ink - face
     alpha = ((lab64 - face) @ axis) / max(float(axis @ axis), 1e-6)
+    if cfg.shape_smooth_px > 0:
+        # noise (strong in a channel that a warm or dim light leaves weak) frays the
+        # outline pixel by pixel; the outline itself is smooth
+        alpha = np.asarray(cv2.GaussianBlur(alpha.astype(np.float32), (0, 0), cfg.shape_smooth_px),
+                           dtype=np.float64)
     half = _central_parts((alpha > 0.5) & inner, geo)
     shape_mask = half if np.count_nonzero(half) >= 0.5 * np.count_nonzero(mask) else mask
     frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
@@ -204,10 +228,26 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     desc = cv2.warpPolar(soft, (nr, na), (scx, scy), radius,
                          cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR | cv2.WARP_FILL_OUTLIERS)
     ang = 0.0
-    colour = np.median(printed[core >= float(np.percentile(core, 75.0))], axis=0)
+    colour = _print_colour(bgr01, face, mask, cfg.colour_smooth_px)
     c0 = (size - 1) / 2.0
     return CellLook(face, spread, frac, colour, np.asarray(desc, np.float32).ravel(), ang,
                     ((cx - c0) / size, (cy - c0) / size), float(np.median(core)), faint)
+
+
+def _print_colour(bgr01: F32, face: F64, mask: NDArray[np.bool_], sigma: float) -> F64:
+    """The print's colour: the median of its most distinct quarter, on the crop smoothed
+    by sigma pixels. Each pixel's own value will not do: picking the pixels furthest
+    from the face picks those that noise pushed away, and a thin line's pixels carry
+    the chroma of the 2x2 blocks a camera's JPEG shares with the face around it, which a
+    warm lamp's gain turns differently from a neutral one's; over a few camera pixels
+    both average out the same under every light."""
+    if sigma > 0:
+        smooth = np.asarray(cv2.GaussianBlur(bgr01, (0, 0), sigma), dtype=np.float32)
+    else:
+        smooth = bgr01
+    lab = np.asarray(cv2.cvtColor(smooth, cv2.COLOR_BGR2LAB), dtype=np.float64)[mask]
+    dist = np.linalg.norm(lab - face, axis=1)
+    return np.asarray(np.median(lab[dist >= float(np.percentile(dist, 75.0))], axis=0), dtype=np.float64)
 
 
 def _symbol_mask(d: F64, inner: NDArray[np.bool_], thr: float, geo: CellGeometry,

@@ -4,10 +4,16 @@ Average-linkage agglomeration: merge the closest two groups while they are close
 than a threshold (same print, same lamp), and keep merging past it when a known
 number of groups is exceeded. Labels are stable: groups are numbered by their first
 member in reading order.
+
+The threshold may be a window instead of a value: the cut then goes in the widest
+empty stretch of merge distances inside it. Light and noise move every distance a
+little, and a cut where no merge lies near keeps the same groups under another lamp
+(one tile changing group spoils the reading of every tile of both groups).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -24,34 +30,63 @@ def pairwise(x: NDArray[np.floating[Any]]) -> F64:
     return np.asarray(np.sqrt(np.maximum(d2, 0.0)), dtype=np.float64)
 
 
-def agglomerate(dist: F64, threshold: float, max_groups: int | None = None) -> list[int]:
-    """Group index per item (0..k-1, numbered by first member)."""
+def merges(dist: F64) -> list[tuple[int, int, float]]:
+    """The whole average-linkage tree: (kept, absorbed, distance) per merge, in order
+    (the distances never decrease: average linkage has no inversions)."""
     n = dist.shape[0]
-    if n == 0:
-        return []
-    groups: list[list[int]] = [[i] for i in range(n)]
+    out: list[tuple[int, int, float]] = []
+    if n < 2:
+        return out
     # average-linkage distances between current groups, updated by Lance-Williams
     d = dist.astype(np.float64).copy()
     np.fill_diagonal(d, np.inf)
     sizes = np.ones(n)
     alive = np.ones(n, dtype=bool)
-    while alive.sum() > 1:
+    for _ in range(n - 1):
         sub = np.where(alive[:, None] & alive[None, :], d, np.inf)
         flat = int(np.argmin(sub))
         i, j = divmod(flat, n)
-        best = sub[i, j]
-        too_many = max_groups is not None and int(alive.sum()) > max_groups
-        if best > threshold and not too_many:
-            break
-        # merge j into i
+        out.append((i, j, float(sub[i, j])))
         ni, nj = sizes[i], sizes[j]
         d[i, :] = (ni * d[i, :] + nj * d[j, :]) / (ni + nj)
         d[:, i] = d[i, :]
         d[i, i] = np.inf
         sizes[i] = ni + nj
         alive[j] = False
+    return out
+
+
+def widest_gap(heights: list[float], lo: float, hi: float) -> float:
+    """A cut between lo and hi in the middle of the widest stretch (in log distance)
+    holding no merge distance."""
+    inside = sorted(h for h in heights if lo < h < hi)
+    edges = [math.log(lo)] + [math.log(h) for h in inside] + [math.log(hi)]
+    k = max(range(len(edges) - 1), key=lambda i: edges[i + 1] - edges[i])
+    return math.exp(0.5 * (edges[k] + edges[k + 1]))
+
+
+def agglomerate(dist: F64, threshold: float, max_groups: int | None = None,
+                window: tuple[float, float] | None = None) -> list[int]:
+    """Group index per item (0..k-1, numbered by first member).
+
+    window (lo, hi), factors of threshold: cut at widest_gap of the merge distances
+    between threshold*lo and threshold*hi instead of at threshold."""
+    n = dist.shape[0]
+    if n == 0:
+        return []
+    tree = merges(dist)
+    cut = threshold
+    if window is not None and threshold > 0:
+        cut = widest_gap([h for _, _, h in tree], threshold * window[0], threshold * window[1])
+    groups: list[list[int]] = [[i] for i in range(n)]
+    left = n
+    for i, j, h in tree:
+        too_many = max_groups is not None and left > max_groups
+        if h > cut and not too_many:
+            break
         groups[i].extend(groups[j])
         groups[j] = []
+        left -= 1
     label = [0] * n
     order = sorted((min(g), g) for g in groups if g)
     for k, (_, g) in enumerate(order):

@@ -435,8 +435,8 @@ def _group(out: TilesReading, cfg: TilesConfig, shapes: int | None, colours: int
     shp = np.array([t.look.shape for t in up])
     sd = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift)
     cd = pairwise(np.array([t.colour_lab for t in up]))
-    sg = agglomerate(sd, cfg.shape_merge, shapes)
-    cg = agglomerate(cd, cfg.colour_merge, colours)
+    sg = agglomerate(sd, cfg.shape_merge, shapes, cfg.shape_window)
+    cg = agglomerate(cd, cfg.colour_merge, colours, cfg.colour_window)
     for t, s, c in zip(up, sg, cg):
         t.shape_group, t.colour_group = s, c
         t.shape, t.colour = f"shape-{s + 1}", f"colour-{c + 1}"

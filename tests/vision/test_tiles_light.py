@@ -1,0 +1,83 @@
+"""Tile readings that hold under another lamp: the face colour against noise, the cut
+of the groups against small shifts of their distances."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.tiles.face import CellGeometry, face_colour
+from vision.tiles.group import agglomerate, merges, pairwise, widest_gap
+
+GEO = CellGeometry.make(72)
+RING = (GEO.cheb >= 0.30) & (GEO.cheb <= 0.40)
+TEAL = np.array([55.0, -36.0, 6.0])
+
+
+def _noisy_ring(sd_b: float, seed: int) -> np.ndarray:
+    """A one-colour face ring whose b* is noisy, as blue is under a warm lamp."""
+    rng = np.random.default_rng(seed)
+    n = int(RING.sum())
+    px = np.tile(TEAL, (n, 1))
+    px[:, 0] += rng.normal(0.0, 2.0, n)
+    px[:, 2] += rng.normal(0.0, sd_b, n)
+    return px
+
+
+def test_noise_does_not_split_the_face_in_two_halves() -> None:
+    """A noisy one-colour ring reads its own colour, not the median of one noise half."""
+    for seed in range(5):
+        face = face_colour(_noisy_ring(14.0, seed), GEO.radius[RING])
+        assert np.linalg.norm(face - TEAL) < 2.5, face
+
+
+def test_without_the_separation_test_noise_moves_the_face() -> None:
+    """Guard: with the split always taken (separation 0) the same rings read off by far
+    more, so the test above can fail."""
+    worst = max(float(np.linalg.norm(face_colour(_noisy_ring(14.0, s), GEO.radius[RING], separation=0.0) - TEAL))
+                for s in range(5))
+    assert worst > 6.0
+
+
+def test_a_symbol_reaching_into_the_ring_is_still_split_off() -> None:
+    """A ring half covered by a big symbol's colour (inside) still reads the face (outside)."""
+    rng = np.random.default_rng(1)
+    rad = GEO.radius[RING]
+    inner = rad < np.median(rad)
+    px = np.where(inner[:, None], np.array([40.0, 60.0, 40.0]), TEAL) + rng.normal(0, 2.0, (len(rad), 3))
+    assert np.linalg.norm(face_colour(px, rad) - TEAL) < 2.0
+
+
+def test_widest_gap_cuts_where_no_merge_lies() -> None:
+    """The cut goes in the middle (log scale) of the widest stretch free of merges."""
+    cut = widest_gap([9.0, 13.5, 30.0], 9.8, 28.0)
+    assert 13.5 < cut < 28.0
+    assert abs(cut - float(np.sqrt(13.5 * 28.0))) < 1e-9
+    assert 9.8 < widest_gap([], 9.8, 28.0) < 28.0
+
+
+def test_groups_hold_when_one_distance_crosses_the_threshold() -> None:
+    """Two colours 32 apart, one of them spread: a pair of its tiles 13.9 or 14.1 apart
+    flips a fixed cut at 14 but not the cut in the widest gap."""
+    def points(spread: float) -> np.ndarray:
+        a = [[50.0, 0.0, 0.0], [50.0, spread, 0.0], [50.0, 0.0, 2.0]]
+        b = [[50.0, 32.0 + spread, 0.0], [50.0, 33.0 + spread, 1.0]]
+        return np.array(a + b)
+
+    fixed = [agglomerate(pairwise(points(s)), 14.0) for s in (13.9, 14.3)]
+    cut = [agglomerate(pairwise(points(s)), 14.0, window=(0.7, 2.0)) for s in (13.9, 14.3)]
+    assert fixed[0] != fixed[1]
+    assert cut[0] == cut[1] == [0, 0, 0, 1, 1]
+
+
+def test_known_count_still_merges_past_the_cut() -> None:
+    """With max_groups the closest groups keep merging until that many remain."""
+    x = np.array([[0.0], [100.0], [200.0], [300.0]])
+    assert len(set(agglomerate(pairwise(x), 14.0, max_groups=2, window=(0.7, 2.0)))) == 2
+
+
+def test_merge_distances_never_decrease() -> None:
+    """Average linkage has no inversions, so a cut height selects a prefix of the merges."""
+    rng = np.random.default_rng(4)
+    d = pairwise(rng.normal(0, 10, (30, 3)))
+    h = [m[2] for m in merges(d)]
+    assert len(h) == 29 and all(b >= a - 1e-9 for a, b in zip(h, h[1:]))
