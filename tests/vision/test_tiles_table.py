@@ -93,3 +93,16 @@ def test_city_on_a_cutting_mat_reads_on_the_tiles_lattice(seed: int) -> None:
     assert abs(reading.grid.pitch_mm - true_pitch) < 0.05 * true_pitch
     assert len(reading.tiles) <= 1.1 * len(scene["meta"]["tiles"])
     assert math.isfinite(reading.grid.angle_rad)
+
+
+def test_a_mats_cells_are_not_fronts_beside_the_first_tile() -> None:
+    """The first tile of a game on a dark ruled mat, turned against the mat's lines: the
+    mat's cells (lines crossing them read as prints, the table's colour all over) are not
+    tiles beside a front of another face; one tile is read (it had read 32)."""
+    from firmware.bench.loop import real_game
+
+    frames, placed = real_game(2, 2, (2304, 1296), cups=False, hands=False)
+    prof = default_profile("town77")
+    reading = read_tiles(frames[1], locate_table(frames[1], prof), prof)
+    assert placed[0] == (0, 0)
+    assert len(reading.tiles) == 1 and not reading.tiles[0].face_down

@@ -33,6 +33,11 @@ class TilesConfig:
     for up to table_grow_rounds rounds, after a table_line_px opening and closing has
     taken a mat's printed lines away."""
     table_rim_mm: float = 25.0
+    bare_share: float = 0.97
+    bare_front: float = 0.5
+    """A printed cell whose middle is at least bare_share bare table is no tile when
+    the printed cells at most bare_front bare table have another face (by more than
+    table_delta_e): fronts share one face."""
     """Grid evidence is taken only within table_margin_mm of what is not bare table
     (within table_match delta E of the commonest colour after a table_smooth_mm median)."""
     line_mm: float = 16.0

@@ -127,6 +127,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         if same:
             grid = new
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
+    found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
     found = _outlined_backs(found, lab, grid, cpx, (x0, y0), cfg)
@@ -155,6 +156,44 @@ def _filled(cands: list[Outline], near: NDArray[np.bool_] | None, cpx: float,
         if float(np.mean(~near[y, x])) >= cfg.outline_fill:
             out.append(o)
     return out
+
+
+def _bare_share(near: NDArray[np.bool_], grid: GridFit, col: int, row: int, cpx: float,
+                origin: tuple[float, float]) -> float:
+    """The share of a cell's middle that is bare table (grid.table_near)."""
+    ux, uy = grid.axes
+    f = (np.arange(7) + 0.5) / 7 - 0.5
+    a, b = np.meshgrid(f * 0.8 * grid.pitch_mm, f * 0.8 * grid.pitch_mm)
+    pts = grid.cell_centre_mm(col, row)[None, :] + a.reshape(-1, 1) * ux[None, :] + b.reshape(-1, 1) * uy[None, :]
+    h, w = near.shape
+    x = np.clip(((pts[:, 0] - origin[0]) * cpx).astype(np.int64), 0, w - 1)
+    y = np.clip(((pts[:, 1] - origin[1]) * cpx).astype(np.int64), 0, h - 1)
+    return float(np.mean(near[y, x]))
+
+
+def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
+                  cpx: float, origin: tuple[float, float], cfg: TilesConfig) -> list[TileReading]:
+    """Printed cells that are bare table all over and whose face is not the face of the
+    printed cells that are plainly not table: a game's fronts share one face (a mat's
+    ruled lines crossing a cell turned against them read as a print; a pale print on a
+    front of about the table's colour is bare too, but has the fronts' face)."""
+    up = [t for t in found if t.look.has_symbol]
+    if len(up) < 2:
+        return found
+    table = near()
+    if table is None:
+        return found
+    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin) for t in up}
+    fronts = [t.look.face_lab for t in up if share[id(t)] <= cfg.bare_front]
+    if not fronts:
+        return found
+    face = np.median(np.array(fronts), axis=0)
+
+    def stray(t: TileReading) -> bool:
+        return (share.get(id(t), 0.0) >= cfg.bare_share
+                and float(np.linalg.norm(t.look.face_lab - face)) > cfg.table_delta_e)
+
+    return [t for t in found if not stray(t)]
 
 
 def _inside(o: Outline, pt: tuple[float, float]) -> bool:
