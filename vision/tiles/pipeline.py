@@ -185,8 +185,9 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
         return found
     share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin) for t in up}
     fronts = [t.look.face_lab for t in up if share[id(t)] <= cfg.bare_front]
-    if not fronts:
-        return found
+    bare = sum(v >= cfg.bare_share for v in share.values())
+    if not fronts or bare <= len(fronts):
+        return found     # a few bare cells among many fronts: more likely pale fronts
     face = np.median(np.array(fronts), axis=0)
 
     def stray(t: TileReading) -> bool:
