@@ -369,12 +369,10 @@ def _without_print(prof: tuple[F64, F64, float, float, float],
     return out[0], out[1], u0, v0, binmm
 
 
-def _pitch_peak(prof: tuple[F64, F64, float, float, float], cfg: TilesConfig) -> tuple[float, float] | None:
-    """The lattice pitch (bins) of a pair of line profiles and their autocorrelation
-    there (0..2), or None when the view is too small to hold a tile."""
-    pu, pv, _, _, binmm = prof
-    sig = 4.0 / binmm
-    ru, rv = _autocorr(_highpass(pu, sig)), _autocorr(_highpass(pv, sig))
+def _pitch_peak(hu: F64, hv: F64, binmm: float, cfg: TilesConfig) -> tuple[float, float] | None:
+    """The lattice pitch (bins) of a pair of high-passed line profiles and their
+    autocorrelation there (0..2), or None when the view is too small to hold a tile."""
+    ru, rv = _autocorr(hu), _autocorr(hv)
     n = min(len(ru), len(rv))
     r = ru[:n] / max(ru[0], 1e-9) + rv[:n] / max(rv[0], 1e-9)
     lo = int(math.floor(cfg.min_pitch_mm / binmm))
@@ -406,24 +404,23 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     weight = cornerness(gx, gy, cfg.corner_window_mm * px_per_mm)
     # each candidate turn scored by its straight-edge energy times how periodic it is
     # at its pitch: a mat's bold lines carry energy, the tiles' lattice repeats
-    pick: tuple[float, float, tuple[F64, F64, float, float, float], float] | None = None
+    pick: tuple[float, float, F64, F64, float, float, float, float] | None = None
     for t in orientations(gx, gy, cfg, weight, 3):
         t = refine_orientation(gx, gy, weight, t, px_per_mm)
         t = (t + math.pi / 4) % (math.pi / 2) - math.pi / 4
-        prof = _without_print(line_profiles(gray, t, px_per_mm, origin_mm, cfg.line_mm), cfg)
-        sig = 4.0 / prof[4]
-        e = float(np.sum(_highpass(prof[0], sig) ** 2) + np.sum(_highpass(prof[1], sig) ** 2))
-        found = _pitch_peak(prof, cfg)
+        pu, pv, u0, v0, binmm = _without_print(line_profiles(gray, t, px_per_mm, origin_mm, cfg.line_mm), cfg)
+        sig = 4.0 / binmm
+        hu, hv = _highpass(pu, sig), _highpass(pv, sig)
+        e = float(np.sum(hu ** 2) + np.sum(hv ** 2))
+        found = _pitch_peak(hu, hv, binmm, cfg)
         if found is None:
             continue
         score = e * max(found[1], 0.0)
         if pick is None or score > pick[0]:
-            pick = (score, t, prof, found[0])
+            pick = (score, t, hu, hv, u0, v0, binmm, found[0])
     if pick is None:
         return GridFit(0.0, cfg.min_pitch_mm, origin_mm, 0.0)
-    _, theta, (pu, pv, u0, v0, binmm), pitch_bins = pick
-    sig = 4.0 / binmm
-    hu, hv = _highpass(pu, sig), _highpass(pv, sig)
+    _, theta, hu, hv, u0, v0, binmm, pitch_bins = pick
     smooth = 1.5 / binmm
     phu, su = _fold_phase(hu, pitch_bins, smooth)
     phv, sv = _fold_phase(hv, pitch_bins, smooth)

@@ -3,6 +3,7 @@ look -> tile or not, face down or up -> shape and colour groups -> palette names
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from collections.abc import Callable
@@ -81,15 +82,9 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
     lab = to_lab(normalise_crop(coarse, ref, centre[0]))
     area = (x0, y0, x1, y1)
-    known: list[NDArray[np.bool_] | None] = []
-
-    def near() -> NDArray[np.bool_] | None:
-        """The bare table (grid.table_near), found once and only when asked for: a frame
-        read on its last lattice (grid_hint) seldom needs it."""
-        if not known:
-            known.append(table_near(lab, cpx, cfg))
-        return known[0]
-
+    # the bare table (grid.table_near), found once and only when asked for: a frame read
+    # on its last lattice (grid_hint) seldom needs it
+    near: Callable[[], NDArray[np.bool_] | None] = functools.cache(lambda: table_near(lab, cpx, cfg))
     grid: GridFit | None = None
     found: list[TileReading] = []
     if grid_hint is not None:
@@ -147,28 +142,24 @@ def _filled(cands: list[Outline], near: NDArray[np.bool_] | None, cpx: float,
     holds bare table inside."""
     if near is None:
         return cands
-    h, w = near.shape
-    out = []
-    for o in cands:
-        pts = o.inside_mm()
-        x = np.clip(((pts[:, 0] - origin[0]) * cpx).astype(np.int64), 0, w - 1)
-        y = np.clip(((pts[:, 1] - origin[1]) * cpx).astype(np.int64), 0, h - 1)
-        if float(np.mean(~near[y, x])) >= cfg.outline_fill:
-            out.append(o)
-    return out
+    return [o for o in cands if 1.0 - _table_share(near, o.inside_mm(), cpx, origin) >= cfg.outline_fill]
 
 
-def _bare_share(near: NDArray[np.bool_], grid: GridFit, col: int, row: int, cpx: float,
-                origin: tuple[float, float]) -> float:
-    """The share of a cell's middle that is bare table (grid.table_near)."""
-    ux, uy = grid.axes
-    f = (np.arange(7) + 0.5) / 7 - 0.5
-    a, b = np.meshgrid(f * 0.8 * grid.pitch_mm, f * 0.8 * grid.pitch_mm)
-    pts = grid.cell_centre_mm(col, row)[None, :] + a.reshape(-1, 1) * ux[None, :] + b.reshape(-1, 1) * uy[None, :]
+def _table_share(near: NDArray[np.bool_], pts: NDArray[np.float64], cpx: float,
+                 origin: tuple[float, float]) -> float:
+    """The share of table-mm points that fall on bare table (grid.table_near)."""
     h, w = near.shape
     x = np.clip(((pts[:, 0] - origin[0]) * cpx).astype(np.int64), 0, w - 1)
     y = np.clip(((pts[:, 1] - origin[1]) * cpx).astype(np.int64), 0, h - 1)
     return float(np.mean(near[y, x]))
+
+
+def _bare_share(near: NDArray[np.bool_], grid: GridFit, col: int, row: int, cpx: float,
+                origin: tuple[float, float]) -> float:
+    """The share of a cell's middle that is bare table."""
+    c = grid.cell_centre_mm(col, row)
+    cell = Outline(grid.pitch_mm, grid.angle_rad, 0.0, (float(c[0]), float(c[1])))
+    return _table_share(near, cell.inside_mm(), cpx, origin)
 
 
 def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
