@@ -101,23 +101,31 @@ def bridge(paths: list[F64], cfg: RailwaysConfig) -> list[tuple[F64, int]]:
     if n < 2:
         return [(p, 1) for p in paths]
     ends = np.array([[p[0], p[-1]] for p in paths]).reshape(-1, 2)          # 2n x 2
-    dirs = np.array([[sk.end_direction(p, True, 15.0), sk.end_direction(p, False, 15.0)]
-                     for p in paths]).reshape(-1, 2)
+    dirs = np.array([[_heading(p, True, cfg), _heading(p, False, cfg)] for p in paths]).reshape(-1, 2)
     dist = np.hypot(ends[:, None, 0] - ends[None, :, 0], ends[:, None, 1] - ends[None, :, 1])
     lim = math.cos(math.radians(cfg.bridge_angle_deg))
     cands: list[tuple[float, int, int]] = []
-    ii, jj = np.nonzero((dist <= cfg.bridge_mm) & (dist > 1e-6))
+    ii, jj = np.nonzero(dist <= cfg.bridge_mm)
     for a_, b_ in zip(ii.tolist(), jj.tolist()):
         if a_ >= b_ or a_ // 2 == b_ // 2:
             continue
         gap = float(dist[a_, b_])
-        g = (ends[b_] - ends[a_]) / gap
+        v = ends[b_] - ends[a_]
         da, db = dirs[a_], dirs[b_]
-        if gap > 6.0 and (float(da @ g) < lim or float(-db @ g) < lim):
-            continue
         if float(da @ -db) < lim * 0.8:
             continue
-        cands.append((gap * (2.0 - float(da @ g) - float(-db @ g)) + gap * 0.05, a_, b_))
+        # where each end lies from the other's heading: ahead (or a little behind, when
+        # the two pieces overshoot each other in a crossing) and not far to the side
+        lon_a, lon_b = float(da @ v), float(db @ -v)
+        lat_a = abs(float(da[0] * v[1] - da[1] * v[0]))
+        lat_b = abs(float(db[0] * v[1] - db[1] * v[0]))
+        side = max(cfg.bridge_lateral_mm, gap * math.sin(math.radians(cfg.bridge_angle_deg)))
+        if min(lon_a, lon_b) < -cfg.bridge_overlap_mm or max(lat_a, lat_b) > side:
+            continue
+        # a chain runs straight on through a crossing: how well the two headings continue
+        # each other counts first (two chains crossing at a shallow angle leave four ends
+        # close together), then how far to the side the ends miss, then the gap
+        cands.append(((1.0 - float(da @ -db)) * cfg.bridge_turn_cost + lat_a + lat_b + gap * 0.05, a_, b_))
     cands.sort()
     partner: dict[int, int] = {}
     group = list(range(n))
@@ -169,10 +177,26 @@ def bridge(paths: list[F64], cfg: RailwaysConfig) -> list[tuple[F64, int]]:
     return out
 
 
+def _heading(path: F64, at_start: bool, cfg: RailwaysConfig) -> F64:
+    """Which way a path leaves at one end, measured behind its last few millimetres: a
+    piece that stops at a crossing bends into it as it is thinned, and the crossing is
+    exactly where two pieces of one chain must be matched."""
+    p = path if at_start else path[::-1]
+    s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(p, axis=0).T))])
+    skip = cfg.bridge_skip_mm if s[-1] > 3 * cfg.bridge_skip_mm else 0.0
+    i = int(np.searchsorted(s, skip))
+    k = max(i + 1, min(len(p) - 1, int(np.searchsorted(s, skip + cfg.bridge_span_mm))))
+    k = min(k, len(p) - 1)
+    v = p[i] - p[k] if k > i else p[0] - p[-1]
+    n = math.hypot(float(v[0]), float(v[1]))
+    return np.asarray(v / n if n > 0 else np.array([1.0, 0.0]), dtype=np.float64)
+
+
 def extend(path: F64, by_mm: float) -> F64:
-    """The path with straight runs of by_mm added at both ends."""
-    d0 = sk.end_direction(path, True, 12.0)
-    d1 = sk.end_direction(path, False, 12.0)
+    """The path with straight runs of by_mm added at both ends, each along the heading
+    of the path's last 20 mm (its very end may hook where the band meets another)."""
+    d0 = sk.end_direction(path, True, 20.0)
+    d1 = sk.end_direction(path, False, 20.0)
     return np.vstack([path[0] + d0 * by_mm, path, path[-1] + d1 * by_mm])
 
 

@@ -306,7 +306,9 @@ def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contr
         ok = vv > lim2
         vv_safe = np.where(ok, vv, np.float32(1.0))
         a = np.clip(dot / vv_safe, 0.0, 1.0)
-        res2 = np.maximum(dd - dot * dot / vv_safe, 0.0)
+        # the distance from the mix line stopped at the colour itself: a pixel beyond it
+        # (darker than a grey, brighter than a cream) is not that colour at full strength
+        res2 = np.maximum(dd - 2.0 * a * dot + a * a * vv, 0.0)
         rel = np.sqrt(res2) / d_len
         sc = np.where(ok & (rel < residual), a * (1.0 - rel / residual), 0.0).astype(np.float32)
         scores[name] = sc

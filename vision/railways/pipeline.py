@@ -1,5 +1,6 @@
 """The railway reader's stages composed: top view, stations and cubes, obstacles, the
-River (which teaches the clip length), links counted clip by clip, crossings.
+River (which teaches the clip length), chains found colour-blind and split by colour
+(vision.railways.trace), links counted clip by clip, crossings.
 
 Why the River first: it is a chain of known make-up (32 clips, silver at 12 and 16),
 so the length of one clip on this table, whatever the brand, is measured from it before
@@ -21,11 +22,12 @@ from vision.railways import skeleton as sk
 from vision.railways.chains import (LazyMap, Sampled, bands, bridge, chain_paths, extend, sample, strip,
                                     strip_grid, wire_maps)
 from vision.railways.clip_counter import STEP_MM, CountResult, count_clips
-from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RailwaysConfig
+from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches
 from vision.railways.frame import BAND_ROWS, TopView, background, blind_full, lab_rows, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.stations import Station, find_cubes, find_stations
+from vision.railways.trace import colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask
 
 F32 = NDArray[Any]
 F64 = NDArray[Any]
@@ -120,7 +122,7 @@ def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     unseen1 = float(w[hi:hi + 9].mean()) < 0.5
     tol = 4.0 if not (unseen0 or unseen1) else 12.0
     res = count_clips(e, w, clip_len, width, wire_mm, lo * STEP_MM, hi * STEP_MM,
-                      end_tolerance_mm=tol)
+                      end_tolerance_mm=tol, clip_cost=cfg.clip_cost)
     seen_path = pts[lo:hi + 1] if hi > lo else pts
     return res, np.asarray(seen_path, dtype=np.float64)
 
@@ -214,8 +216,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     del small_lab
     bg = background(view.image, int(round(12.0 * cfg.px_per_mm)))
     wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
-    del bg
     h, w = view.image.shape[:2]
+    view_px = view.image
     # from here on only the view's geometry is needed, not its pixels
     view = TopView(_NO_PIXELS, _NO_PIXELS, view.origin_mm, view.px_per_mm)
     stack_max = wires[CLIP_COLOURS_FIRST].copy()
@@ -227,44 +229,60 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
 
     links: list[LinkReading] = []
     fragments = 0
+    ink_mm = ink(view_px, bg, cfg.px_per_mm)
+    view_lab, bg_lab = lab_map(view_px), lab_map(bg)
+    card = station_mask((ink_mm.shape[0], ink_mm.shape[1]), [s.polygon_mm for s in stations],
+                        view.origin_mm, cfg.card_grow_mm)
+    band = chain_band(ink_mm, card, cfg)
+    del ink_mm
+    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg)
+    del band
+    named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}
+    covers: dict[str, LazyMap] = {}
+    blinds: dict[str, LazyMap] = {}
+    items: list[tuple[str, F64, int]] = []
     for colour in PLAYER_COLOURS:
-        wire = wires[colour]
-        band = bands(wire, cfg)
-        if not band.any():
+        cb = cv2.morphologyEx(per_colour[colour], cv2.MORPH_CLOSE,
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+        paths = [q for p in chain_paths(cb, view.origin_mm, cfg)
+                 for q in split_corners(p, cfg.kink_span_mm, cfg.kink_deg)]
+        items += [(colour, p, n) for p, n in bridge(paths, cfg)]
+    for colour, path, pieces in items:
+        if sk.path_length(path) < 12:
             continue
-        paths = chain_paths(band, view.origin_mm, cfg)
-        if not paths:
+        named_as, share = path_colour(view_lab, bg_lab, view, path, cfg.colour_half_mm, CLIP_COLOURS, cfg)
+        if named_as in RIVER_COLOURS:
+            continue                    # the River (read above)
+        # the band's colour and the chain's own pixels must agree for a sure colour
+        share = share if named_as == colour else 0.0
+        if colour not in covers:
+            covers[colour] = _cover(stack_max, wires[colour])
+            blinds[colour] = LazyMap.of(blind_full(blind[colour], (w, h)))
+        wf = named[colour]
+        cover, same_f = covers[colour], blinds[colour]
+        res, seen = _count_chain(view, wf, cover, same_f, path, clip_len, cfg)
+        if res.count == 0:
             continue
-        wf = LazyMap.over255(wire)
-        wf_new = _changed_wire(wire, changed) if changed is not None else None
-        cover = _cover(stack_max, wire)
-        same_full = blind_full(blind[colour], (w, h))
-        same_f = LazyMap.of(same_full)
-        for path, pieces in bridge(paths, cfg):
-            if sk.path_length(path) < 12:
-                continue
-            res, seen = _count_chain(view, wf, cover, same_f, path, clip_len, cfg)
-            if res.count == 0:
-                continue
-            if wf_new is not None and changed is not None:
-                # the table before this link was built: keep only what changed
-                frac = float(np.mean(strip(LazyMap.of(changed), view, seen, 3.0)[0]))
-                if frac > 0.5:
-                    res2, _ = _count_chain(view, wf_new, cover, same_f, path, clip_len, cfg)
-                    if res2.count and res2.confidence >= res.confidence:
-                        res = res2
-            ends = []
-            for at_start in (True, False):
-                p = seen[0] if at_start else seen[-1]
-                st = _end_station(p, sk.end_direction(seen, at_start, 10.0), stations, cfg)
-                ends.append(st.id if st is not None else "?")
-            if ends[0] == ends[1] and ends[0] != "?":
-                continue                # printing on one card, or a link may not loop back
-            if ends == ["?", "?"]:
-                fragments += 1          # joins no station: a piece of something, not a link
-                continue
-            conf = res.confidence * (1.0 if "?" not in ends else 0.3)
-            links.append(LinkReading(colour, res, seen, ends, pieces, confidence=conf))
+        if changed is not None:
+            # the table before this link was built: keep only what changed
+            frac = float(np.mean(strip(LazyMap.of(changed), view, seen, 3.0)[0]))
+            if frac > 0.5:
+                res2, _ = _count_chain(view, _changed_wire(wires[colour], changed), cover, same_f, path,
+                                       clip_len, cfg)
+                if res2.count and res2.confidence >= res.confidence:
+                    res = res2
+        ends = []
+        for at_start in (True, False):
+            p = seen[0] if at_start else seen[-1]
+            st = _end_station(p, sk.end_direction(seen, at_start, 10.0), stations, cfg)
+            ends.append(st.id if st is not None else "?")
+        if ends[0] == ends[1] and ends[0] != "?":
+            continue                # printing on one card, or a link may not loop back
+        if ends == ["?", "?"]:
+            fragments += 1          # joins no station: a piece of something, not a link
+            continue
+        conf = res.confidence * (1.0 if "?" not in ends else 0.3) * min(1.0, share / cfg.colour_sure)
+        links.append(LinkReading(colour, res, seen, ends, pieces, confidence=conf))
 
     _crossings(links, river, obstacles, stations, profile, view, clip_len, cfg)
     out = _to_json(links, river, stations, obstacles, clip_len, cfg)

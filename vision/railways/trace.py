@@ -1,0 +1,199 @@
+"""Chains found colour-blind, then named by colour.
+
+Why not one mask per colour: a thin wire blurred by the lens is a mix of its colour and
+the table's, so per-colour membership breaks a chain into specks (a black chain reads as
+grey, a white one on a cream table as almost nothing), and each colour's specks were too
+far apart to bridge. What every chain has, whatever its colour, is a band about a clip
+wide that differs from the table under it. That band is found first, traced, and each
+traced path then takes the colour whose wire evidence dominates along it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.railways.chains import LazyMap, sample, strip_grid
+from vision.railways.config import RailwaysConfig
+from vision.railways.frame import BAND_ROWS, TopView
+
+U8 = NDArray[Any]
+F32 = NDArray[Any]
+F64 = NDArray[Any]
+
+
+def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS) -> F32:
+    """How far each millimetre differs from the table under it (mean Lab distance, at
+    1 px/mm). The distance is taken at full resolution before averaging: a white clip's
+    highlight and shadow would cancel if the colours were averaged first."""
+    f = int(round(px_per_mm))
+    h, w = image.shape[:2]
+    out = np.zeros((h // f, w // f), np.float32)
+    step = band_rows - band_rows % f
+    for y0 in range(0, h - h % f, step):
+        y1 = min(h - h % f, y0 + step)
+        a = cv2.cvtColor(image[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab).astype(np.float32)
+        b = cv2.cvtColor(bg[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab).astype(np.float32)
+        a -= b
+        d = np.sqrt(np.einsum("ijk,ijk->ij", a, a))
+        out[y0 // f:y1 // f] = cv2.resize(d, ((w - w % f) // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
+    return out
+
+
+def station_mask(shape: tuple[int, int], polygons_mm: Iterable[F64], origin_mm: tuple[float, float],
+                 grow_mm: float) -> U8:
+    """1 inside every station card (grown a little), at 1 px/mm: a card's printing is not
+    wire, and a link's end clip inside its card is not needed to know where it ends."""
+    m = np.zeros(shape, np.uint8)
+    o = np.asarray(origin_mm, dtype=np.float64)
+    for poly in polygons_mm:
+        p = np.asarray(poly, dtype=np.float64)
+        c = p.mean(axis=0)
+        v = p - c
+        p = c + v * (1 + grow_mm / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9))
+        cv2.fillPoly(m, [np.round(p - o).astype(np.int32).reshape(-1, 1, 2)], (1,))
+    return m
+
+
+def chain_band(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> U8:
+    """Where a chain lies (0/1, 1 px/mm): ink above the table's own, closed over a clip's
+    loops, then opened by most of a clip's width so that printed lines and outline edges
+    (thin, however strong) drop out while chains (about 9 mm wide) stay, necks and all."""
+    m = ((ink_mm > cfg.ink_threshold) & (masked == 0)).astype(np.uint8)
+    kc = int(cfg.ink_close_mm) | 1
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
+    ko = int(cfg.ink_open_mm) | 1
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko))
+    wide = cv2.morphologyEx(m, cv2.MORPH_OPEN, disk)
+    # the narrow necks where a taut chain's clips link are given back: ink next to a wide
+    # part belongs to it (a printed line far from any chain does not)
+    m = np.asarray(cv2.bitwise_and(m, cv2.dilate(wide, disk)), dtype=np.uint8)
+    m[masked > 0] = 0
+    return np.asarray(m, dtype=np.uint8)
+
+
+def _lab(bgr: tuple[int, int, int]) -> NDArray[np.float32]:
+    px = np.asarray([[bgr]], dtype=np.uint8)
+    return np.asarray(cv2.cvtColor(px, cv2.COLOR_BGR2Lab).reshape(3), dtype=np.float32)
+
+
+def colour_costs(px_lab: F32, bg_lab: F32, refs: dict[str, tuple[int, int, int]],
+                 cfg: RailwaysConfig) -> dict[str, float]:
+    """How badly each colour explains the pixels (N x 3 Lab) that differ most from the
+    table under them (N x 3): each such pixel should be a mix of the colour and the
+    table, pixel = a * colour + (1 - a) * table with 0 <= a <= 1. The cost is the mean
+    squared distance from that line. The mix stops at the colour itself, so a black
+    chain's dark core cannot pass for silver or grey. A colour too close to the table
+    to mix visibly (a white chain on a white table) shows only as its shading: it
+    explains any pixel that is no further than `blind_shading` from the table."""
+    d = px_lab - bg_lab
+    n = np.sqrt(np.einsum("ij,ij->i", d, d))
+    if len(n) == 0:
+        return {k: float("inf") for k in refs}
+    keep = n >= max(float(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share))), cfg.ink_threshold)
+    if not keep.any():
+        return {k: float("inf") for k in refs}
+    d, bgk, n = d[keep], bg_lab[keep], n[keep]
+    out: dict[str, float] = {}
+    for name, bgr in refs.items():
+        v = _lab(bgr)[None, :] - bgk
+        vv = np.einsum("ij,ij->i", v, v)
+        a = np.clip(np.einsum("ij,ij->i", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
+        r = d - a[:, None] * v
+        r2 = np.einsum("ij,ij->i", r, r)
+        blind = vv < cfg.blind_contrast ** 2
+        r2 = np.where(blind, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
+        out[name] = float(r2.mean())
+    return out
+
+
+def lab_map(image: U8) -> LazyMap:
+    """The Lab (float32, 3 channels) of a BGR image, made only where it is sampled."""
+    def make(r: slice, c: slice) -> F32:
+        return np.asarray(cv2.cvtColor(image[r, c], cv2.COLOR_BGR2Lab), dtype=np.float32)
+    return LazyMap(image.shape, make)
+
+
+def path_colour(view_lab: LazyMap, bg_lab: LazyMap, view: TopView, path_mm: F64, half_mm: float,
+                refs: dict[str, tuple[int, int, int]], cfg: RailwaysConfig) -> tuple[str, float]:
+    """The colour that best explains the chain's pixels along the path, and how sure
+    (1 - best cost / second best cost)."""
+    mx, my, _, _ = strip_grid(view, path_mm, half_mm)
+    a = sample(view_lab, mx, my).reshape(-1, 3)
+    b = sample(bg_lab, mx, my).reshape(-1, 3)
+    costs = colour_costs(a, b, refs, cfg)
+    order = sorted(costs, key=lambda k: costs[k])
+    best, second = costs[order[0]], costs[order[1]] if len(order) > 1 else float("inf")
+    sure = 1.0 - best / second if second > 0 and np.isfinite(second) else 0.0
+    return order[0], float(sure)
+
+
+def split_corners(path: F64, span_mm: float, max_turn_deg: float) -> list[F64]:
+    """The path cut where it turns sharply: a chain bends (down to about a 5 cm radius)
+    but never kinks, so a kink is two chains whose bands touch (two links leaving one
+    station side by side), not one."""
+    p = np.asarray(path, dtype=np.float64)
+    if len(p) < 5:
+        return [p]
+    seg = np.hypot(*np.diff(p, axis=0).T)
+    s = np.concatenate([[0.0], np.cumsum(seg)])
+    if s[-1] < 3 * span_mm:
+        return [p]
+    lim = math.cos(math.radians(max_turn_deg))
+    i_back = np.searchsorted(s, s - span_mm)
+    i_fwd = np.minimum(np.searchsorted(s, s + span_mm), len(p) - 1)
+    a = p - p[i_back]
+    b = p[i_fwd] - p
+    na = np.hypot(a[:, 0], a[:, 1])
+    nb = np.hypot(b[:, 0], b[:, 1])
+    ok = (s >= span_mm) & (s <= s[-1] - span_mm) & (na > 0.5 * span_mm) & (nb > 0.5 * span_mm)
+    cosv = np.where(ok, np.einsum("ij,ij->i", a, b) / np.maximum(na * nb, 1e-9), 1.0)
+    cuts: list[int] = []
+    i = 0
+    while i < len(p):
+        if cosv[i] < lim:
+            j = i
+            while j + 1 < len(p) and cosv[j + 1] < lim:
+                j += 1
+            k = i + int(np.argmin(cosv[i:j + 1]))
+            cuts.append(k)
+            i = j + 1
+        else:
+            i += 1
+    if not cuts:
+        return [p]
+    out: list[F64] = []
+    prev = 0
+    for k in cuts:
+        if k - prev >= 2:
+            out.append(p[prev:k + 1])
+        prev = k
+    if len(p) - prev >= 2:
+        out.append(p[prev:])
+    return out
+
+
+def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: RailwaysConfig) -> dict[str, U8]:
+    """The chain band split by colour (1 px/mm each): every band cell takes the colour
+    whose wire evidence is densest around it. The band (found colour-blind) says where
+    chains are; the evidence only has to say which colour wins locally, which it can do
+    where it is far too faint and speckled to trace a chain on its own."""
+    f = int(round(px_per_mm))
+    k = max(3, int(round(cfg.colour_window_mm * px_per_mm)) | 1)
+    h, w = band.shape
+    names = list(wires)
+    best = np.zeros((h, w), np.float32)
+    label = np.full((h, w), -1, np.int16)
+    for i, name in enumerate(names):
+        m = wires[name]
+        dens = cv2.boxFilter(m, cv2.CV_32F, (k, k))
+        dens = cv2.resize(dens[:h * f, :w * f], (w, h), interpolation=cv2.INTER_AREA)
+        better = dens > best
+        best[better] = dens[better]
+        label[better] = i
+    on = (band > 0) & (best > 1.0)
+    return {name: ((label == i) & on).astype(np.uint8) for i, name in enumerate(names)}
