@@ -63,7 +63,7 @@ class RailwaysConfig:
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
-    clip_cost: float = 5.0              # the counter's price per clip (an extra clip must earn it)
+    clip_cost: float = 3.0              # the counter's price per clip (an extra clip must earn it)
     touch_mm: float = 0.5               # footprints closer than this touch
     confident: float = 0.5              # confidence at or above this is "confident"
     cube_side_mm: tuple[float, float] = (7.0, 14.0)
