@@ -17,6 +17,9 @@ CARD_COLOURS: dict[str, tuple[int, int, int]] = {
     "city": (72, 230, 252), "town": (44, 157, 236), "suburban": (80, 74, 214),
     "countryside": (98, 194, 104), "start": (236, 205, 220),
 }
+# What else lies among the cards: printing on them (paper white, ink) and the Metropolis
+# board's grey; a pixel nearer one of these than any card colour is not card.
+OTHER_COLOURS: dict[str, tuple[int, int, int]] = {"paper": (240, 240, 240), "ink": (40, 40, 44)}
 CUBE_COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (62, 58, 190), "white": (232, 232, 228), "green": (72, 146, 56),
     "black": (40, 40, 42), "yellow": (60, 206, 236),
@@ -40,7 +43,7 @@ class RailwaysConfig:
     bridge_angle_deg: float = 40.0
     station_side_mm: tuple[float, float] = (48.0, 76.0)
     metro_side_mm: tuple[float, float] = (110.0, 170.0)
-    card_min_fill: float = 0.72
+    card_min_fill: float = 0.65
     end_station_mm: float = 25.0        # a chain end this near a station ends in it
     default_clip_mm: float = 32.0       # clip length when no River is seen
     clip_width_ratio: float = 9.0 / 32.0
@@ -49,4 +52,12 @@ class RailwaysConfig:
     touch_mm: float = 0.5               # footprints closer than this touch
     confident: float = 0.5              # confidence at or above this is "confident"
     cube_side_mm: tuple[float, float] = (7.0, 14.0)
+    # stations, read colour-agnostically (see vision/railways/stations.py)
+    table_window_mm: float = 300.0      # the table's own colour: median over this window
+    card_contrast: float = 16.0         # Lab distance from the table that counts as a piece
+    card_open_mm: float = 13.0          # wider than a chain of clips, narrower than a card
+    card_short_side: float = 0.55       # a card's colour alone may span this share of its side
+    art_contrast: float = 8.0           # the card's art is this much darker (Lab L, 0-255)
+    start_own_share: float = 0.10       # lilac share a washed-out Starting City still shows
+    metro_quarter_mm: float = 70.0      # centre spacing of the Metropolis board's squares
     extra: dict[str, float] = field(default_factory=dict)
