@@ -43,6 +43,7 @@ class RailwaysConfig:
     bridge_angle_deg: float = 40.0
     station_side_mm: tuple[float, float] = (48.0, 76.0)
     metro_side_mm: tuple[float, float] = (110.0, 170.0)
+    card_side_mm: float = 60.0          # a station card's side (all cards are one size)
     card_min_fill: float = 0.65
     end_station_mm: float = 25.0        # a chain end this near a station ends in it
     default_clip_mm: float = 32.0       # clip length when no River is seen
@@ -52,6 +53,13 @@ class RailwaysConfig:
     touch_mm: float = 0.5               # footprints closer than this touch
     confident: float = 0.5              # confidence at or above this is "confident"
     cube_side_mm: tuple[float, float] = (7.0, 14.0)
+    cube_min_area_mm2: float = 45.0     # a cube's visible top, partly covered at most
+    cube_white_min_area_mm2: float = 60.0   # white: about a printed box (8 x 7 mm) at least
+    box_row_offset: float = 0.36        # the printed boxes' row: share of the side from the middle
+    box_slot_tolerance_mm: float = 4.5  # a white blob this near a box's place is that box
+    band_offsets: tuple[float, ...] = (0.17, 0.2, 0.23)   # Starting City band: share of the side from the middle
+    band_share: float = 0.4             # share of the band's length in one player colour
+    band_share_white: float = 0.6       # the same for white, also the colour of the printing
     # stations, read colour-agnostically (see vision/railways/stations.py)
     table_window_mm: float = 300.0      # the table's own colour: median over this window
     card_contrast: float = 16.0         # Lab distance from the table that counts as a piece

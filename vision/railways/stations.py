@@ -27,7 +27,8 @@ F32 = NDArray[Any]
 
 @dataclass
 class Station:
-    """A station in table mm: outline (4 corners), type, id, cubes by colour."""
+    """A station in table mm: outline (4 corners), type, id, cubes by colour; a Starting
+    City's player is the colour of the band printed across it (None elsewhere)."""
 
     id: str
     type: str
@@ -37,6 +38,7 @@ class Station:
     metropolis: bool = False
     cubes: list[str] = field(default_factory=list)
     cube_boxes_mm: list[F64] = field(default_factory=list)
+    player: str | None = None
 
     def contains(self, pts_mm: F64, grow_mm: float = 0.0) -> NDArray[np.bool_]:
         poly = self.polygon_mm
@@ -158,7 +160,10 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                 found.append(Station("", ctype, centre, poly, (qw + qh) / 2 / scale))
                 scores.append(float(own[_box_mask(sq, own.shape)].mean()))
     found = _distinct(found, scores)
-    _mark_metropolis(found, cfg)
+    _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
+    for st in found:
+        if st.type == "start" and not st.metropolis:
+            st.player = read_player(st, small_lab, view.origin_mm, scale, cfg)
     _name(found)
     return found
 
@@ -228,48 +233,79 @@ def _square_card(rect: Rect, card_like: NDArray[Any], scale: float, cfg: Railway
     """A card's whole square from the part of it seen in its own colour.
 
     Why: the name plate and the row of boxes lie near two opposite edges, in paper white,
-    so the card's colour alone stops short of those edges; a card is square, so the
-    long side is its size, and the short side grows towards whichever end has more
-    card-like (not table) pixels."""
+    so the card's colour alone stops short of those edges, and a chain or cube at an edge
+    can stretch it; a card is square and of one size, so the square is placed, along
+    each side, where it holds the most card-like (not table) pixels."""
     (cx, cy), (w, h), ang = rect
-    side = min(max(w, h), cfg.station_side_mm[1] * scale)
-    short = min(w, h)
-    if side - short < 2.0 * scale:
+    side = min(max(w, h), cfg.card_side_mm * 1.06 * scale)
+    if max(abs(side - w), abs(side - h)) < 2.0 * scale:
         return ((cx, cy), (side, side), ang)
     a = math.radians(ang)
-    # the short axis: minAreaRect's w runs along (cos a, sin a)
-    ax = np.array([math.cos(a), math.sin(a)]) if w < h else np.array([-math.sin(a), math.cos(a)])
-    grow = (side - short) / 2
+    ax_w = np.array([math.cos(a), math.sin(a)])
+    ax_h = np.array([-math.sin(a), math.cos(a)])
+    gw, gh = abs(w - side) / 2, abs(h - side) / 2
     best: tuple[float, Rect] | None = None
-    for k in (-1.0, 0.0, 1.0):
-        c = (cx + ax[0] * grow * k, cy + ax[1] * grow * k)
-        r: Rect = (c, (side, side), ang)
-        m: NDArray[Any] = np.zeros(card_like.shape[:2], np.uint8)
-        cv2.fillPoly(m, [cv2.boxPoints(r).astype(np.int32).reshape(-1, 1, 2)], (1,))
-        score = float(card_like[m > 0].sum()) - 0.5 * float((m > 0).sum() - card_like[m > 0].sum())
-        if best is None or score > best[0]:
-            best = (score, r)
+    for kw in ((-1.0, 0.0, 1.0) if gw >= 2.0 * scale else (0.0,)):
+        for kh in ((-1.0, 0.0, 1.0) if gh >= 2.0 * scale else (0.0,)):
+            c = (cx + ax_w[0] * gw * kw + ax_h[0] * gh * kh, cy + ax_w[1] * gw * kw + ax_h[1] * gh * kh)
+            r: Rect = (c, (side, side), ang)
+            inside = card_like[_box_mask(r, card_like.shape)]
+            score = float(inside.sum()) - 0.5 * float(inside.size - inside.sum()) - 0.01 * (abs(kw) + abs(kh))
+            if best is None or score > best[0]:
+                best = (score, r)
     assert best is not None
     return best[1]
 
 
-def _mark_metropolis(stations: list[Station], cfg: RailwaysConfig) -> None:
+def _mark_metropolis(stations: list[Station], cfg: RailwaysConfig,
+                     small_lab: NDArray[np.uint8] | None = None, origin_mm: tuple[float, float] = (0.0, 0.0),
+                     scale: float = 1.0) -> None:
     """The Metropolis seen as four squares: the best 2 x 2 group (sides of one board
-    quarter, diagonals sqrt 2 longer). Cards lying close together rarely make one."""
+    quarter, diagonals sqrt 2 longer). Cards lying close together rarely make one. When
+    only three are seen (a chain or a cube spoils the fourth), the fourth is where the
+    board puts it, its type read from the median colour there."""
     q = cfg.metro_quarter_mm
     best: tuple[float, list[Station]] | None = None
+    best3: tuple[float, list[Station]] | None = None
     for s in stations:
-        near = [t for t in stations if t is not s and
-                math.dist(t.centre_mm, s.centre_mm) < 1.6 * q]
+        near = [t for t in stations if t is not s and math.dist(t.centre_mm, s.centre_mm) < 1.6 * q]
         for group in itertools.combinations(near, 3):
             four = [s, *group]
             d = sorted(math.dist(a.centre_mm, b.centre_mm) for a, b in itertools.combinations(four, 2))
             err = sum(abs(x - q) for x in d[:4]) + sum(abs(x - q * math.sqrt(2)) for x in d[4:])
             if err < 0.15 * q * 6 and (best is None or err < best[0]):
                 best = (err, four)
+        for pair in itertools.combinations(near, 2):
+            # s is the corner of an L: both arms one quarter long, the far side a diagonal
+            d1, d2 = (math.dist(t.centre_mm, s.centre_mm) for t in pair)
+            d3 = math.dist(pair[0].centre_mm, pair[1].centre_mm)
+            err = abs(d1 - q) + abs(d2 - q) + abs(d3 - q * math.sqrt(2))
+            if err < 0.15 * q * 3 and (best3 is None or err < best3[0]):
+                best3 = (err, [s, *pair])
     if best is not None:
         for s in best[1]:
             s.metropolis = True
+        return
+    if best3 is None:
+        return
+    corner, a, b = best3[1]
+    for s in best3[1]:
+        s.metropolis = True
+    if small_lab is None:
+        return
+    cx = a.centre_mm[0] + b.centre_mm[0] - corner.centre_mm[0]
+    cy = a.centre_mm[1] + b.centre_mm[1] - corner.centre_mm[1]
+    shift = np.array([cx, cy]) - np.asarray(corner.centre_mm)
+    poly = corner.polygon_mm + shift
+    px = ((poly - np.asarray(origin_mm)) * scale).astype(np.int32)
+    inner = np.asarray(poly.mean(axis=0) + 0.6 * (poly - poly.mean(axis=0)))
+    pin = ((inner - np.asarray(origin_mm)) * scale).astype(np.int32)
+    m: NDArray[Any] = np.zeros(small_lab.shape[:2], np.uint8)
+    cv2.fillPoly(m, [pin.reshape(-1, 1, 2)], (1,))
+    if not m.any() or (px < 0).any() or (px[:, 0] >= small_lab.shape[1]).any() or (px[:, 1] >= small_lab.shape[0]).any():
+        return
+    fourth = Station("", card_type(small_lab[m > 0]), (float(cx), float(cy)), poly, corner.side_mm, metropolis=True)
+    stations.append(fourth)
 
 
 def _name(stations: list[Station]) -> None:
@@ -291,13 +327,80 @@ def _name(stations: list[Station]) -> None:
         s.id = f"S{i + 1}"
 
 
+def _card_frame(s: Station) -> tuple[F64, F64, F64, float]:
+    """The card's centre and two unit axes (along its sides) and side, in table mm."""
+    poly = np.asarray(s.polygon_mm, dtype=np.float64)
+    c = poly.mean(axis=0)
+    e1 = poly[1] - poly[0]
+    e2 = poly[3] - poly[0]
+    side = float((np.linalg.norm(e1) + np.linalg.norm(e2)) / 2)
+    return c, e1 / max(1e-9, float(np.linalg.norm(e1))), e2 / max(1e-9, float(np.linalg.norm(e2))), side
+
+
+def _sample(lab: NDArray[np.uint8], pts_mm: F64, origin_mm: tuple[float, float], scale: float) -> F32:
+    """Lab at points in table mm (bilinear), shape (n, 3)."""
+    px = ((np.asarray(pts_mm).reshape(-1, 2) - np.asarray(origin_mm)) * scale - 0.5).astype(np.float32)
+    out = cv2.remap(lab, px[:, 0].reshape(-1, 1), px[:, 1].reshape(-1, 1), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out.reshape(-1, 3), dtype=np.float32)
+
+
+def _own_colour(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float, float], scale: float) -> F32:
+    """The card's own colour as seen (the median over its side margins, where little is
+    printed), so a colour cast moves the card's reference with it."""
+    c, e1, e2, side = _card_frame(s)
+    t = np.linspace(-0.3, 0.3, 13) * side
+    pts = [c + e * 0.45 * side * sgn + f * tt for e, f in ((e1, e2), (e2, e1)) for sgn in (-1, 1) for tt in t]
+    return np.asarray(np.median(_sample(small_lab, np.asarray(pts), origin_mm, scale), axis=0), dtype=np.float32)
+
+
+def read_player(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float, float], scale: float,
+                cfg: RailwaysConfig) -> str | None:
+    """A Starting City's player: the colour of the band printed across the card, a fifth
+    of the side from its middle (which side is up is not known: all four are tried, and
+    the one most of whose length is one player colour, rather than the card's, wins)."""
+    c, e1, e2, side = _card_frame(s)
+    own = _own_colour(s, small_lab, origin_mm, scale)
+    names = list(CUBE_COLOURS)
+    refs = np.stack([lab_of(b) for b in CUBE_COLOURS.values()] + [own]).astype(np.float32)
+    wgt = np.array([0.5, 1.0, 1.0], np.float32)
+    t = np.linspace(-0.35, 0.35, 29) * side
+    share: dict[str, float] = {n: 0.0 for n in names}
+    for axis, along in ((e1, e2), (e2, e1)):
+        for sgn in (-1.0, 1.0):
+            for off in cfg.band_offsets:
+                pts = c[None, :] + axis[None, :] * sgn * off * side + along[None, :] * t[:, None]
+                lab = _sample(small_lab, pts, origin_mm, scale)
+                d2 = (((lab[:, None, :] - refs[None, :, :]) ** 2) * wgt).sum(axis=2)
+                counts = np.bincount(d2.argmin(axis=1), minlength=len(refs))
+                for k, n in enumerate(names):
+                    share[n] = max(share[n], float(counts[k]) / len(t))
+    # white is also the printing's paper (name plate, boxes) a misplaced line may cross:
+    # any other colour seen along a band wins over it
+    coloured = max((n for n in names if n != "white"), key=lambda n: share[n])
+    if share[coloured] >= cfg.band_share:
+        return coloured
+    if "white" in share and share["white"] >= cfg.band_share_white:
+        return "white"
+    return None
+
+
 def find_cubes(stations: list[Station], small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
                scale: float, cfg: RailwaysConfig) -> None:
-    """Cubes on each station: blobs of a player colour, cube-sized, not the card's colour."""
+    """Cubes on each station: cube-sized squares of a player colour inside the card.
+
+    Each pixel of the card goes to its nearest colour among the player colours and what
+    is printed there (the card's own colour as seen, its darker art, paper white);
+    a player-colour blob is a cube only if it is cube-sized and square. The card's printed
+    boxes are paper white and nearly cube-sized (about 8 x 7 mm against a 10 mm cube), so
+    white needs more area, and white blobs where the row of boxes is printed are boxes."""
     lo, hi = cfg.cube_side_mm
+    names = list(CUBE_COLOURS)
     for s in stations:
-        x0, y0 = ((s.polygon_mm.min(axis=0) - np.asarray(origin_mm)) * scale).astype(int)
-        x1, y1 = ((s.polygon_mm.max(axis=0) - np.asarray(origin_mm)) * scale).astype(int) + 1
+        s.cubes = []
+        s.cube_boxes_mm = []
+        x0, y0 = np.floor((s.polygon_mm.min(axis=0) - np.asarray(origin_mm)) * scale).astype(int)
+        x1, y1 = np.ceil((s.polygon_mm.max(axis=0) - np.asarray(origin_mm)) * scale).astype(int) + 1
         x0, y0 = max(0, x0), max(0, y0)
         roi = small_lab[y0:y1, x0:x1]
         if roi.size == 0:
@@ -306,19 +409,60 @@ def find_cubes(stations: list[Station], small_lab: NDArray[np.uint8], origin_mm:
         poly = ((s.polygon_mm - np.asarray(origin_mm)) * scale - np.array([x0, y0])).astype(np.int32)
         cv2.fillPoly(inside, [poly.reshape(-1, 1, 2)], (1,))
         inside = cv2.erode(inside, np.ones((3, 3), np.uint8))
-        card = membership(roi, CARD_COLOURS[s.type], cfg.colour_sigma * 0.8)
-        for colour, bgr in CUBE_COLOURS.items():
-            m = membership(roi, bgr, cfg.colour_sigma * 0.7)
-            mask: NDArray[Any] = ((m > 150) & (m > card) & (inside > 0)).astype(np.uint8)
-            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-            n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+        own = _own_colour(s, small_lab, origin_mm, scale)
+        art = np.array([own[0] * 0.6, 128 + (own[1] - 128) * 0.8, 128 + (own[2] - 128) * 0.8], np.float32)
+        # no ink: a black cube is ink-coloured, and the printed ink is far smaller than a cube
+        refs = [lab_of(b) for b in CUBE_COLOURS.values()] + [own, art]
+        best: F32 = np.full(roi.shape[:2], np.inf, np.float32)
+        idx: NDArray[Any] = np.zeros(roi.shape[:2], np.uint8)
+        for i, ref in enumerate(refs):
+            d2 = _distance2(roi, np.asarray(ref, dtype=np.float32))
+            closer = d2 < best
+            best[closer] = d2[closer]
+            idx[closer] = i
+        found: list[tuple[str, F64]] = []
+        for k, colour in enumerate(names):
+            mask: NDArray[Any] = ((idx == k) & (inside > 0)).astype(np.uint8)
+            if not mask.any():
+                continue
+            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+            min_area = (cfg.cube_white_min_area_mm2 if colour == "white" else cfg.cube_min_area_mm2) * scale * scale
             for i in range(1, n):
-                w, h = stats[i, 2] / scale, stats[i, 3] / scale
-                area = stats[i, 4] / (scale * scale)
-                if lo <= min(w, h) and max(w, h) <= hi * 1.45 and area >= (lo * lo) * 0.6:
-                    s.cubes.append(colour)
-                    bx = np.array([[stats[i, 0], stats[i, 1]], [stats[i, 0] + stats[i, 2], stats[i, 1]],
-                                   [stats[i, 0] + stats[i, 2], stats[i, 1] + stats[i, 3]],
-                                   [stats[i, 0], stats[i, 1] + stats[i, 3]]], dtype=np.float64)
-                    s.cube_boxes_mm.append((bx + np.array([x0, y0])) / scale + np.asarray(origin_mm))
+                if stats[i, cv2.CC_STAT_AREA] < min_area:
+                    continue
+                ys, xs = np.nonzero(lab == i)
+                (bx, by), (bw, bh), ba = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+                w_mm, h_mm = (bw + 1) / scale, (bh + 1) / scale
+                if not (lo <= min(w_mm, h_mm) and max(w_mm, h_mm) <= hi):
+                    continue
+                if stats[i, cv2.CC_STAT_AREA] / (scale * scale) / (w_mm * h_mm) < 0.6:
+                    continue
+                box = cv2.boxPoints(((bx, by), (bw + 1, bh + 1), ba)).astype(np.float64)
+                found.append((colour, (box + np.array([x0, y0]) + 0.5) / scale + np.asarray(origin_mm)))
+        printed = _printed_boxes([b for c, b in found if c == "white"], s, cfg)
+        for colour, box_mm in found:
+            if colour == "white" and any(box_mm is p for p in printed):
+                continue
+            s.cubes.append(colour)
+            s.cube_boxes_mm.append(box_mm)
         s.cubes.sort()
+
+
+def _printed_boxes(whites: list[F64], s: Station, cfg: RailwaysConfig) -> list[F64]:
+    """The white blobs that are the card's printed row of boxes, not cubes: the row lies
+    along one edge (which one is not known), its boxes a fifth of the side apart; the
+    edge where most white blobs sit on those places is the row's."""
+    if not whites:
+        return []
+    c, e1, e2, side = _card_frame(s)
+    centres = [np.asarray(b).mean(axis=0) for b in whites]
+    best: list[F64] = []
+    for axis, along in ((e1, e2), (e2, e1)):
+        for sgn in (-1.0, 1.0):
+            slots = [c + axis * sgn * cfg.box_row_offset * side + along * k * side for k in (-0.3, -0.1, 0.1, 0.3)]
+            hit = [b for b, m in zip(whites, centres)
+                   if min(math.dist(m, sl) for sl in slots) <= cfg.box_slot_tolerance_mm]
+            if len(hit) > len(best):
+                best = hit
+    return best if len(best) >= 2 else []
