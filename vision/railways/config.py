@@ -63,9 +63,10 @@ class RailwaysConfig:
     # stations, read colour-agnostically (see vision/railways/stations.py)
     table_window_mm: float = 300.0      # the table's own colour: median over this window
     card_contrast: float = 16.0         # Lab distance from the table that counts as a piece
+    card_close_mm: float = 5.0          # joins a card's colour across thin printing and wires
     card_open_mm: float = 13.0          # wider than a chain of clips, narrower than a card
     card_short_side: float = 0.55       # a card's colour alone may span this share of its side
-    art_contrast: float = 8.0           # the card's art is this much darker (Lab L, 0-255)
-    start_own_share: float = 0.10       # lilac share a washed-out Starting City still shows
+    art_contrast: float = 15           # the card's art is this much darker (Lab L, 0-255)
+    start_own_share: float = 0.03       # lilac share a washed-out Starting City still shows
     metro_quarter_mm: float = 70.0      # centre spacing of the Metropolis board's squares
     extra: dict[str, float] = field(default_factory=dict)

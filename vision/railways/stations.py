@@ -125,7 +125,7 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
     rectangle of what is left."""
     lo, hi = cfg.station_side_mm
     idx, names = nearest_class(small_lab, cfg, scale)
-    kc = max(3, int(round(17.0 * scale)) | 1)
+    kc = max(3, int(round(cfg.card_close_mm * scale)) | 1)
     ko = max(3, int(round(cfg.card_open_mm * scale)) | 1)
     found: list[Station] = []
     origin = np.asarray(view.origin_mm)
@@ -138,6 +138,10 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
         # a Starting City's pale lilac washes out to paper white under strong light
         mask = own | (idx == paper) if ctype == "start" else own.copy()
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (kc, kc)))
+        # the printing inside a card (art, cubes, a band) is a hole: fill it; a wide closing
+        # would do the same but also join cards lying closer than it (and the board's squares)
+        outer, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(mask, outer, -1, (1,), thickness=cv2.FILLED)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko)))
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for c in cnts:
@@ -203,7 +207,7 @@ def _art_contrast(rect: Rect, small_lab: NDArray[np.uint8], own: NDArray[Any]) -
     has its art, printed darker, in the middle; glare, paper and table patches have none."""
     (cx, cy), (w, h), ang = rect
     mid = _box_mask(((cx, cy), (w * 0.12, h * 0.12), ang), small_lab.shape)
-    whole = _box_mask(rect, small_lab.shape) & (own > 0)
+    whole = _box_mask(rect, small_lab.shape)
     if not mid.any() or not whole.any():
         return 0.0
     return float(np.median(small_lab[..., 0][whole])) - float(np.median(small_lab[..., 0][mid]))
