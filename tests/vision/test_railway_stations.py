@@ -82,8 +82,11 @@ def _at(stations: list[Station], c: tuple[float, float]) -> Station:
 def _metro_centres() -> list[tuple[float, float]]:
     a = np.radians(7.0)
     u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
-    return [tuple(np.asarray(METRO_CENTRE) + u * sx * 35 + v * sy * 35)  # type: ignore[misc]
-            for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    out: list[tuple[float, float]] = []
+    for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+        p = np.asarray(METRO_CENTRE) + u * sx * 35 + v * sy * 35
+        out.append((float(p[0]), float(p[1])))
+    return out
 
 
 def test_every_card_found_with_its_type_and_nothing_else(read: tuple[list[Station], Any, Any]) -> None:

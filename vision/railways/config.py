@@ -62,7 +62,7 @@ class RailwaysConfig:
     band_share_white: float = 0.6       # the same for white, also the colour of the printing
     # stations, read colour-agnostically (see vision/railways/stations.py)
     table_window_mm: float = 300.0      # the table's own colour: median over this window
-    card_contrast: float = 16.0         # Lab distance from the table that counts as a piece
+    card_contrast: float = 10.0         # Lab distance from the table that counts as a piece
     card_close_mm: float = 5.0          # joins a card's colour across thin printing and wires
     card_open_mm: float = 13.0          # wider than a chain of clips, narrower than a card
     card_short_side: float = 0.55       # a card's colour alone may span this share of its side
