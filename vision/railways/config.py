@@ -58,8 +58,9 @@ class RailwaysConfig:
     box_row_offset: float = 0.36        # the printed boxes' row: share of the side from the middle
     box_slot_tolerance_mm: float = 4.5  # a white blob this near a box's place is that box
     band_offsets: tuple[float, ...] = (0.17, 0.2, 0.23)   # Starting City band: share of the side from the middle
+    band_mix: float = 0.3               # a band sample is at least this much band colour
     band_share: float = 0.4             # share of the band's length in one player colour
-    band_share_white: float = 0.6       # the same for white, also the colour of the printing
+    band_share_white: float = 0.45       # the same for white, also the colour of the printing
     # stations, read colour-agnostically (see vision/railways/stations.py)
     table_window_mm: float = 300.0      # the table's own colour: median over this window
     card_contrast: float = 10.0         # Lab distance from the table that counts as a piece

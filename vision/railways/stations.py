@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import functools
 import itertools
 import math
 from typing import Any
@@ -79,27 +80,54 @@ def _distance2(lab: NDArray[np.uint8], ref: NDArray[Any]) -> F32:
     return d2
 
 
-def nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float) -> tuple[NDArray[np.uint8], list[str]]:
+def nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float,
+                  band_rows: int = 128) -> tuple[NDArray[np.uint8], list[str]]:
     """Each pixel's nearest colour among the card types, the table there, and everything
     else a card lies among (paper white, ink, the obstacle tiles): index into the names.
 
     Why nearest rather than a fixed tolerance per colour: a colour cast moves every card
-    colour together, so the nearest stays right long after a fixed tolerance fails."""
+    colour together, so the nearest stays right long after a fixed tolerance fails.
+    The fixed colours are looked up in a table over Lab quantised to 64 levels a channel
+    (made once: 262144 entries), the table's own colour compared pixel by pixel."""
     names = list(CARD_COLOURS) + list(OTHER_COLOURS) + list(OBSTACLE_COLOURS) + ["table"]
-    refs: list[Any] = [lab_of(b) for b in CARD_COLOURS.values()]
-    refs += [lab_of(b) for b in OTHER_COLOURS.values()]
-    refs += [lab_of(b) for b in OBSTACLE_COLOURS.values()]
-    refs.append(table_colour(small_lab, cfg, scale))
-    best: F32 = np.full(small_lab.shape[:2], np.inf, np.float32)
-    idx: NDArray[np.uint8] = np.zeros(small_lab.shape[:2], np.uint8)
-    for i, ref in enumerate(refs):
-        d2 = _distance2(small_lab, ref)
-        if names[i] == "table":
-            d2 -= np.float32(cfg.card_contrast ** 2)     # the table wins near ties
-        closer = d2 < best
-        best[closer] = d2[closer]
-        idx[closer] = i
+    lut_k, lut_d = _fixed_lut()
+    table = table_colour(small_lab, cfg, scale)
+    bias = np.float32(cfg.card_contrast ** 2)      # the table wins near ties
+    wl, wa, wb = (np.float32(v) for v in _LAB_WEIGHTS)
+    h, w = small_lab.shape[:2]
+    idx: NDArray[np.uint8] = np.empty((h, w), np.uint8)
+    n_fixed = len(names) - 1
+    for y0 in range(0, h, band_rows):
+        y1 = min(h, y0 + band_rows)
+        x = small_lab[y0:y1]
+        q = ((x[..., 0].astype(np.int32) >> 2) << 12) | ((x[..., 1].astype(np.int32) >> 2) << 6) | (x[..., 2] >> 2)
+        k = lut_k[q]
+        best = lut_d[q]
+        d = x.astype(np.float32) - table[y0:y1].astype(np.float32)
+        dt = wl * d[..., 0] ** 2 + wa * d[..., 1] ** 2 + wb * d[..., 2] ** 2 - bias
+        idx[y0:y1] = np.where(dt < best, np.uint8(n_fixed), k)
     return idx, names
+
+
+@functools.cache
+def _fixed_lut() -> tuple[NDArray[np.uint8], NDArray[np.float32]]:
+    """Nearest fixed colour (and its weighted squared distance) for every quantised Lab."""
+    fixed = [*CARD_COLOURS.values(), *OTHER_COLOURS.values(), *OBSTACLE_COLOURS.values()]
+    refs = np.stack([lab_of(b) for b in fixed]).astype(np.float32)
+    g = np.arange(64, dtype=np.float32) * 4 + 1.5
+    L, A, B = np.meshgrid(g, g, g, indexing="ij")
+    best = np.full(L.shape, np.inf, np.float32)
+    k = np.zeros(L.shape, np.uint8)
+    wl, wa, wb = _LAB_WEIGHTS
+    for i, r in enumerate(refs):
+        d = wl * (L - r[0]) ** 2 + wa * (A - r[1]) ** 2 + wb * (B - r[2]) ** 2
+        closer = d < best
+        best[closer] = d[closer]
+        k[closer] = i
+    return k.ravel(), best.ravel().astype(np.float32)
+
+
+_LAB_WEIGHTS = (0.3, 1.0, 1.0)     # lightness matters less than hue (light varies more)
 
 
 def card_type(lab_px: NDArray[Any]) -> str:
@@ -167,7 +195,8 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
     _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
     for st in found:
         if st.type == "start" and not st.metropolis:
-            st.player = read_player(st, small_lab, view.origin_mm, scale, cfg)
+            st.player = read_player(st, small_lab, view.origin_mm, scale, cfg,
+                                    view.image if view.image.size else None, view.px_per_mm)
     _name(found)
     return found
 
@@ -359,26 +388,46 @@ def _own_colour(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float
 
 
 def read_player(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float, float], scale: float,
-                cfg: RailwaysConfig) -> str | None:
+                cfg: RailwaysConfig, image: NDArray[np.uint8] | None = None,
+                image_px_per_mm: float = 2.0) -> str | None:
     """A Starting City's player: the colour of the band printed across the card, a fifth
     of the side from its middle (which side is up is not known: all four are tried, and
-    the one most of whose length is one player colour, rather than the card's, wins)."""
+    the one most of whose length is one player colour wins).
+
+    Read from the sharper top view `image` (BGR) when given: the band is under 5 mm wide,
+    so at 1 px/mm it is mostly mixed with the card. Each sample votes for the player
+    colour its difference from the card's own colour points to (a pixel part band, part
+    card lies on the line from the card's colour to the band's)."""
     c, e1, e2, side = _card_frame(s)
     own = _own_colour(s, small_lab, origin_mm, scale)
     names = list(CUBE_COLOURS)
-    refs = np.stack([lab_of(b) for b in CUBE_COLOURS.values()] + [own]).astype(np.float32)
-    wgt = np.array([0.5, 1.0, 1.0], np.float32)
-    t = np.linspace(-0.35, 0.35, 29) * side
+    sw = np.sqrt(np.array(_LAB_WEIGHTS, np.float32))
+    dirs = (np.stack([lab_of(b) for b in CUBE_COLOURS.values()]).astype(np.float32) - own) * sw
+    dd = (dirs * dirs).sum(axis=1)
+    t = np.arange(-0.35 * side, 0.35 * side, 0.5)
     share: dict[str, float] = {n: 0.0 for n in names}
     for axis, along in ((e1, e2), (e2, e1)):
         for sgn in (-1.0, 1.0):
             for off in cfg.band_offsets:
                 pts = c[None, :] + axis[None, :] * sgn * off * side + along[None, :] * t[:, None]
-                lab = _sample(small_lab, pts, origin_mm, scale)
-                d2 = (((lab[:, None, :] - refs[None, :, :]) ** 2) * wgt).sum(axis=2)
-                counts = np.bincount(d2.argmin(axis=1), minlength=len(refs))
+                if image is not None:
+                    bgr = _sample(image, pts, origin_mm, image_px_per_mm).astype(np.uint8).reshape(-1, 1, 3)
+                    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+                else:
+                    lab = _sample(small_lab, pts, origin_mm, scale)
+                d = (lab - own) * sw
+                alpha = (d @ dirs.T) / dd                                  # (n, colours)
+                res = np.sqrt(np.maximum((d * d).sum(axis=1)[:, None] - alpha ** 2 * dd, 0.0))
+                ok = (alpha > cfg.band_mix) & (res < 0.5 * np.sqrt(dd) * np.maximum(alpha, 1e-3))
+                score = np.where(ok, alpha - res / np.sqrt(dd), -np.inf)
+                vote = np.where(ok.any(axis=1), score.argmax(axis=1), -1)
+                if "white" in names:
+                    # white lies close to the pale card: nearer white than the card is enough
+                    wk = names.index("white")
+                    near_w = ((d - dirs[wk]) ** 2).sum(axis=1) < (d * d).sum(axis=1)
+                    vote = np.where((vote == -1) | (vote == wk), np.where(near_w, wk, -1), vote)
                 for k, n in enumerate(names):
-                    share[n] = max(share[n], float(counts[k]) / len(t))
+                    share[n] = max(share[n], float((vote == k).mean()))
     # white is also the printing's paper (name plate, boxes) a misplaced line may cross:
     # any other colour seen along a band wins over it
     coloured = max((n for n in names if n != "white"), key=lambda n: share[n])
