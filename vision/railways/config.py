@@ -18,8 +18,10 @@ CARD_COLOURS: dict[str, tuple[int, int, int]] = {
     "countryside": (98, 194, 104), "start": (236, 205, 220),
 }
 # What else lies among the cards: printing on them (paper white, ink) and the Metropolis
-# board's grey; a pixel nearer one of these than any card colour is not card.
-OTHER_COLOURS: dict[str, tuple[int, int, int]] = {"paper": (240, 240, 240), "ink": (40, 40, 44)}
+# board's neutral grey (else read as the brownish grey of a mountain); a pixel nearer one
+# of these than any card colour is not card.
+OTHER_COLOURS: dict[str, tuple[int, int, int]] = {"paper": (240, 240, 240), "ink": (40, 40, 44),
+                                                  "board": (92, 92, 98)}
 CUBE_COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (62, 58, 190), "white": (232, 232, 228), "green": (72, 146, 56),
     "black": (40, 40, 42), "yellow": (60, 206, 236),
@@ -70,4 +72,8 @@ class RailwaysConfig:
     art_contrast: float = 15           # the card's art is this much darker (Lab L, 0-255)
     start_own_share: float = 0.03       # lilac share a washed-out Starting City still shows
     metro_quarter_mm: float = 70.0      # centre spacing of the Metropolis board's squares
+    obstacle_close_mm: float = 11.0     # fills a tile's printed shading and chains across it
+    obstacle_open_mm: float = 15.0      # drops thin things of a tile's colour (the River's clips)
+    obstacle_min_length_mm: float = 90.0    # the shortest tile side is 100 mm or more
+    obstacle_solidity: float = 0.6      # area / hull area of a rectangle or L tile (an L: ~0.75)
     extra: dict[str, float] = field(default_factory=dict)
