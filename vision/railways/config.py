@@ -57,6 +57,7 @@ class RailwaysConfig:
     cube_side_mm: tuple[float, float] = (7.0, 14.0)
     cube_min_area_mm2: float = 45.0     # a cube's visible top, partly covered at most
     cube_white_min_area_mm2: float = 60.0   # white: about a printed box (8 x 7 mm) at least
+    print_grow_mm: float = 1.0          # the printing's outline grown by this (blur, misplacement)
     box_row_offset: float = 0.36        # the printed boxes' row: share of the side from the middle
     box_slot_tolerance_mm: float = 4.5  # a white blob this near a box's place is that box
     band_offsets: tuple[float, ...] = (0.17, 0.2, 0.23)   # Starting City band: share of the side from the middle

@@ -478,6 +478,9 @@ def find_cubes(stations: list[Station], small_lab: NDArray[np.uint8], origin_mm:
             mask: NDArray[Any] = ((idx == k) & (inside > 0)).astype(np.uint8)
             if not mask.any():
                 continue
+            if colour == "white":
+                # a white cube touching the white printing would make one blob with it
+                mask[_printed_layout(s, mask, (x0, y0), origin_mm, scale, cfg) > 0] = 0
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
             n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
             min_area = (cfg.cube_white_min_area_mm2 if colour == "white" else cfg.cube_min_area_mm2) * scale * scale
@@ -500,6 +503,35 @@ def find_cubes(stations: list[Station], small_lab: NDArray[np.uint8], origin_mm:
             s.cubes.append(colour)
             s.cube_boxes_mm.append(box_mm)
         s.cubes.sort()
+
+
+def _printed_layout(s: Station, white: NDArray[Any], roi_xy: tuple[int, int], origin_mm: tuple[float, float],
+                    scale: float, cfg: RailwaysConfig) -> NDArray[np.uint8]:
+    """Where the card's white printing is (name plate, row of boxes, a white band), in
+    the station's window: every card is printed alike, only which edge is up is unknown,
+    so of the four ways round, the one whose printing is whitest in `white`."""
+    c, e1, e2, side = _card_frame(s)
+    grow = cfg.print_grow_mm
+    best: tuple[float, NDArray[np.uint8]] | None = None
+    for axis, along in ((e1, e2), (e2, e1)):
+        for sgn in (-1.0, 1.0):
+            parts = [(c - axis * sgn * 0.36 * side, 0.8 * side, 0.14 * side)]
+            parts += [(c + axis * sgn * 0.36 * side + along * k * side, 0.14 * side, 0.12 * side)
+                      for k in (-0.3, -0.1, 0.1, 0.3)]
+            if s.type == "start":
+                parts.append((c + axis * sgn * 0.2 * side, 0.9 * side, 0.08 * side))
+            m: NDArray[np.uint8] = np.zeros(white.shape[:2], np.uint8)
+            for centre, la, lb in parts:
+                corners = np.array([centre + along * da * (la / 2 + grow) + axis * db * (lb / 2 + grow)
+                                    for da, db in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+                px = ((corners - np.asarray(origin_mm)) * scale - np.asarray(roi_xy)).astype(np.int32)
+                cv2.fillPoly(m, [px.reshape(-1, 1, 2)], (1,))
+            if not m.any():
+                continue
+            score = float(white[m > 0].mean())
+            if best is None or score > best[0]:
+                best = (score, m)
+    return best[1] if best is not None else np.zeros(white.shape[:2], np.uint8)
 
 
 def _printed_boxes(whites: list[F64], s: Station, cfg: RailwaysConfig) -> list[F64]:
