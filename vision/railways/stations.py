@@ -80,8 +80,29 @@ def _distance2(lab: NDArray[np.uint8], ref: NDArray[Any]) -> F32:
     return d2
 
 
+_LAST_CLASSES: list[tuple[tuple[Any, ...], NDArray[np.uint8]]] = []
+
+
 def nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float,
                   band_rows: int = 128) -> tuple[NDArray[np.uint8], list[str]]:
+    """_nearest_class, remembered for the last image: the stations and then the
+    obstacles of one frame read the same map (the key holds a sample of the pixels, so
+    another image at the same address is never taken for it)."""
+    key = (small_lab.shape, small_lab.__array_interface__["data"][0], cfg, scale,
+           hash(np.ascontiguousarray(small_lab[::29, ::31]).tobytes()))
+    if _LAST_CLASSES and _LAST_CLASSES[0][0] == key:
+        return _LAST_CLASSES[0][1], _class_names()
+    idx, names = _nearest_class(small_lab, cfg, scale, band_rows)
+    _LAST_CLASSES[:] = [(key, idx)]
+    return idx, names
+
+
+def _class_names() -> list[str]:
+    return list(CARD_COLOURS) + list(OTHER_COLOURS) + list(OBSTACLE_COLOURS) + ["table"]
+
+
+def _nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float,
+                   band_rows: int = 128) -> tuple[NDArray[np.uint8], list[str]]:
     """Each pixel's nearest colour among the card types, the table there, and everything
     else a card lies among (paper white, ink, the obstacle tiles): index into the names.
 
@@ -89,7 +110,7 @@ def nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: floa
     colour together, so the nearest stays right long after a fixed tolerance fails.
     The fixed colours are looked up in a table over Lab quantised to 64 levels a channel
     (made once: 262144 entries), the table's own colour compared pixel by pixel."""
-    names = list(CARD_COLOURS) + list(OTHER_COLOURS) + list(OBSTACLE_COLOURS) + ["table"]
+    names = _class_names()
     lut_k, lut_d = _fixed_lut()
     table = table_colour(small_lab, cfg, scale)
     bias = np.float32(cfg.card_contrast ** 2)      # the table wins near ties
@@ -190,7 +211,7 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                 (qx, qy), (qw, qh), _ = sq
                 centre = ((qx + 0.5) / scale + origin[0], (qy + 0.5) / scale + origin[1])
                 found.append(Station("", ctype, centre, poly, (qw + qh) / 2 / scale))
-                scores.append(float(own[_box_mask(sq, own.shape)].mean()))
+                scores.append(float(_in_box(own, sq).mean()) if _in_box(own, sq).size else 0.0)
     found = _distinct(found, scores)
     _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
     for st in found:
@@ -225,21 +246,28 @@ def _card_rects(rect: Rect, area_mm2: float, scale: float, cfg: RailwaysConfig) 
     return []
 
 
-def _box_mask(rect: Rect, shape: tuple[int, ...]) -> NDArray[np.bool_]:
-    m: NDArray[Any] = np.zeros(shape[:2], np.uint8)
-    cv2.fillPoly(m, [cv2.boxPoints(rect).astype(np.int32).reshape(-1, 1, 2)], (1,))
-    return np.asarray(m > 0)
+def _in_box(arr: NDArray[Any], rect: Rect) -> NDArray[Any]:
+    """The values of `arr` inside a rotated rectangle (made in its own small window)."""
+    pts = cv2.boxPoints(rect).astype(np.int32)
+    h, w = arr.shape[:2]
+    x0, y0 = max(0, int(pts[:, 0].min())), max(0, int(pts[:, 1].min()))
+    x1, y1 = min(w, int(pts[:, 0].max()) + 1), min(h, int(pts[:, 1].max()) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return np.asarray(arr[0:0, 0:0]).reshape((0,) + arr.shape[2:])
+    m: NDArray[Any] = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(m, [(pts - np.array([x0, y0])).reshape(-1, 1, 2)], (1,))
+    return np.asarray(arr[y0:y1, x0:x1][m > 0])
 
 
 def _art_contrast(rect: Rect, small_lab: NDArray[np.uint8], own: NDArray[Any]) -> float:
     """How much darker the middle of the square is than the card's own colour: every card
     has its art, printed darker, in the middle; glare, paper and table patches have none."""
     (cx, cy), (w, h), ang = rect
-    mid = _box_mask(((cx, cy), (w * 0.12, h * 0.12), ang), small_lab.shape)
-    whole = _box_mask(rect, small_lab.shape)
-    if not mid.any() or not whole.any():
+    mid = _in_box(small_lab[..., 0], ((cx, cy), (w * 0.12, h * 0.12), ang))
+    whole = _in_box(small_lab[..., 0], rect)
+    if not mid.size or not whole.size:
         return 0.0
-    return float(np.median(small_lab[..., 0][whole])) - float(np.median(small_lab[..., 0][mid]))
+    return float(np.median(whole)) - float(np.median(mid))
 
 
 def _distinct(found: list[Station], scores: list[float]) -> list[Station]:
@@ -256,9 +284,7 @@ def _distinct(found: list[Station], scores: list[float]) -> list[Station]:
 def _enough_own(rect: Rect, own: NDArray[Any], cfg: RailwaysConfig) -> bool:
     """A Starting City found with paper white must still show some of its own lilac
     (glare and white pieces show none)."""
-    m: NDArray[Any] = np.zeros(own.shape[:2], np.uint8)
-    cv2.fillPoly(m, [cv2.boxPoints(rect).astype(np.int32).reshape(-1, 1, 2)], (1,))
-    inside = own[m > 0]
+    inside = _in_box(own, rect)
     return bool(inside.size) and float(inside.mean()) >= cfg.start_own_share
 
 
@@ -282,7 +308,7 @@ def _square_card(rect: Rect, card_like: NDArray[Any], scale: float, cfg: Railway
         for kh in ((-1.0, 0.0, 1.0) if gh >= 2.0 * scale else (0.0,)):
             c = (cx + ax_w[0] * gw * kw + ax_h[0] * gh * kh, cy + ax_w[1] * gw * kw + ax_h[1] * gh * kh)
             r: Rect = (c, (side, side), ang)
-            inside = card_like[_box_mask(r, card_like.shape)]
+            inside = _in_box(card_like, r)
             score = float(inside.sum()) - 0.5 * float(inside.size - inside.sum()) - 0.01 * (abs(kw) + abs(kh))
             if best is None or score > best[0]:
                 best = (score, r)
