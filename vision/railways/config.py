@@ -73,6 +73,8 @@ class RailwaysConfig:
     art_contrast: float = 15           # the card's art is this much darker (Lab L, 0-255)
     start_own_share: float = 0.03       # lilac share a washed-out Starting City still shows
     metro_quarter_mm: float = 70.0      # centre spacing of the Metropolis board's squares
+    board_alike: float = 25.0           # Lab distance within which two board sections are one colour
+    metro_fit: float = 0.15             # mean centre-distance error of a 2 x 2 group, share of that
     obstacle_close_mm: float = 11.0     # fills a tile's printed shading and chains across it
     obstacle_open_mm: float = 15.0      # drops thin things of a tile's colour (the River's clips)
     obstacle_min_length_mm: float = 90.0    # the shortest tile side is 100 mm or more

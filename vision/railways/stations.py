@@ -214,6 +214,7 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                 scores.append(float(_in_box(own, sq).mean()) if _in_box(own, sq).size else 0.0)
     found = _distinct(found, scores)
     _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
+    _types_from_board(found, small_lab, view.origin_mm, scale, cfg)
     for st in found:
         if st.type == "start" and not st.metropolis:
             st.player = read_player(st, small_lab, view.origin_mm, scale, cfg,
@@ -316,6 +317,72 @@ def _square_card(rect: Rect, card_like: NDArray[Any], scale: float, cfg: Railway
     return best[1]
 
 
+def _median_lab(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
+                scale: float) -> F32 | None:
+    """Median Lab over the middle 60% of a station's square."""
+    c = s.polygon_mm.mean(axis=0)
+    poly = c + 0.6 * (s.polygon_mm - c)
+    px = (poly - np.asarray(origin_mm)) * scale
+    (cx, cy), (w, h), a = cv2.minAreaRect(px.astype(np.float32))
+    got = _in_box(small_lab, ((cx, cy), (w, h), a))
+    if not got.size:
+        return None
+    return np.asarray(np.median(got.reshape(-1, 3).astype(np.float32), axis=0), dtype=np.float32)
+
+
+def _types_from_board(stations: list[Station], small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
+                      scale: float, cfg: RailwaysConfig) -> None:
+    """The Metropolis board as the table's colour reference: its sections are printed two
+    Town and two Suburban, each pair diagonally opposite, so the lighter and yellower
+    diagonal is the Towns whatever the light. Their colour as seen, against as printed, is the light's
+    cast on this table; every other card's type is then its nearest printed colour moved
+    by that cast (a warm light makes Towns look like Cities otherwise)."""
+    metro = [s for s in stations if s.metropolis]
+    if len(metro) != 4:
+        return
+    meds = [_median_lab(s, small_lab, origin_mm, scale) for s in metro]
+    if any(m is None for m in meds):
+        return
+    a = metro[0]
+    partner = max(metro[1:], key=lambda t: math.dist(t.centre_mm, a.centre_mm))
+    diag = [a, partner]
+    rest = [t for t in metro if t not in diag]
+    # the sections of one colour must look alike, else this is no board (or a chain or
+    # cube hides too much of one): leave the types as read
+    med = {id(t): m for t, m in zip(metro, meds)}
+    for pair in (diag, rest):
+        ma, mb = med[id(pair[0])], med[id(pair[1])]
+        if ma is None or mb is None or float(np.linalg.norm(ma - mb)) > cfg.board_alike:
+            return
+    # Towns (orange) are lighter and yellower than Suburbs (red), under any cast
+    lum = {id(t): float(m[0] + m[2] - m[1]) for t, m in zip(metro, meds) if m is not None}
+    towns, subs = (diag, rest) if sum(lum[id(t)] for t in diag) >= sum(lum[id(t)] for t in rest) else (rest, diag)
+    shift = np.zeros(3, np.float32)
+    for t, m in zip(metro, meds):
+        t.type = "town" if t in towns else "suburban"
+        assert m is not None
+        shift += (m - lab_of(CARD_COLOURS[t.type])) / 4
+    for s in stations:
+        if s.metropolis or s.type == "start":
+            continue
+        m = _median_lab(s, small_lab, origin_mm, scale)
+        if m is None:
+            continue
+        kinds = [k for k in CARD_COLOURS if k != "start"]
+        s.type = min(kinds, key=lambda k: float((np.asarray(_LAB_WEIGHTS, np.float32)
+                                                 * (m - lab_of(CARD_COLOURS[k]) - shift) ** 2).sum()))
+
+
+def _aligned(group: list[Station], tol_deg: float = 6.0) -> bool:
+    """Do the squares share one orientation (the board's sections do; cards lie anyhow)?"""
+    angs = []
+    for s in group:
+        e = s.polygon_mm[1] - s.polygon_mm[0]
+        angs.append(math.degrees(math.atan2(float(e[1]), float(e[0]))) % 90.0)
+    ref = angs[0]
+    return all(abs((a - ref + 45.0) % 90.0 - 45.0) <= tol_deg for a in angs)
+
+
 def _mark_metropolis(stations: list[Station], cfg: RailwaysConfig,
                      small_lab: NDArray[np.uint8] | None = None, origin_mm: tuple[float, float] = (0.0, 0.0),
                      scale: float = 1.0) -> None:
@@ -332,14 +399,14 @@ def _mark_metropolis(stations: list[Station], cfg: RailwaysConfig,
             four = [s, *group]
             d = sorted(math.dist(a.centre_mm, b.centre_mm) for a, b in itertools.combinations(four, 2))
             err = sum(abs(x - q) for x in d[:4]) + sum(abs(x - q * math.sqrt(2)) for x in d[4:])
-            if err < 0.15 * q * 6 and (best is None or err < best[0]):
+            if err < cfg.metro_fit * q * 6 and _aligned(four) and (best is None or err < best[0]):
                 best = (err, four)
         for pair in itertools.combinations(near, 2):
             # s is the corner of an L: both arms one quarter long, the far side a diagonal
             d1, d2 = (math.dist(t.centre_mm, s.centre_mm) for t in pair)
             d3 = math.dist(pair[0].centre_mm, pair[1].centre_mm)
             err = abs(d1 - q) + abs(d2 - q) + abs(d3 - q * math.sqrt(2))
-            if err < 0.15 * q * 3 and (best3 is None or err < best3[0]):
+            if err < cfg.metro_fit * q * 3 and _aligned([s, *pair]) and (best3 is None or err < best3[0]):
                 best3 = (err, [s, *pair])
     if best is not None:
         for s in best[1]:
