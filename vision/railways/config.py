@@ -46,7 +46,7 @@ class RailwaysConfig:
     station_side_mm: tuple[float, float] = (48.0, 76.0)
     metro_side_mm: tuple[float, float] = (110.0, 170.0)
     card_side_mm: float = 60.0          # a station card's side (all cards are one size)
-    card_min_fill: float = 0.65
+    card_min_fill: float = 0.6
     end_station_mm: float = 25.0        # a chain end this near a station ends in it
     default_clip_mm: float = 32.0       # clip length when no River is seen
     clip_width_ratio: float = 9.0 / 32.0
