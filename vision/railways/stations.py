@@ -511,8 +511,11 @@ def read_player(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float
                 d = (lab - own) * sw
                 alpha = (d @ dirs.T) / dd                                  # (n, colours)
                 res = np.sqrt(np.maximum((d * d).sum(axis=1)[:, None] - alpha ** 2 * dd, 0.0))
-                ok = (alpha > cfg.band_mix) & (res < 0.5 * np.sqrt(dd) * np.maximum(alpha, 1e-3))
-                score = np.where(ok, alpha - res / np.sqrt(dd), -np.inf)
+                # a pixel is between none and all band: alpha far above 1 only means the
+                # colour lies close to the card's (white on lilac), not that it is there
+                ok = ((alpha > cfg.band_mix) & (alpha < 1.5)
+                      & (res < 0.5 * np.sqrt(dd) * np.maximum(alpha, 1e-3)))
+                score = np.where(ok, -res / np.sqrt(dd), -np.inf)
                 vote = np.where(ok.any(axis=1), score.argmax(axis=1), -1)
                 if "white" in names:
                     # white lies close to the pale card: nearer white than the card is enough
