@@ -204,13 +204,19 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                 sq = _square_card(rect, card_like, scale, cfg)
                 # glare and white pieces wash out to paper white too, but have no art
                 support = _art_contrast(sq, small_lab, own) if ctype == "start" else 100.0
-                if support < cfg.art_contrast:
-                    continue
                 box = cv2.boxPoints(sq).astype(np.float64)
                 poly = (box + 0.5) / scale + origin
                 (qx, qy), (qw, qh), _ = sq
                 centre = ((qx + 0.5) / scale + origin[0], (qy + 0.5) / scale + origin[1])
-                found.append(Station("", ctype, centre, poly, (qw + qh) / 2 / scale))
+                st = Station("", ctype, centre, poly, (qw + qh) / 2 / scale)
+                if support < cfg.art_contrast:
+                    # art washed out too: a coloured band across it still says Starting City
+                    band = read_player(st, small_lab, view.origin_mm, scale, cfg,
+                                       view.image if view.image.size else None, view.px_per_mm,
+                                       min_share=cfg.band_share_alone)
+                    if band is None or band == "white":
+                        continue
+                found.append(st)
                 scores.append(float(_in_box(own, sq).mean()) if _in_box(own, sq).size else 0.0)
     found = _distinct(found, scores)
     _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
@@ -482,7 +488,7 @@ def _own_colour(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float
 
 def read_player(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float, float], scale: float,
                 cfg: RailwaysConfig, image: NDArray[np.uint8] | None = None,
-                image_px_per_mm: float = 2.0) -> str | None:
+                image_px_per_mm: float = 2.0, min_share: float | None = None) -> str | None:
     """A Starting City's player: the colour of the band printed across the card, a fifth
     of the side from its middle (which side is up is not known: all four are tried, and
     the one most of whose length is one player colour wins).
@@ -527,9 +533,15 @@ def read_player(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float
     # white is also the printing's paper (name plate, boxes) a misplaced line may cross:
     # any other colour seen along a band wins over it
     coloured = max((n for n in names if n != "white"), key=lambda n: share[n])
-    if share[coloured] >= cfg.band_share:
+    if share[coloured] >= (cfg.band_share if min_share is None else min_share):
         return coloured
+    if min_share is not None:
+        return None
     if "white" in share and share["white"] >= cfg.band_share_white:
+        return "white"
+    # no colour at all where a band is printed: every coloured band stays visible when
+    # glare washes the card out to paper white, only a white band vanishes with it
+    if "white" in share and share[coloured] < cfg.band_absent:
         return "white"
     return None
 
