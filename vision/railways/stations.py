@@ -203,6 +203,8 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                     continue
                 sq = _square_card(rect, card_like, scale, cfg)
                 # glare and white pieces wash out to paper white too, but have no art
+                if ctype == "start" and not _mostly_start(sq, idx, ci, n_card):
+                    continue
                 support = _art_contrast(sq, small_lab, own) if ctype == "start" else 100.0
                 box = cv2.boxPoints(sq).astype(np.float64)
                 poly = (box + 0.5) / scale + origin
@@ -264,6 +266,15 @@ def _in_box(arr: NDArray[Any], rect: Rect) -> NDArray[Any]:
     m: NDArray[Any] = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(m, [(pts - np.array([x0, y0])).reshape(-1, 1, 2)], (1,))
     return np.asarray(arr[y0:y1, x0:x1][m > 0])
+
+
+def _mostly_start(rect: Rect, idx: NDArray[np.uint8], start: int, n_card: int) -> bool:
+    """A square found with paper white counts as a Starting City only if, of its pixels in
+    any card colour, lilac ones are the most (a card of another type washed out by glare
+    keeps more of its own colour than of lilac)."""
+    inside = _in_box(idx, rect)
+    counts = np.bincount(inside[inside < n_card], minlength=n_card)
+    return bool(counts[start] >= counts.max())
 
 
 def _art_contrast(rect: Rect, small_lab: NDArray[np.uint8], own: NDArray[Any]) -> float:
