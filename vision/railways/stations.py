@@ -269,12 +269,31 @@ def _in_box(arr: NDArray[Any], rect: Rect) -> NDArray[Any]:
 
 
 def _mostly_start(rect: Rect, idx: NDArray[np.uint8], start: int, n_card: int) -> bool:
-    """A square found with paper white counts as a Starting City only if, of its pixels in
-    any card colour, lilac ones are the most (a card of another type washed out by glare
-    keeps more of its own colour than of lilac)."""
-    inside = _in_box(idx, rect)
-    counts = np.bincount(inside[inside < n_card], minlength=n_card)
-    return bool(counts[start] >= counts.max())
+    """A square found with paper white counts as a Starting City only if lilac is its
+    commonest card colour, or the commoner colour lies in one thin stripe (the band): a
+    card of another type washed out by glare keeps its colour all over its face."""
+    pts = cv2.boxPoints(rect).astype(np.int32)
+    h, w = idx.shape[:2]
+    x0, y0 = max(0, int(pts[:, 0].min())), max(0, int(pts[:, 1].min()))
+    x1, y1 = min(w, int(pts[:, 0].max()) + 1), min(h, int(pts[:, 1].max()) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    m: NDArray[Any] = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(m, [(pts - np.array([x0, y0])).reshape(-1, 1, 2)], (1,))
+    win = np.where(m > 0, idx[y0:y1, x0:x1], 255)
+    counts = np.bincount(win[win < n_card].ravel(), minlength=n_card)
+    k = int(counts.argmax())
+    if k == start or counts[k] <= counts[start]:
+        return True
+    ys, xs = np.nonzero(win == k)
+    if len(xs) < 3:
+        return True
+    (bx, by), (sw, sh), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+    side = max(rect[1][0], rect[1][1])
+    off = math.hypot(bx + x0 - rect[0][0], by + y0 - rect[0][1]) / side
+    # a band is about a twelfth of the card wide (allow a blurred one twice that), a
+    # fifth of the side from the middle (not along an edge)
+    return bool(min(sw, sh) <= 0.2 * side and 0.1 <= off <= 0.3)
 
 
 def _art_contrast(rect: Rect, small_lab: NDArray[np.uint8], own: NDArray[Any]) -> float:
