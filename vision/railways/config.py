@@ -66,14 +66,13 @@ class RailwaysConfig:
     band_share_alone: float = 0.6       # a band this clear makes a Starting City without its art
     band_absent: float = 0.15           # below this share of any colour, the band is white
     band_share_white: float = 0.45       # the same for white, also the colour of the printing
-    # stations, read colour-agnostically (see vision/railways/stations.py)
+    # stations, Starting Cities, the Metropolis (see vision/railways/stations.py)
     table_window_mm: float = 300.0      # the table's own colour: median over this window
-    card_contrast: float = 10.0         # Lab distance from the table that counts as a piece
+    card_contrast: float = 10.0         # Lab distance by which the table wins near ties
     card_close_mm: float = 5.0          # joins a card's colour across thin printing and wires
     card_open_mm: float = 13.0          # wider than a chain of clips, narrower than a card
     card_short_side: float = 0.55       # a card's colour alone may span this share of its side
-    art_contrast: float = 15           # the card's art is this much darker (Lab L, 0-255)
-    start_own_share: float = 0.0       # lilac share a washed-out Starting City still shows
+    art_contrast: float = 15.0          # the card's art is this much darker (Lab L, 0-255)
     metro_quarter_mm: float = 70.0      # centre spacing of the Metropolis board's squares
     board_alike: float = 25.0           # Lab distance within which two board sections are one colour
     metro_fit: float = 0.15             # mean centre-distance error of a 2 x 2 group, share of that

@@ -1,9 +1,15 @@
-"""Station cards, the Metropolis board and the cubes on them, read from colour areas.
+"""Station cards, the Metropolis board, Starting City colours and the cubes on cards.
 
-Why from large colour areas: a card is a 6 cm square of one printed colour (its type),
-far larger than any wire, so an opening of the colour membership keeps cards and drops
-clips lying on them; the card's outline is the minimum-area rectangle of what is left.
-Cards never touch each other (a rule), so squares that touch are the Metropolis.
+Why each pixel's nearest colour (card types, paper, ink, the board's grey, obstacle
+tiles, and the table's own colour there): under colour casts, gradients and glare every
+colour drifts, but the nearest stays right far longer than a fixed tolerance per colour.
+A card is then a square of card size mostly of one card colour (its printing, cubes and
+chain ends are holes, filled); Starting Cities, washed out to paper white by strong
+light, are told from glare by their darker art or a coloured band. The Metropolis is a
+2 x 2 group of squares turned alike, and its printed Town and Suburban sections give the
+light's cast for typing every other card. A Starting City's player is the colour of the
+band printed across it; cubes are cube-sized squares of a player colour on a card once
+the card's own white printing is taken out.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.railways.config import CARD_COLOURS, CUBE_COLOURS, OBSTACLE_COLOURS, OTHER_COLOURS, RailwaysConfig
-from vision.railways.frame import TopView, lab_of, membership
+from vision.railways.frame import TopView, lab_of
 
 F64 = NDArray[Any]
 F32 = NDArray[Any]
@@ -199,8 +205,6 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                 continue
             (rx, ry), (rw, rh), ra = cv2.minAreaRect(c)
             for rect in _card_rects(((rx, ry), (rw, rh), ra), area, scale, cfg):
-                if ctype == "start" and not _enough_own(rect, own, cfg):
-                    continue
                 sq = _square_card(rect, card_like, scale, cfg)
                 # glare and white pieces wash out to paper white too, but have no art
                 if ctype == "start" and not _mostly_start(sq, idx, ci, n_card):
@@ -316,13 +320,6 @@ def _distinct(found: list[Station], scores: list[float]) -> list[Station]:
         if all(math.dist(s.centre_mm, k.centre_mm) > 0.6 * min(s.side_mm, k.side_mm) for k in keep):
             keep.append(s)
     return keep
-
-
-def _enough_own(rect: Rect, own: NDArray[Any], cfg: RailwaysConfig) -> bool:
-    """A Starting City found with paper white must still show some of its own lilac
-    (glare and white pieces show none)."""
-    inside = _in_box(own, rect)
-    return bool(inside.size) and float(inside.mean()) >= cfg.start_own_share
 
 
 def _square_card(rect: Rect, card_like: NDArray[Any], scale: float, cfg: RailwaysConfig) -> Rect:
