@@ -199,31 +199,39 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
         cv2.drawContours(mask, outer, -1, (1,), thickness=cv2.FILLED)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko)))
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        pieces: list[tuple[NDArray[Any], float]] = []
+        rects: list[Rect] = []
         for c in cnts:
             area = cv2.contourArea(c) / (scale * scale)
-            if area < (lo * cfg.card_short_side) * lo * cfg.card_min_fill:
+            if area < cfg.card_piece * lo * lo:
                 continue
             (rx, ry), (rw, rh), ra = cv2.minAreaRect(c)
-            for rect in _card_rects(((rx, ry), (rw, rh), ra), area, scale, cfg):
-                sq = _square_card(rect, card_like, scale, cfg)
-                # glare and white pieces wash out to paper white too, but have no art
-                if ctype == "start" and not _mostly_start(sq, idx, ci, n_card):
+            got = _card_rects(((rx, ry), (rw, rh), ra), area, scale, cfg)
+            if got:
+                rects += got
+            else:
+                pieces.append((c.reshape(-1, 2), area))
+        rects += _joined_pieces(pieces, scale, cfg)
+        for rect in rects:
+            sq = _square_card(rect, card_like, scale, cfg)
+            # glare and white pieces wash out to paper white too, but have no art
+            if ctype == "start" and not _mostly_start(sq, idx, ci, n_card):
+                continue
+            support = _art_contrast(sq, small_lab, own) if ctype == "start" else 100.0
+            box = cv2.boxPoints(sq).astype(np.float64)
+            poly = (box + 0.5) / scale + origin
+            (qx, qy), (qw, qh), _ = sq
+            centre = ((qx + 0.5) / scale + origin[0], (qy + 0.5) / scale + origin[1])
+            st = Station("", ctype, centre, poly, (qw + qh) / 2 / scale)
+            if support < cfg.art_contrast:
+                # art washed out too: a coloured band across it still says Starting City
+                band = read_player(st, small_lab, view.origin_mm, scale, cfg,
+                                   view.image if view.image.size else None, view.px_per_mm,
+                                   min_share=cfg.band_share_alone)
+                if band is None or band == "white":
                     continue
-                support = _art_contrast(sq, small_lab, own) if ctype == "start" else 100.0
-                box = cv2.boxPoints(sq).astype(np.float64)
-                poly = (box + 0.5) / scale + origin
-                (qx, qy), (qw, qh), _ = sq
-                centre = ((qx + 0.5) / scale + origin[0], (qy + 0.5) / scale + origin[1])
-                st = Station("", ctype, centre, poly, (qw + qh) / 2 / scale)
-                if support < cfg.art_contrast:
-                    # art washed out too: a coloured band across it still says Starting City
-                    band = read_player(st, small_lab, view.origin_mm, scale, cfg,
-                                       view.image if view.image.size else None, view.px_per_mm,
-                                       min_share=cfg.band_share_alone)
-                    if band is None or band == "white":
-                        continue
-                found.append(st)
-                scores.append(float(_in_box(own, sq).mean()) if _in_box(own, sq).size else 0.0)
+            found.append(st)
+            scores.append(float(_in_box(own, sq).mean()) if _in_box(own, sq).size else 0.0)
     found = _distinct(found, scores)
     _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
     _types_from_board(found, small_lab, view.origin_mm, scale, cfg)
@@ -238,14 +246,16 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
 Rect = tuple[tuple[float, float], tuple[float, float], float]
 
 
-def _card_rects(rect: Rect, area_mm2: float, scale: float, cfg: RailwaysConfig) -> list[Rect]:
+def _card_rects(rect: Rect, area_mm2: float, scale: float, cfg: RailwaysConfig,
+                min_fill: float | None = None) -> list[Rect]:
     """The card rectangles a blob of one card colour holds: one card, or two cards of the
     same type lying side by side closer than the picture can part them."""
     lo, hi = cfg.station_side_mm
     (cx, cy), (w, h), ang = rect
     w_mm, h_mm = (w + 1) / scale, (h + 1) / scale
     long_, short = max(w_mm, h_mm), min(w_mm, h_mm)
-    if area_mm2 / max(1.0, w_mm * h_mm) < cfg.card_min_fill or short < cfg.card_short_side * lo:
+    fill = cfg.card_min_fill if min_fill is None else min_fill
+    if area_mm2 / max(1.0, w_mm * h_mm) < fill or short < cfg.card_short_side * lo:
         return []
     if lo <= long_ <= hi * 1.05:
         return [((cx, cy), (w + 1, h + 1), ang)]
@@ -257,6 +267,32 @@ def _card_rects(rect: Rect, area_mm2: float, scale: float, cfg: RailwaysConfig) 
         size = (half[0], h + 1) if w > h else (w + 1, half[1])
         return [((cx + k * q * ax[0], cy + k * q * ax[1]), size, ang) for k in (-1.0, 1.0)]
     return []
+
+
+def _joined_pieces(pieces: list[tuple[NDArray[Any], float]], scale: float,
+                   cfg: RailwaysConfig) -> list[Rect]:
+    """Cards cut in two by something lying across them (the River may cross a card): two
+    pieces of one colour, each too small for a card, whose union is one card."""
+    lo, hi = cfg.station_side_mm
+    used: set[int] = set()
+    out: list[Rect] = []
+    cand: list[tuple[float, int, int]] = []
+    for i, (pa, _) in enumerate(pieces):
+        for j in range(i + 1, len(pieces)):
+            d = float(np.linalg.norm(pa.mean(axis=0) - pieces[j][0].mean(axis=0))) / scale
+            if d < hi:
+                cand.append((d, i, j))
+    for _, i, j in sorted(cand):
+        if i in used or j in used:
+            continue
+        pts = np.vstack([pieces[i][0], pieces[j][0]]).astype(np.float32)
+        (rx, ry), (rw, rh), ra = cv2.minAreaRect(pts)
+        area = pieces[i][1] + pieces[j][1]
+        got = _card_rects(((rx, ry), (rw, rh), ra), area, scale, cfg, min_fill=cfg.card_joined_fill)
+        if len(got) == 1 and max(got[0][1]) / scale <= hi * 1.05:
+            out += got
+            used |= {i, j}
+    return out
 
 
 def _in_box(arr: NDArray[Any], rect: Rect) -> NDArray[Any]:
