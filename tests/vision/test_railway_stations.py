@@ -15,6 +15,8 @@ from vision.railways import reader
 from vision.railways.config import RailwaysConfig
 from vision.railways.frame import top_view
 from vision.railways.stations import Station, find_cubes, find_stations
+from vision.synth import clips as C
+from vision.synth import railways as R
 from vision.synth import random_scene
 from vision.synth.scene import render_scene
 
@@ -35,8 +37,19 @@ METRO_CENTRE = (540.0, 520.0)
 METRO_TYPES = ("town", "suburban", "town", "suburban")
 
 
+def _river_across(a: tuple[float, float], b: tuple[float, float], n: int) -> dict[str, Any]:
+    """A straight run of blue clips from a to b (laid over whatever is there)."""
+    path = np.linspace(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), 200)
+    ov = C.fit_overlaps(path, n, 32.0, np.full(n - 1, 0.5))
+    assert ov is not None
+    poses = C.layout_chain(path, n, 32.0, ov, [0.0] * n, [False] * n, [False] * n)
+    return {"kind": "river", "clips": [R._pose_dict(p) for p in poses], "colours": ["blue"] * n,
+            "length_mm": 32.0, "width_mm": 9.0, "wire_mm": 1.25, "seed": 4}
+
+
 def _scene(seed: int) -> dict[str, Any]:
-    """Hand-placed cards under the random camera and light of `seed`'s table."""
+    """Hand-placed cards under the random camera and light of `seed`'s table; a run of
+    River clips lies right across card D (as the River may in a game)."""
     base = random_scene("railways", seed, resolution=RES)
     pieces: list[dict[str, Any]] = [{"kind": "metropolis", "centre": list(METRO_CENTRE), "size": 140.0,
                                      "angle": 7.0, "types": list(METRO_TYPES)}]
@@ -46,6 +59,7 @@ def _scene(seed: int) -> dict[str, Any]:
         for j, colour in enumerate(cubes):
             pieces.append({"kind": "rail_cube", "colour": colour, "size": 10.0, "angle": 20.0 * j + 10,
                            "centre": [c[0] - 8 + 16 * j, c[1] - 2]})
+    pieces.append(_river_across((800.0, 780.0), (960.0, 940.0), 11))
     return {**{k: v for k, v in base.items() if k not in ("pieces", "meta")}, "pieces": pieces}
 
 
