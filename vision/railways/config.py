@@ -55,6 +55,7 @@ class RailwaysConfig:
     touch_mm: float = 0.5               # footprints closer than this touch
     confident: float = 0.5              # confidence at or above this is "confident"
     cube_side_mm: tuple[float, float] = (7.0, 14.0)
+    cube_square: float = 1.4            # a cube's top is square: longest / shortest side at most
     cube_min_area_mm2: float = 45.0     # a cube's visible top, partly covered at most
     cube_white_min_area_mm2: float = 60.0   # white: about a printed box (8 x 7 mm) at least
     print_grow_mm: float = 1.0          # the printing's outline grown by this (blur, misplacement)

@@ -205,8 +205,7 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
             area = cv2.contourArea(c) / (scale * scale)
             if area < cfg.card_piece * lo * lo:
                 continue
-            (rx, ry), (rw, rh), ra = cv2.minAreaRect(c)
-            got = _card_rects(((rx, ry), (rw, rh), ra), area, scale, cfg)
+            got = _card_rects(_edge_rect(c), area, scale, cfg)
             if got:
                 rects += got
             else:
@@ -267,6 +266,34 @@ def _card_rects(rect: Rect, area_mm2: float, scale: float, cfg: RailwaysConfig,
         size = (half[0], h + 1) if w > h else (w + 1, half[1])
         return [((cx + k * q * ax[0], cy + k * q * ax[1]), size, ang) for k in (-1.0, 1.0)]
     return []
+
+
+def _edge_rect(c: NDArray[Any]) -> Rect:
+    """The rectangle round a blob turned as most of its outline runs (mod 90 degrees).
+
+    Why not the minimum-area rectangle: a card with a corner cut off (a chain lying
+    across it) has a minimum-area rectangle turned 45 degrees; its four long uncut sides
+    still run the card's way."""
+    poly = cv2.approxPolyDP(c, 2.0, True).reshape(-1, 2).astype(np.float64)
+    if len(poly) < 3:
+        (rx, ry), (rw, rh), ra = cv2.minAreaRect(c)
+        return ((rx, ry), (rw, rh), ra)
+    seg = np.roll(poly, -1, axis=0) - poly
+    length = np.hypot(seg[:, 0], seg[:, 1])
+    ang4 = np.arctan2(seg[:, 1], seg[:, 0]) * 4.0      # period 90 degrees
+    mean = math.atan2(float((length * np.sin(ang4)).sum()), float((length * np.cos(ang4)).sum())) / 4.0
+    cs, sn = math.cos(mean), math.sin(mean)
+    pts = c.reshape(-1, 2).astype(np.float64)
+    u = pts @ np.array([cs, sn])
+    v = pts @ np.array([-sn, cs])
+    cu, cv_ = (u.min() + u.max()) / 2, (v.min() + v.max()) / 2
+    centre = (cu * cs - cv_ * sn, cu * sn + cv_ * cs)
+    (rx, ry), (rw, rh), ra = cv2.minAreaRect(c)
+    # the minimum-area rectangle fits an uncut card more tightly: keep it unless it is
+    # turned far from the outline's own way
+    if abs((ra - math.degrees(mean) + 45.0) % 90.0 - 45.0) <= 20.0:
+        return ((rx, ry), (rw, rh), ra)
+    return (centre, (float(u.max() - u.min()), float(v.max() - v.min())), math.degrees(mean))
 
 
 def _joined_pieces(pieces: list[tuple[NDArray[Any], float]], scale: float,
@@ -661,7 +688,8 @@ def find_cubes(stations: list[Station], small_lab: NDArray[np.uint8], origin_mm:
                 ys, xs = np.nonzero(lab == i)
                 (bx, by), (bw, bh), ba = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
                 w_mm, h_mm = (bw + 1) / scale, (bh + 1) / scale
-                if not (lo <= min(w_mm, h_mm) and max(w_mm, h_mm) <= hi):
+                if not (lo <= min(w_mm, h_mm) and max(w_mm, h_mm) <= hi
+                        and max(w_mm, h_mm) <= cfg.cube_square * min(w_mm, h_mm)):
                     continue
                 if stats[i, cv2.CC_STAT_AREA] / (scale * scale) / (w_mm * h_mm) < 0.6:
                     continue
