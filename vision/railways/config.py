@@ -17,6 +17,11 @@ CARD_COLOURS: dict[str, tuple[int, int, int]] = {
     "city": (72, 230, 252), "town": (44, 157, 236), "suburban": (80, 74, 214),
     "countryside": (98, 194, 104), "start": (236, 205, 220),
 }
+# What else lies among the cards: printing on them (paper white, ink) and the Metropolis
+# board's neutral grey (else read as the brownish grey of a mountain); a pixel nearer one
+# of these than any card colour is not card.
+OTHER_COLOURS: dict[str, tuple[int, int, int]] = {"paper": (240, 240, 240), "ink": (40, 40, 44),
+                                                  "board": (92, 92, 98)}
 CUBE_COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (62, 58, 190), "white": (232, 232, 228), "green": (72, 146, 56),
     "black": (40, 40, 42), "yellow": (60, 206, 236),
@@ -57,7 +62,8 @@ class RailwaysConfig:
     bridge_turn_cost: float = 60.0      # mm of gap a bend of the heading costs (times 1 - cos)
     station_side_mm: tuple[float, float] = (48.0, 76.0)
     metro_side_mm: tuple[float, float] = (110.0, 170.0)
-    card_min_fill: float = 0.72
+    card_side_mm: float = 60.0          # a station card's side (all cards are one size)
+    card_min_fill: float = 0.6
     end_station_mm: float = 25.0        # a chain end this near a station ends in it
     default_clip_mm: float = 32.0       # clip length when no River is seen
     clip_width_ratio: float = 9.0 / 32.0
@@ -67,4 +73,32 @@ class RailwaysConfig:
     touch_mm: float = 0.5               # footprints closer than this touch
     confident: float = 0.5              # confidence at or above this is "confident"
     cube_side_mm: tuple[float, float] = (7.0, 14.0)
+    cube_square: float = 1.4            # a cube's top is square: longest / shortest side at most
+    cube_min_area_mm2: float = 45.0     # a cube's visible top, partly covered at most
+    cube_white_min_area_mm2: float = 60.0   # white: about a printed box (8 x 7 mm) at least
+    print_grow_mm: float = 1.0          # the printing's outline grown by this (blur, misplacement)
+    box_row_offset: float = 0.36        # the printed boxes' row: share of the side from the middle
+    box_slot_tolerance_mm: float = 4.5  # a white blob this near a box's place is that box
+    band_offsets: tuple[float, ...] = (0.17, 0.2, 0.23)   # Starting City band: share of the side from the middle
+    band_mix: float = 0.3               # a band sample is at least this much band colour
+    band_share: float = 0.4             # share of the band's length in one player colour
+    band_share_alone: float = 0.6       # a band this clear makes a Starting City without its art
+    band_absent: float = 0.15           # below this share of any colour, the band is white
+    band_share_white: float = 0.45       # the same for white, also the colour of the printing
+    # stations, Starting Cities, the Metropolis (see vision/railways/stations.py)
+    table_window_mm: float = 300.0      # the table's own colour: median over this window
+    card_contrast: float = 10.0         # Lab distance by which the table wins near ties
+    card_close_mm: float = 5.0          # joins a card's colour across thin printing and wires
+    card_open_mm: float = 13.0          # wider than a chain of clips, narrower than a card
+    card_piece: float = 0.12            # a piece of a cut card: at least this share of a card's area
+    card_joined_fill: float = 0.45      # two pieces with a chain between fill this much of their card
+    card_short_side: float = 0.55       # a card's colour alone may span this share of its side
+    art_contrast: float = 15.0          # the card's art is this much darker (Lab L, 0-255)
+    metro_quarter_mm: float = 70.0      # centre spacing of the Metropolis board's squares
+    board_alike: float = 25.0           # Lab distance within which two board sections are one colour
+    metro_fit: float = 0.15             # mean centre-distance error of a 2 x 2 group, share of that
+    obstacle_close_mm: float = 11.0     # fills a tile's printed shading and chains across it
+    obstacle_open_mm: float = 15.0      # drops thin things of a tile's colour (the River's clips)
+    obstacle_min_length_mm: float = 90.0    # the shortest tile side is 100 mm or more
+    obstacle_solidity: float = 0.6      # area / hull area of a rectangle or L tile (an L: ~0.75)
     extra: dict[str, float] = field(default_factory=dict)

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.railways.config import OBSTACLE_COLOURS, RailwaysConfig
-from vision.railways.frame import large, membership
+from vision.railways.stations import nearest_class
 
 F64 = NDArray[Any]
 
@@ -31,16 +31,35 @@ class Obstacle:
 def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float], scale: float,
                    cfg: RailwaysConfig, min_area_mm2: float = 2500.0,
                    max_area_mm2: float = 25000.0) -> list[Obstacle]:
+    """Large areas whose pixels are nearest an obstacle colour (among the card colours,
+    paper, ink and the table's own local colour: see stations.nearest_class), with the
+    tile's printed shading and any chain across it filled in."""
+    idx, names = nearest_class(small_lab, cfg, scale)
     out: list[Obstacle] = []
-    k = max(3, int(round(9.0 * scale)) | 1)
-    for material, bgr in OBSTACLE_COLOURS.items():
-        m = large(membership(small_lab, bgr, cfg.colour_sigma * 0.7), k)
-        mask: NDArray[Any] = (m > 100).astype(np.uint8)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    kc = max(3, int(round(cfg.obstacle_close_mm * scale)) | 1)
+    ko = max(3, int(round(cfg.obstacle_open_mm * scale)) | 1)
+    for material in OBSTACLE_COLOURS:
+        mask: NDArray[Any] = (idx == names.index(material)).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
+        outer, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(mask, outer, -1, (1,), thickness=cv2.FILLED)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko)))
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for c in cnts:
             area = cv2.contourArea(c) / (scale * scale)
             if area < min_area_mm2 or area > max_area_mm2:
+                continue
+            # tiles are rectangles or Ls: their outline fills most of its hull
+            hull = cv2.contourArea(cv2.convexHull(c)) / (scale * scale)
+            if hull <= 0 or area / hull < cfg.obstacle_solidity:
+                continue
+            # every tile is longer than any card (a card-sized patch is a card's shadow or art)
+            (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+            if max(rw, rh) / scale < cfg.obstacle_min_length_mm:
+                continue
+            # a full square is the Metropolis board (grey like a mountain), never a tile:
+            # rectangle tiles are twice as long as wide, an L square only around its hollow
+            if max(rw, rh) < 1.25 * min(rw, rh) and area / hull > 0.9:
                 continue
             poly = cv2.approxPolyDP(c, 2.5 * scale, True).reshape(-1, 2).astype(np.float64)
             out.append(Obstacle(material, (poly + 0.5) / scale + np.asarray(origin_mm), float(area)))

@@ -375,6 +375,7 @@ def _to_json(links: list[LinkReading], river: RiverReading | None, stations: lis
             "id": s.id, "type": s.type, "metropolis": s.metropolis,
             "centre_mm": [_r(s.centre_mm[0]), _r(s.centre_mm[1])],
             "polygon_mm": [[_r(x), _r(y)] for x, y in s.polygon_mm], "cubes": s.cubes,
+            "player": s.player,
         } for s in stations],
         "obstacles": [{"material": o.material, "polygon_mm": [[_r(x), _r(y)] for x, y in o.polygon_mm]}
                       for o in obstacles],
