@@ -88,3 +88,16 @@ def test_the_band_keeps_a_chain_with_thin_necks_and_drops_a_printed_line() -> No
     n, lab = cv2.connectedComponents(band)
     assert band[20:29].any() and not band[70:90].any()
     assert len(set(lab[20:29][band[20:29] > 0].tolist())) == 1
+
+
+def test_a_table_sized_patch_is_no_chain_and_costs_no_thinning() -> None:
+    """A blue cloth fills the River's band: it is skipped, and a chain beside it is kept."""
+    import time
+    from vision.railways.chains import chain_paths
+    band = np.zeros((600, 600), np.uint8)
+    band[:400, :400] = 1                       # a patch of one colour, 400 x 400 mm
+    band[500:510, 50:550] = 1                  # a chain 500 mm long
+    t = time.perf_counter()
+    paths = chain_paths(band, (0.0, 0.0), CFG)
+    assert time.perf_counter() - t < 2.0
+    assert len(paths) == 1 and abs(paths[0][:, 1].mean() - 505) < 3

@@ -83,6 +83,11 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
         x, y, w, h = stats[i, 0], stats[i, 1], stats[i, 2], stats[i, 3]
         if max(w, h) < 22:
             continue
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        if area > cfg.max_chain_area_mm2 and area > cfg.max_chain_fill * float(w) * float(h):
+            # a table-sized patch of one colour (a blue cloth under the River's colours, a
+            # textured mat): no chain is that wide, and thinning it costs a minute
+            continue
         crop = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
         crop = np.pad(crop, 2)
         for p in sk.paths(crop, cfg.spur_mm):

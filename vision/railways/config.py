@@ -40,6 +40,8 @@ class RailwaysConfig:
     wire_threshold: float = 0.2        # thin-structure membership that counts as wire
     band_close_mm: float = 5.0          # closes a clip's loops into one band
     min_chain_area_mm2: float = 200.0   # smaller wire blobs are noise
+    max_chain_area_mm2: float = 40000.0  # a blob larger than this and
+    max_chain_fill: float = 0.3         # filling this much of its box is a patch, not chains
     spur_mm: float = 14.0               # skeleton spurs shorter than this are pruned
     ink_threshold: float = 8.0          # Lab distance from the table that may be wire (1 mm cells)
     ink_close_mm: float = 3.0           # closes a clip's loops
