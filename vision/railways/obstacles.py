@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.railways.config import OBSTACLE_COLOURS, RailwaysConfig
-from vision.railways.stations import nearest_class
+from vision.railways.stations import Classes, nearest_class
 
 F64 = NDArray[Any]
 
@@ -30,11 +30,11 @@ class Obstacle:
 
 def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float], scale: float,
                    cfg: RailwaysConfig, min_area_mm2: float = 2500.0,
-                   max_area_mm2: float = 25000.0) -> list[Obstacle]:
+                   max_area_mm2: float = 25000.0, classes: Classes | None = None) -> list[Obstacle]:
     """Large areas whose pixels are nearest an obstacle colour (among the card colours,
     paper, ink and the table's own local colour: see stations.nearest_class), with the
     tile's printed shading and any chain across it filled in."""
-    idx, names = nearest_class(small_lab, cfg, scale)
+    idx, names = classes if classes is not None else nearest_class(small_lab, cfg, scale)
     out: list[Obstacle] = []
     kc = max(3, int(round(cfg.obstacle_close_mm * scale)) | 1)
     ko = max(3, int(round(cfg.obstacle_open_mm * scale)) | 1)

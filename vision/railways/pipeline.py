@@ -26,7 +26,7 @@ from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, 
 from vision.railways.crossings import Footprints, outside, touches
 from vision.railways.frame import BAND_ROWS, TopView, background, blind_full, lab_rows, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
-from vision.railways.stations import Station, find_cubes, find_stations
+from vision.railways.stations import Station, find_cubes, find_stations, nearest_class
 from vision.railways.trace import colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask
 
 F32 = NDArray[Any]
@@ -210,10 +210,11 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     if previous is not None:
         changed = _changed(view, previous, fit, profile, cfg)
     view.lab = view.small_lab = _NO_PIXELS  # every later stage reads small_lab or the wires
-    stations = find_stations(view, cfg, small_lab, 1.0)
+    classes = nearest_class(small_lab, cfg, 1.0)       # the stations' and the obstacles' map
+    stations = find_stations(view, cfg, small_lab, 1.0, classes)
     find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
-    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg)
-    del small_lab
+    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes)
+    del small_lab, classes
     bg = background(view.image, int(round(12.0 * cfg.px_per_mm)))
     wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
     h, w = view.image.shape[:2]

@@ -79,35 +79,21 @@ def table_colour(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float
 def _distance2(lab: NDArray[np.uint8], ref: NDArray[Any]) -> F32:
     """Squared Lab distance, lightness weighted down (light varies more than hue)."""
     d2: F32 = np.zeros(lab.shape[:2], np.float32)
-    for c, wgt in zip(range(3), (0.3, 1.0, 1.0)):
+    for c, wgt in zip(range(3), _LAB_WEIGHTS):
         r = ref[..., c].astype(np.float32) if np.ndim(ref) > 1 else np.float32(ref[c])
         diff = lab[..., c].astype(np.float32) - r
         d2 += wgt * diff * diff
     return d2
 
 
-_LAST_CLASSES: list[tuple[tuple[Any, ...], NDArray[np.uint8]]] = []
-
-
-def nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float,
-                  band_rows: int = 128) -> tuple[NDArray[np.uint8], list[str]]:
-    """_nearest_class, remembered for the last image: the stations and then the
-    obstacles of one frame read the same map (the key holds a sample of the pixels, so
-    another image at the same address is never taken for it)."""
-    key = (small_lab.shape, small_lab.__array_interface__["data"][0], cfg, scale,
-           hash(np.ascontiguousarray(small_lab[::29, ::31]).tobytes()))
-    if _LAST_CLASSES and _LAST_CLASSES[0][0] == key:
-        return _LAST_CLASSES[0][1], _class_names()
-    idx, names = _nearest_class(small_lab, cfg, scale, band_rows)
-    _LAST_CLASSES[:] = [(key, idx)]
-    return idx, names
+Classes = tuple[NDArray[np.uint8], list[str]]     # nearest_class: index map, names
 
 
 def _class_names() -> list[str]:
     return list(CARD_COLOURS) + list(OTHER_COLOURS) + list(OBSTACLE_COLOURS) + ["table"]
 
 
-def _nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float,
+def nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float,
                    band_rows: int = 128) -> tuple[NDArray[np.uint8], list[str]]:
     """Each pixel's nearest colour among the card types, the table there, and everything
     else a card lies among (paper white, ink, the obstacle tiles): index into the names.
@@ -171,15 +157,16 @@ def card_type(lab_px: NDArray[Any]) -> str:
 
 
 def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint8],
-                  scale: float) -> list[Station]:
+                  scale: float, classes: Classes | None = None) -> list[Station]:
     """Every square of station size whose pixels are nearest one card colour; `small_lab`
     is the top view's Lab image at `scale` pixels per mm (a coarse copy: cards are big).
 
     The card's printing (name plate, art, boxes) leaves holes: a closing fills them; an
     opening then drops chains lying on the card; the outline is the minimum-area
-    rectangle of what is left."""
+    rectangle of what is left. `classes` is nearest_class of small_lab when the caller
+    has it already (the obstacles read the same map)."""
     lo, hi = cfg.station_side_mm
-    idx, names = nearest_class(small_lab, cfg, scale)
+    idx, names = classes if classes is not None else nearest_class(small_lab, cfg, scale)
     kc = max(3, int(round(cfg.card_close_mm * scale)) | 1)
     ko = max(3, int(round(cfg.card_open_mm * scale)) | 1)
     found: list[Station] = []
