@@ -186,15 +186,8 @@ def _heading(path: F64, at_start: bool, cfg: RailwaysConfig) -> F64:
     """Which way a path leaves at one end, measured behind its last few millimetres: a
     piece that stops at a crossing bends into it as it is thinned, and the crossing is
     exactly where two pieces of one chain must be matched."""
-    p = path if at_start else path[::-1]
-    s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(p, axis=0).T))])
-    skip = cfg.bridge_skip_mm if s[-1] > 3 * cfg.bridge_skip_mm else 0.0
-    i = int(np.searchsorted(s, skip))
-    k = max(i + 1, min(len(p) - 1, int(np.searchsorted(s, skip + cfg.bridge_span_mm))))
-    k = min(k, len(p) - 1)
-    v = p[i] - p[k] if k > i else p[0] - p[-1]
-    n = math.hypot(float(v[0]), float(v[1]))
-    return np.asarray(v / n if n > 0 else np.array([1.0, 0.0]), dtype=np.float64)
+    long_enough = sk.path_length(path) > 3 * cfg.bridge_skip_mm
+    return sk.end_direction(path, at_start, cfg.bridge_span_mm, cfg.bridge_skip_mm if long_enough else 0.0)
 
 
 def extend(path: F64, by_mm: float) -> F64:

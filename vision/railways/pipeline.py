@@ -256,13 +256,12 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
             continue                    # the River (read above)
         # the band's colour and the chain's own pixels must agree for a sure colour (taking
         # the pixels' name instead was measured: no better on the dev tables)
-        counted_on = colour
         share = share if named_as == colour else 0.0
-        if counted_on not in covers:
-            covers[counted_on] = _cover(stack_max, wires[counted_on])
-            blinds[counted_on] = LazyMap.of(blind_full(blind[counted_on], (w, h)))
-        wf = named[counted_on]
-        cover, same_f = covers[counted_on], blinds[counted_on]
+        if colour not in covers:
+            covers[colour] = _cover(stack_max, wires[colour])
+            blinds[colour] = LazyMap.of(blind_full(blind[colour], (w, h)))
+        wf = named[colour]
+        cover, same_f = covers[colour], blinds[colour]
         res, seen = _count_chain(view, wf, cover, same_f, path, clip_len, cfg)
         if res.count == 0:
             continue
@@ -270,7 +269,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
             # the table before this link was built: keep only what changed
             frac = float(np.mean(strip(LazyMap.of(changed), view, seen, 3.0)[0]))
             if frac > 0.5:
-                res2, _ = _count_chain(view, _changed_wire(wires[counted_on], changed), cover, same_f, path,
+                res2, _ = _count_chain(view, _changed_wire(wires[colour], changed), cover, same_f, path,
                                        clip_len, cfg)
                 if res2.count and res2.confidence >= res.confidence:
                     res = res2

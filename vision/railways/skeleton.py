@@ -290,13 +290,15 @@ def path_length(path: Path) -> float:
     return float(np.sum(np.hypot(*np.diff(path, axis=0).T))) if len(path) > 1 else 0.0
 
 
-def end_direction(path: Path, at_start: bool, span: float) -> NDArray[np.float64]:
-    """Unit vector pointing out of the path at one end, fitted over `span` length."""
+def end_direction(path: Path, at_start: bool, span: float, skip: float = 0.0) -> NDArray[np.float64]:
+    """Unit vector pointing out of the path at one end, fitted over `span` length
+    starting `skip` in from the end (an end that hooks can be looked past)."""
     p = path if at_start else path[::-1]
     s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(p, axis=0).T))])
-    k = int(np.searchsorted(s, span))
-    k = max(1, min(len(p) - 1, k))
-    v = p[0] - p[k]
+    i = int(np.searchsorted(s, skip))
+    k = int(np.searchsorted(s, skip + span))
+    k = max(i + 1, min(len(p) - 1, k))
+    v = p[i] - p[k] if k < len(p) else p[0] - p[-1]
     n = math.hypot(float(v[0]), float(v[1]))
     return np.asarray(v / n if n > 0 else np.array([1.0, 0.0]), dtype=np.float64)
 

@@ -32,6 +32,15 @@ F64 = NDArray[Any]
 F32 = NDArray[Any]
 
 
+def grown(poly: F64, by_mm: float) -> F64:
+    """A convex outline pushed out by about by_mm (each corner moved away from the middle)."""
+    p = np.asarray(poly, dtype=np.float64)
+    c = p.mean(axis=0)
+    v = p - c
+    return np.asarray(c + v * (1 + by_mm / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)),
+                      dtype=np.float64)
+
+
 @dataclass
 class Station:
     """A station in table mm: outline (4 corners), type, id, cubes by colour; a Starting
@@ -48,11 +57,7 @@ class Station:
     player: str | None = None
 
     def contains(self, pts_mm: F64, grow_mm: float = 0.0) -> NDArray[np.bool_]:
-        poly = self.polygon_mm
-        if grow_mm:
-            c = poly.mean(axis=0)
-            v = poly - c
-            poly = c + v * (1 + grow_mm / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9))
+        poly = grown(self.polygon_mm, grow_mm) if grow_mm else self.polygon_mm
         cnt = poly.astype(np.float32).reshape(-1, 1, 2)
         return np.array([cv2.pointPolygonTest(cnt, (float(p[0]), float(p[1])), False) >= 0
                          for p in np.asarray(pts_mm).reshape(-1, 2)], dtype=bool)

@@ -19,7 +19,8 @@ from numpy.typing import NDArray
 
 from vision.railways.chains import LazyMap, sample, strip_grid
 from vision.railways.config import RailwaysConfig
-from vision.railways.frame import BAND_ROWS, TopView
+from vision.railways.frame import BAND_ROWS, TopView, lab_of
+from vision.railways.stations import grown
 
 U8 = NDArray[Any]
 F32 = NDArray[Any]
@@ -51,10 +52,7 @@ def station_mask(shape: tuple[int, int], polygons_mm: Iterable[F64], origin_mm: 
     m = np.zeros(shape, np.uint8)
     o = np.asarray(origin_mm, dtype=np.float64)
     for poly in polygons_mm:
-        p = np.asarray(poly, dtype=np.float64)
-        c = p.mean(axis=0)
-        v = p - c
-        p = c + v * (1 + grow_mm / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9))
+        p = grown(poly, grow_mm)
         cv2.fillPoly(m, [np.round(p - o).astype(np.int32).reshape(-1, 1, 2)], (1,))
     return m
 
@@ -76,11 +74,6 @@ def chain_band(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> U8:
     return np.asarray(m, dtype=np.uint8)
 
 
-def _lab(bgr: tuple[int, int, int]) -> NDArray[np.float32]:
-    px = np.asarray([[bgr]], dtype=np.uint8)
-    return np.asarray(cv2.cvtColor(px, cv2.COLOR_BGR2Lab).reshape(3), dtype=np.float32)
-
-
 def colour_costs(px_lab: F32, bg_lab: F32, refs: dict[str, tuple[int, int, int]],
                  cfg: RailwaysConfig) -> dict[str, float]:
     """How badly each colour explains the pixels (N x 3 Lab) that differ most from the
@@ -100,7 +93,7 @@ def colour_costs(px_lab: F32, bg_lab: F32, refs: dict[str, tuple[int, int, int]]
     d, bgk, n = d[keep], bg_lab[keep], n[keep]
     out: dict[str, float] = {}
     for name, bgr in refs.items():
-        v = _lab(bgr)[None, :] - bgk
+        v = lab_of(bgr)[None, :] - bgk
         vv = np.einsum("ij,ij->i", v, v)
         a = np.clip(np.einsum("ij,ij->i", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
         r = d - a[:, None] * v
