@@ -111,6 +111,9 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
 
     prof = default_profile("town77")
     rng = random.Random(seed)
+    # hands and cups draw from their own generator, so a game with them places the same
+    # tiles as the game without them and the two can be compared move by move
+    orng = random.Random(seed + 7919)
     style = random_style(seed, prof)
     env = random_environment(random.Random(seed), resolution, prof)
     env["profile"] = prof.name
@@ -132,15 +135,15 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
             break
         t, cell = pick
         bag.remove(t)
-        if cups and cup is None and rng.random() < 0.3:
+        if cups and cup is None and orng.random() < 0.3:
             # players put cups down beside the city, not on it or where the next tile goes
             near = [cell_centre(style, c["row"], c["col"]) for c in cells]
             near.append(cell_centre(style, cell.row, cell.col))
             for _ in range(30):
-                c = random_cup(rng, prof)
+                c = random_cup(orng, prof)
                 gap = c["radius_mm"] + style["pitch_mm"]
                 if all(math.dist(c["centre_mm"], p) > gap for p in near):
-                    cup, cup_left = c, rng.randint(1, 3)
+                    cup, cup_left = c, orng.randint(1, 3)
                     break
         still = [cup] if cup is not None else []
         if illegal > 0 and rng.random() < illegal:
@@ -155,9 +158,9 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
                 frames.append(render_scene(city_scene(list(cells), style, env, seed + 400 + len(cells),
                                                       still)).image)
                 mark("back")
-        if rng.random() < 0.5 and hands:
+        if hands and orng.random() < 0.5:
             frames.append(render_scene(city_scene(list(cells), style, env, seed + 100 + len(cells),
-                                                  [random_hand(rng, prof)] + still)).image)
+                                                  [random_hand(orng, prof)] + still)).image)
             mark("hand")
         city = city.with_tile(cell, t)
         cells.append({"row": cell.row, "col": cell.col, "shape": t.shape, "colour": t.colour})
