@@ -500,16 +500,19 @@ class Referee:
         except Exception as e:  # noqa: BLE001  a reader bug must not stop the evening
             log.debug("reader failed", exc_info=True)
             return Unclear(f"reader failed: {e.__class__.__name__}")
-        if isinstance(obs, dict) and isinstance(obs.get("grid"), dict) and \
-                any(not t.get("face_down") for t in obs.get("tiles") or () if isinstance(t, dict)):
-            # a lattice fitted to a bare table is the grain's, not the tiles'
-            self.grid_hint = obs["grid"]
         view = self._guard_view(image, fit)
         try:
             verdict = self.session.interpret(obs, change=self._change(view))
         except (RulesError, KeyError, TypeError, ValueError) as e:
             return Unclear(f"observation not understood: {e.__class__.__name__}")
         verdict = self._guard(verdict, view)
+        if isinstance(verdict, (NoChange, Proposed)) and isinstance(obs, dict) and \
+                isinstance(obs.get("grid"), dict) and \
+                any(not t.get("face_down") for t in obs.get("tiles") or () if isinstance(t, dict)):
+            # only a look the game agrees with hands its lattice on: a hand or a cup over
+            # the city bends the lattice of that look, and the next look would start from
+            # it; a lattice fitted to a bare table is the grain's, not the tiles'
+            self.grid_hint = obs["grid"]
         self.previous_view = view
         self.current_view = view
         self.previous_image = image
