@@ -105,6 +105,7 @@ class LoopConfig:
     stuck_looks: int = 3               # blocked stable looks before asking the players
     guard_margin_mm: float = 15.0      # foreign change this close to the move blocks it
     moved_mm: float = 4.0              # marker shift that means "camera or table moved"
+    hidden_marker_mm: float = 1.5      # seen markers this close to the last fit: others are hidden
     replay: bool = False               # recorded camera: ask buttons only when needed
     max_frames: int | None = None      # stop after this many analysed frames
     resume_timeout: float = 10.0       # resume an unfinished game when nobody answers
@@ -485,6 +486,7 @@ class Referee:
             return Unclear("markers hidden")
         except (cv2.error, ValueError, np.linalg.LinAlgError) as e:
             return Unclear(f"markers unusable: {e.__class__.__name__}")
+        fit = self._unless_hidden(fit)
         moved = self._table_moved(fit)
         self.fit = fit
         if moved:
@@ -538,6 +540,26 @@ class Referee:
             if any(profile.marker(i) is not None for i in found):
                 return fit_from_markers(found, profile, image)
         return locate_table(image, self.profile)
+
+    def _unless_hidden(self, fit: TableFit) -> TableFit:
+        """The last fit when this one saw fewer markers and the markers it saw are where the
+        last fit puts them: a hand or a cup over a marker has not moved the table, and a fit
+        from the markers left over is a worse fit (a few mm off at the far corner, which
+        read as "camera moved" twice, once as the hand came and once as it went)."""
+        last = self.fit
+        if (last is None or self.profile is None or last.source != "markers"
+                or fit.source != "markers"
+                or not set(fit.markers_seen) < set(last.markers_seen)):
+            return fit
+        corners = np.array([c for m in self.profile.markers if m.id in fit.markers_seen
+                            for c in m.corners_mm()], dtype=np.float64).reshape(-1, 2)
+        try:
+            back = last.to_table(fit.to_image(corners))
+        except cv2.error:
+            return fit
+        if float(np.max(np.linalg.norm(back - corners, axis=1))) > self.cfg.hidden_marker_mm:
+            return fit
+        return last
 
     def _table_moved(self, fit: TableFit) -> bool:
         if self.fit is None or self.profile is None:

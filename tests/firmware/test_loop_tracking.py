@@ -115,3 +115,43 @@ def test_a_camera_nudged_within_the_windows_is_still_reported_moved(
     assert "camera or table moved; re-fitted" in ref.events
     assert searches.whole == 1 and searches.gave_up == 0
     assert _moves(tmp_path) == [("A1", "b1"), ("B1", "c2")]
+
+
+def test_a_hand_over_a_marker_is_not_a_moved_camera(tmp_path: Path) -> None:
+    """A hand hiding one marker leaves the table where it was: no "camera moved", the
+    last fit is kept, and the game goes on exactly."""
+    placements = [((0, 0), (1, 1)), ((0, 1), (2, 2)), ((1, 0), (3, 4))]
+    cells: dict = {}
+    frames = [minitable.render({}, seed=1)]
+    for i, (cell, tile) in enumerate(placements):
+        cells = {**cells, cell: tile}
+        frames.append(minitable.render(cells, seed=10 + i))
+        frames.append(minitable.render(cells, [{"kind": "hand", "at": (455.0, 440.0), "dx": 10}],
+                                       seed=20 + i))
+    ref = referee(tmp_path, frames)
+    fits = []
+    real_unless = ref._unless_hidden
+
+    def unless(fit: Any) -> Any:
+        kept = real_unless(fit)
+        fits.append((fit.markers_seen, kept.markers_seen))
+        return kept
+
+    ref._unless_hidden = unless  # type: ignore[method-assign]
+    assert ref.run() == 0
+    hidden = [kept for seen, kept in fits if len(seen) == 3]
+    assert hidden and all(len(kept) == 4 for kept in hidden), fits   # the 4-marker fit kept
+    assert not any("moved" in e for e in ref.events), ref.events
+    assert _moves(tmp_path) == _expected(placements)
+
+
+def test_a_moved_camera_is_seen_even_with_a_marker_hidden(tmp_path: Path) -> None:
+    """The camera tilted while a hand hides a marker: the markers left disagree with the
+    last fit, so the loop re-fits and says so."""
+    pioneer = {(0, 0): (1, 1)}
+    frames = [minitable.render({}, seed=1), minitable.render(pioneer, seed=2),
+              minitable.render(pioneer, [{"kind": "hand", "at": (455.0, 440.0), "dx": 10}],
+                               seed=3, tilt=14.0)]
+    ref = referee(tmp_path, frames)
+    assert ref.run() == 0
+    assert any("camera or table moved" in e for e in ref.events), ref.events
