@@ -38,7 +38,8 @@ from firmware.display.base import Display
 from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
-from firmware.motion import ChangeMap, MotionConfig, MotionDetector, difference, foreign_change, touches
+from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, difference, foreign_change,
+                             reaching_in, touches)
 from firmware.screens import base as scr
 from rules.errors import RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
@@ -104,6 +105,7 @@ class LoopConfig:
     flash_period: float = 0.25
     stuck_looks: int = 3               # blocked stable looks before asking the players
     guard_margin_mm: float = 15.0      # foreign change this close to the move blocks it
+    arm_bridge_mm: float = 12.0        # gaps bridged when tracing a change to the table's edge
     moved_mm: float = 4.0              # marker shift that means "camera or table moved"
     hidden_marker_mm: float = 1.5      # seen markers this close to the last fit: others are hidden
     replay: bool = False               # recorded camera: ask buttons only when needed
@@ -646,11 +648,14 @@ class Referee:
         if foreign <= limit:
             self.blocked_looks = 0
             return verdict
-        if stable and footprint and not touches(mask, footprint, self.guard_area()[0],
+        arms = reaching_in(mask, self.cfg.motion.guard_px_per_mm, self.cfg.arm_bridge_mm)
+        if stable and footprint and not touches(arms, footprint, self.guard_area()[0],
                                                 self.cfg.motion.guard_px_per_mm,
                                                 self.cfg.guard_margin_mm):
             self.blocked_looks = 0
-            return verdict   # a still object away from the move (a cup): the move stands
+            # still things that are not an arm near the move (a cup put down beside the
+            # new tile, its shadow): the move stands
+            return verdict
         self.blocked_looks = self.blocked_looks + 1 if stable else 0
         if self.blocked_looks >= self.cfg.stuck_looks and isinstance(verdict, Proposed):
             self.blocked_looks = 0

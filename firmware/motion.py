@@ -209,3 +209,21 @@ def touches(mask: GreyImage, rects: Iterable[Rect], origin_mm: tuple[float, floa
         if c1 > c0 and r1 > r0 and np.any(mask[r0:r1, c0:c1]):
             return True
     return False
+
+
+def reaching_in(mask: GreyImage, px_per_mm: float, bridge_mm: float) -> GreyImage:
+    """The changed pixels that belong to something reaching in from the edge of the view.
+
+    A hand is held by an arm, and an arm crosses the table's edge; a cup or a phone put
+    down lies on the table by itself. Gaps of up to `bridge_mm` (skin the colour of the
+    cloth, a shadow) are bridged before deciding what is connected to the edge."""
+    if not np.any(mask):
+        return mask
+    k = max(1, int(round(bridge_mm * px_per_mm / 2)))
+    joined = cv2.dilate((mask > 0).astype(np.uint8), cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
+    n, labels = cv2.connectedComponents(joined, connectivity=8)
+    edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    keep = np.isin(labels, edge[edge > 0])
+    return np.where(keep, mask, 0).astype(mask.dtype)
+

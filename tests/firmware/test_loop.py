@@ -152,3 +152,32 @@ def test_end_game_from_the_menu_records_scores(tmp_path: Path) -> None:
     assert recs[-1].kind == "end" and recs[-1].data["tiles_left"] == [2, 0]
     summary = summary_from_journal(recs)
     assert summary is not None and summary["ranking"] == [[1, 1, 0], [0, 2, 2]]
+
+
+def test_a_cup_put_down_beside_the_new_tile_lets_the_move_stand(tmp_path: Path) -> None:
+    """A cup set down next to the tile in the same look is no arm: the move is applied."""
+    pioneer = {(0, 0): (1, 1)}
+    both = {(0, 0): (1, 1), (0, 1): (2, 2)}
+    cx, cy = minitable.cell_centre(0, 1)
+    cup = [{"kind": "cup", "at": (cx + 28, cy + 50), "r": 25}]   # between the cells below
+    frames = [minitable.render({}), minitable.render(pioneer, seed=1),
+              minitable.render(both, cup, seed=2), minitable.render(both, cup, seed=3)]
+    ref = referee(tmp_path, frames)
+    assert ref.run() == 0
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["cell"] for m in moves] == ["A1", "B1"], ref.events
+
+
+def test_a_still_hand_beside_the_new_tile_still_blocks_it(tmp_path: Path) -> None:
+    """A hand resting still by the new tile, its arm to the table's edge, blocks the move."""
+    pioneer = {(0, 0): (1, 1)}
+    both = {(0, 0): (1, 1), (0, 1): (2, 2)}
+    cx, cy = minitable.cell_centre(0, 1)
+    hand = [{"kind": "hand", "at": (cx + 10, cy + 22 + 8 + 55)}]
+    frames = [minitable.render({}), minitable.render(pioneer, seed=1),
+              minitable.render(both, hand, seed=2), minitable.render(both, hand, seed=3)]
+    ref = referee(tmp_path, frames)
+    ref.run()
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["cell"] for m in moves] == ["A1"], ref.events
+    assert any("table not clear" in e for e in ref.events), ref.events

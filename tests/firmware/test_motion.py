@@ -90,3 +90,16 @@ def test_guard_shrugs_off_a_global_brightness_change() -> None:
     cur = (ref.astype(np.float32) * 0.8).astype(np.uint8)
     frac, _ = foreign_change(ref, cur, [], (0.0, 0.0), 0.5, 28)
     assert frac < 0.001
+
+
+def test_reaching_in_keeps_an_arm_and_drops_a_cup() -> None:
+    """Change joined to the view's edge (an arm, even with a small gap) is kept; a blob on
+    the table by itself (a cup) is dropped."""
+    from firmware.motion import reaching_in
+    mask = np.zeros((200, 200), np.uint8)
+    cv2.circle(mask, (60, 60), 20, 255, -1)                  # a cup
+    cv2.circle(mask, (140, 120), 18, 255, -1)                # a hand ...
+    cv2.line(mask, (140, 148), (140, 199), 255, 12)          # ... its arm, 3 px (6 mm) short
+    got = reaching_in(mask, px_per_mm=0.5, bridge_mm=12.0)
+    assert got[60, 60] == 0 and got[120, 140] == 255 and got[190, 140] == 255
+    assert reaching_in(mask, px_per_mm=0.5, bridge_mm=2.0)[120, 140] == 0   # gap not bridged
