@@ -103,4 +103,19 @@ class RailwaysConfig:
     obstacle_open_mm: float = 15.0      # drops thin things of a tile's colour (the River's clips)
     obstacle_min_length_mm: float = 90.0    # the shortest tile side is 100 mm or more
     obstacle_solidity: float = 0.6      # area / hull area of a rectangle or L tile (an L: ~0.75)
+    # the River (see vision/railways/river.py)
+    river_bridge_mm: float = 80.0       # gaps the River may jump (links crossing it, cubes)
+    river_bridge_angle_deg: float = 35.0
+    river_min_mm: float = 150.0         # a shorter blue chain is not the River
+    river_piece_mm2: float = 60.0       # smaller blue pieces are not traced on their own
+    river_gap_mm: float = 60.0          # the River is followed across gaps this long
+    river_lateral_mm: float = 3.0       # off the River's own curve by more is something else
+    river_curve_span_mm: float = 60.0   # the River's curve is fitted over this much of it
+    river_max_curve: float = 0.5 / 60.0 # lat = k fwd^2: a 60 mm radius at most
+    silver_min: float = 0.15            # silver wire evidence that marks a silver clip
+    silver_gap_clips: tuple[float, float] = (1.8, 4.0)   # silver 12 to 16: four pitches, in clips
+    silver_gap_mm: float = 6.0          # a silver clip's wire may be hidden this long under blue
+    silver_wire_mm: float = 1.0         # a silver run's extent misses about one wire (bend to bend)
+    clip_min_mm: float = 26.0           # clip lengths a table may have (brands)
+    clip_max_mm: float = 38.0
     extra: dict[str, float] = field(default_factory=dict)
