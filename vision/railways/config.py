@@ -109,9 +109,18 @@ class RailwaysConfig:
     river_min_mm: float = 150.0         # a shorter blue chain is not the River
     river_piece_mm2: float = 60.0       # smaller blue pieces are not traced on their own
     river_gap_mm: float = 60.0          # the River is followed across gaps this long
-    river_lateral_mm: float = 3.0       # off the River's own curve by more is something else
-    river_curve_span_mm: float = 60.0   # the River's curve is fitted over this much of it
-    river_max_curve: float = 0.5 / 60.0 # lat = k fwd^2: a 60 mm radius at most
+    river_hook_mm: float = 20.0         # a traced piece's end may hook this far into a crossing
+    river_lateral_mm: float = 3.0       # off the River's own curve by more is something else,
+    river_spread: float = 0.15          # plus this much per mm ahead (the curve is a guess)
+    river_silver_reach_mm: int = 9      # silver cells this near the River's blue ones are River
+    river_wire_reach_mm: float = 90.0   # the River is carried on by its wire alone this far (cards)
+    river_wire_fan_deg: float = 35.0    # headings tried either side of the traced end's
+    river_wire_gap_mm: float = 5.0      # across gaps in that wire this long
+    river_wire_min: float = 0.3         # blue wire evidence that is River wire
+    river_card_grow_mm: float = 5.0     # the River is traced no nearer a card than this (its wire is)
+    river_step_mm: float = 8.0          # the River is followed this far at a time
+    river_curve_span_mm: float = 100.0   # the River's curve is fitted over this much of it
+    river_max_curve: float = 1.0 / 60.0  # 1 / the tightest radius the River's curve is carried on with
     silver_min: float = 0.15            # silver wire evidence that marks a silver clip
     silver_gap_clips: tuple[float, float] = (1.8, 4.0)   # silver 12 to 16: four pitches, in clips
     silver_gap_mm: float = 6.0          # a silver clip's wire may be hidden this long under blue

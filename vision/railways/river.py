@@ -14,6 +14,7 @@ are the River's, and the pieces are bridged end to end along its gentle curve.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -26,6 +27,7 @@ from vision.railways.chains import LazyMap, Sampled, bridge, chain_paths, strip
 from vision.railways.clip_counter import STEP_MM, CountResult
 from vision.railways.config import RailwaysConfig
 from vision.railways.frame import TopView
+from vision.railways.trace import station_mask
 
 U8 = NDArray[Any]
 F32 = NDArray[Any]
@@ -50,13 +52,15 @@ class RiverReading:
     clip_length_source: str = "default"                     # "silver", "bends" or "default"
 
 
-def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig) -> F64 | None:
-    """The River's centre line (table mm) from the band cells coloured blue or silver: the
-    pieces between crossings bridged end to end, the longest chain of them kept."""
-    band = cv2.morphologyEx(river_band, cv2.MORPH_CLOSE,
-                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig, silver_band: U8 | None = None) -> F64 | None:
+    """The River's centre line (table mm) from the band cells coloured blue: the pieces
+    between crossings bridged end to end, the longest chain of them kept and followed on
+    along its own curve through pieces too small to trace (between crossings, beside the
+    silver clips)."""
+    band = np.asarray(cv2.morphologyEx(river_band, cv2.MORPH_CLOSE,
+                                       cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))), dtype=np.uint8)
     small = dataclasses.replace(cfg, min_chain_area_mm2=cfg.river_piece_mm2)
-    paths = chain_paths(np.asarray(band, dtype=np.uint8), view.origin_mm, small)
+    paths = chain_paths(band, view.origin_mm, small)
     if not paths:
         return None
     rcfg = dataclasses.replace(cfg, bridge_mm=cfg.river_bridge_mm, bridge_angle_deg=cfg.river_bridge_angle_deg)
@@ -64,56 +68,109 @@ def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig) -> F64 | None
     path, _ = max(items, key=lambda it: sk.path_length(it[0]))
     if sk.path_length(path) < cfg.river_min_mm:
         return None
+    if silver_band is not None:
+        # a silver clip's cells where they touch the blue: they bridge the gap it leaves
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cfg.river_silver_reach_mm | 1,) * 2)
+        band = band | (silver_band & cv2.dilate(band, k))
     ys, xs = np.nonzero(band)
     cells = np.stack([xs, ys], axis=1).astype(np.float64) + 0.5 + np.asarray(view.origin_mm)
-    path = grow(np.asarray(path, dtype=np.float64), cells, cfg.river_gap_mm, cfg)
-    return np.asarray(path, dtype=np.float64)
-
-
-def grow(path: F64, cells: F64, reach_mm: float, cfg: RailwaysConfig) -> F64:
-    """The path followed on at both ends through the River's cells (table mm): the next
-    cells ahead within reach_mm, near where the path's own curve leads, are walked to,
-    so pieces too small to trace on their own (between crossings, silver clips) join."""
     for _ in range(2):
-        path = _grow_end(path, cells, reach_mm, cfg)[::-1]
-    return path
+        path = _follow(np.asarray(path, dtype=np.float64), cells, cfg)[::-1]
+    return np.asarray(sk.smooth(path, 5), dtype=np.float64)
 
 
-def _grow_end(path: F64, cells: F64, reach_mm: float, cfg: RailwaysConfig) -> F64:
-    p = sk.resample(path, 2.0)
-    added: list[F64] = []
-    span = cfg.river_curve_span_mm
-    for _ in range(int(2000 / 2.0)):
-        q = np.vstack([p] + added) if added else p
-        e = q[-1]
-        h = sk.end_direction(q, False, span / 2)
-        nrm = np.array([-h[1], h[0]])
-        tail = q[-int(span / 2.0):]
-        rel_t = tail - e
-        ft, lt = rel_t @ h, rel_t @ nrm
-        den = float(np.sum(ft ** 4))
-        k = float(np.sum(lt * ft * ft) / den) if den > 1e-9 else 0.0
-        k = float(np.clip(k, -cfg.river_max_curve, cfg.river_max_curve))   # lat = k * fwd^2
+def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
+    """The path followed on from its last point through the River's cells: its heading
+    and bend are measured over the last stretch (behind the traced end, which may hook
+    into a crossing) and carried on; the nearest cells ahead that lie along that curve
+    are walked through, a stretch at a time, so pieces too small to trace (between
+    crossings, beside the silver clips) join."""
+    out = sk.resample(path, 2.0)
+    s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(out, axis=0).T))])
+    if s[-1] > 2 * cfg.river_hook_mm + cfg.river_curve_span_mm:
+        out = out[s <= s[-1] - cfg.river_hook_mm]
+    gap, step = cfg.river_gap_mm, cfg.river_step_mm
+    t = np.arange(1.0, gap + 1.0, 1.0)
+    for _ in range(int(2000 / step)):
+        sm = sk.smooth(out, 9)
+        s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(sm, axis=0).T))])
+        end = float(s[-1])
+        span = min(cfg.river_curve_span_mm, end)
+        if span < 10.0:
+            break
+        a, b, c = (np.array([np.interp(v, s, sm[:, 0]), np.interp(v, s, sm[:, 1])])
+                   for v in (end, end - span / 2, end - span))
+        hv = a - b
+        hv = hv / max(1e-9, float(np.hypot(hv[0], hv[1])))
+        nrm = np.array([-hv[1], hv[0]])
+        # the bend: the circle through the three points, capped at the tightest the River
+        # may take
+        u, w = b - c, a - b
+        den = float(np.hypot(*u) * np.hypot(*w) * np.hypot(*(a - c)))
+        k = 2.0 * float(u[0] * w[1] - u[1] * w[0]) / den if den > 1e-9 else 0.0
+        k = float(np.clip(k, -cfg.river_max_curve, cfg.river_max_curve))
+        e = out[-1]
         rel = cells - e
-        f, lat = rel @ h, rel @ nrm
-        near = (f > 0.5) & (f < reach_mm)
-        if not near.any():
+        near = cells[(np.hypot(rel[:, 0], rel[:, 1]) < gap + 10.0) & (rel @ hv > 1.0)]
+        if len(near) == 0:
             break
-        f, lat = f[near], lat[near]
-        ok = np.abs(lat - k * f * f) < cfg.river_lateral_mm + 0.08 * f
-        if not ok.any():
+        # the measured curve first; where it finds nothing (a bend at a gap), any curve the
+        # River could take, the one reaching the nearest cells
+        found: tuple[F64, NDArray[np.bool_]] | None = None
+        for kk in [k] + list(np.linspace(-cfg.river_max_curve, cfg.river_max_curve, 9)):
+            curve = e[None, :] + t[:, None] * hv[None, :] + 0.5 * kk * (t * t)[:, None] * nrm[None, :]
+            d = np.hypot(near[:, None, 0] - curve[None, :, 0], near[:, None, 1] - curve[None, :, 1])
+            j = d.argmin(axis=1)
+            tj = t[j]
+            ok = (d[np.arange(len(near)), j] < cfg.river_lateral_mm + cfg.river_spread * tj) & (tj < gap)
+            if ok.any() and (found is None or float(tj[ok].min()) < float(found[0][found[1]].min()) - 2.0):
+                found = (tj, ok)
+            if found is not None and kk == k:
+                break
+        if found is None:
             break
-        f, lat = f[ok], lat[ok]
-        f0 = float(f.min())
-        win = f < f0 + 4.0
-        fw = float(np.median(f[win]))
-        lw = float(np.median(lat[win]))
-        target = e + h * fw + nrm * lw
-        # walk there in 2 mm steps (a jump over a gap is a straight line)
-        n = max(1, int(np.ceil(fw / 2.0)))
-        steps = e + (target - e) * (np.arange(1, n + 1)[:, None] / n)
-        added.append(steps)
-    return np.vstack([p] + added) if added else p
+        tj, ok = found
+        t0 = float(tj[ok].min())
+        win = ok & (tj <= t0 + step)
+        bins = np.floor(tj[win] / 2.0)
+        pts = [near[win][bins == v].mean(axis=0) for v in np.unique(bins)]
+        out = np.vstack([out, np.asarray(pts, dtype=np.float64)])
+    return out
+
+
+def extend_by_wire(path: F64, blue: Sampled, view: TopView, cfg: RailwaysConfig) -> F64:
+    """The path carried on straight at each end for as long as blue wire goes on: where
+    the River lies on a card (its silver end lies on the Metropolis board, by the
+    rules) the band is masked, but its wire is still seen. The traced end may bend
+    along the card's edge, so a fan of headings is tried and the longest run of wire
+    taken."""
+    half = cfg.default_clip_mm * cfg.clip_width_ratio / 2
+    n = int(cfg.river_wire_reach_mm / STEP_MM)
+    steps = (np.arange(0, n + 1) * STEP_MM)[:, None]
+    gap = int(cfg.river_wire_gap_mm / STEP_MM)
+    for _ in range(2):
+        d0 = sk.end_direction(path, False, 20.0, 5.0)
+        e = path[-1]
+        best: tuple[int, F64] = (0, path[-1:])
+        for deg in np.arange(-cfg.river_wire_fan_deg, cfg.river_wire_fan_deg + 1e-9, 5.0):
+            a = math.radians(float(deg))
+            d = np.array([d0[0] * math.cos(a) - d0[1] * math.sin(a), d0[0] * math.sin(a) + d0[1] * math.cos(a)])
+            ray = e[None, :] + d[None, :] * steps
+            prof = _profile(blue, view, ray, half)
+            last, miss = 0, 0
+            for i in range(1, len(prof)):
+                if prof[i] > cfg.river_wire_min:
+                    last, miss = i, 0
+                else:
+                    miss += 1
+                    if miss > gap:
+                        break
+            if last > best[0] + 2:
+                best = (last, ray[1:last + 1])
+        if best[0] > 0:
+            path = np.vstack([path, best[1]])
+        path = path[::-1]
+    return path
 
 
 def _profile(values: Sampled, view: TopView, path: F64, half_mm: float) -> F32:
@@ -187,15 +244,21 @@ def _cut(path: F64, a_mm: float, b_mm: float) -> F64:
     return np.asarray(p[i:j], dtype=np.float64)
 
 
-def read_river(view: TopView, wires: dict[str, U8], river_band: U8, cfg: RailwaysConfig,
-               count_chain: CountChain) -> RiverReading | None:
-    """The River read from the chain band's blue and silver cells (1 px/mm) and the blue
-    and silver wire evidence (top-view size); None when no River is seen."""
-    path = river_path(river_band, view, cfg)
+def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards: list[F64],
+               cfg: RailwaysConfig, count_chain: CountChain) -> RiverReading | None:
+    """The River read from the chain band's blue and silver cells (`bands`, per colour at
+    1 px/mm, see trace.colour_bands) and the blue and silver wire evidence (top-view
+    size); `cards` are the station outlines (table mm). None when no River is seen."""
+    # the band between a card's coloured parts (the Metropolis board's seams) is no River
+    h, w = bands["blue"].shape[:2]
+    on_card = station_mask((h, w), cards, view.origin_mm, cfg.river_card_grow_mm)
+    blue_band = np.asarray(bands["blue"] & (on_card == 0), dtype=np.uint8)
+    path = river_path(blue_band, view, cfg, bands.get("silver"))
     if path is None:
         return None
     silver = LazyMap.over255(wires["silver"])
     blue = LazyMap.over255(wires["blue"])
+    path = extend_by_wire(path, blue, view, cfg)
     clip_len = cfg.default_clip_mm
     centres = silver_centres(silver, blue, view, path, clip_len, cfg)
     lengths = [silver_length(silver, blue, view, path, c, clip_len, cfg) for c in centres]
