@@ -169,7 +169,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     del ink_mm
     per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg)
     del band
-    river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], cfg,
+    river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], view_lab, bg_lab, cfg,
                        lambda wire, path, length: _count_chain(view, wire, _NOTHING, None, path, length, cfg))
     clip_len = river.clip_length_mm if river is not None else cfg.default_clip_mm
     named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}

@@ -23,11 +23,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.railways import skeleton as sk
-from vision.railways.chains import LazyMap, Sampled, bridge, chain_paths, strip
-from vision.railways.clip_counter import STEP_MM, CountResult
-from vision.railways.config import RailwaysConfig
+from vision.railways.chains import LazyMap, Sampled, bridge, chain_paths, sample, strip, strip_grid
+from vision.railways.clip_counter import STEP_MM, CountResult, oriented_evidence
+from vision.railways.config import CLIP_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.frame import TopView
-from vision.railways.trace import station_mask
+from vision.railways.trace import colour_costs, station_mask
 
 U8 = NDArray[Any]
 F32 = NDArray[Any]
@@ -48,7 +48,7 @@ class RiverReading:
     clip_length_mm: float
     pitch_mm: float
     confidence: float
-    silver_mm: list[float] = field(default_factory=list)   # silver clip centres, mm along path_mm
+    silver_mm: list[tuple[float, float]] = field(default_factory=list)   # the silver clips' middles (table mm)
     clip_length_source: str = "default"                     # "silver", "bends" or "default"
 
 
@@ -178,32 +178,82 @@ def _profile(values: Sampled, view: TopView, path: F64, half_mm: float) -> F32:
     return np.asarray(cv2.blur(e.max(axis=1).reshape(-1, 1), (1, 5)).ravel(), dtype=np.float32)
 
 
-def silver_centres(silver: Sampled, blue: Sampled, view: TopView, path: F64, clip_len: float,
-                   cfg: RailwaysConfig) -> list[float]:
-    """Where along the path (mm) the two silver clips lie: the two strongest stretches
-    where silver wire outweighs blue, as far apart as four clips of any slack."""
-    half = clip_len * cfg.clip_width_ratio / 2 + 1.0
-    ps = _profile(silver, view, path, half)
-    pb = _profile(blue, view, path, half)
-    q = np.clip(ps - pb, 0.0, None)
-    k = max(3, int(round(0.4 * clip_len / STEP_MM)) | 1)
-    q = np.asarray(cv2.blur(q.reshape(-1, 1), (1, k)).ravel(), dtype=np.float32)
+def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Sampled, view: TopView,
+                 path: F64, cfg: RailwaysConfig) -> F32:
+    """How much more each millimetre along the path looks like a silver clip than a blue
+    one (one value per mm): the colour of the pixels that differ most from the table
+    (grey metal or blue coating, trace.colour_costs) plus which colour's wire evidence is
+    stronger. Both are put on one scale by their spread along the River."""
+    half = cfg.default_clip_mm * cfg.clip_width_ratio / 2
+    mx, my, pts, _ = strip_grid(view, path, half)
+    a = sample(view_lab, mx, my)
+    b = sample(bg_lab, mx, my)
+    k = int(round(1.0 / STEP_MM))
+    refs = {c: CLIP_COLOURS[c] for c in RIVER_COLOURS}
+    q = np.zeros(max(0, (len(a) - 1) // k), np.float32)
+    for i in range(len(q)):
+        c = colour_costs(a[i * k:(i + 1) * k + 1].reshape(-1, 3), b[i * k:(i + 1) * k + 1].reshape(-1, 3), refs, cfg)
+        q[i] = math.log((c["blue"] + 1.0) / (c["silver"] + 1.0)) if np.isfinite(c["blue"] + c["silver"]) else 0.0
+    es = sample(silver, mx, my).max(axis=1)
+    eb = sample(blue, mx, my).max(axis=1)
+    w = (es - eb)[: len(q) * k].reshape(len(q), k).mean(axis=1) if len(q) else np.zeros(0, np.float32)
+
+    def z(v: F32) -> F32:
+        if len(v) == 0:
+            return v
+        med = float(np.median(v))
+        mad = float(np.median(np.abs(v - med))) + 1e-6
+        return np.asarray((v - med) / (1.4826 * mad), dtype=np.float32)
+    return z(q) + z(np.asarray(w, dtype=np.float32))
+
+
+def silver_centres(score: F32, clip_len: float, cfg: RailwaysConfig) -> list[float]:
+    """Where along the path (mm) the two silver clips lie: the best pair of stretches
+    (half a clip long) that look silver, as far apart as four clips of any slack."""
+    k = max(3, int(round(0.5 * clip_len)) | 1)
+    q = np.asarray(cv2.blur(score.reshape(-1, 1).astype(np.float32), (1, k)).ravel(), dtype=np.float32)
     n = len(q)
     if n < 3:
         return []
     peaks = [i for i in range(1, n - 1) if q[i] >= q[i - 1] and q[i] > q[i + 1] and q[i] > cfg.silver_min]
-    lo = int(cfg.silver_gap_clips[0] * clip_len / STEP_MM)
-    hi = int(cfg.silver_gap_clips[1] * clip_len / STEP_MM)
+    lo = int(cfg.silver_gap_clips[0] * clip_len)
+    hi = int(cfg.silver_gap_clips[1] * clip_len)
     best: tuple[float, int, int] | None = None
     for a in peaks:
         for b in peaks:
             if lo <= b - a <= hi and (best is None or q[a] + q[b] > best[0]):
                 best = (float(q[a] + q[b]), a, b)
     if best is None:
-        if not peaks:
-            return []
-        return [max(peaks, key=lambda i: float(q[i])) * STEP_MM]
-    return [best[1] * STEP_MM, best[2] * STEP_MM]
+        return [float(max(peaks, key=lambda i: float(q[i])))] if peaks else []
+    return [float(best[1]) + 0.5, float(best[2]) + 0.5]
+
+
+def learn_clip_length(silver: Sampled, blue: Sampled, view: TopView, path: F64, centres: list[float],
+                      cfg: RailwaysConfig) -> tuple[float, str]:
+    """The length of one clip, from the silver clips (each one whole clip): for each, the
+    extent of its silver wire and the span between its outermost silver bends. Only
+    when two of these measurements agree is the length taken as learnt; otherwise the
+    standard length is kept (source "default")."""
+    cands: list[float] = []
+    half = cfg.default_clip_mm * cfg.clip_width_ratio / 2 + 0.5
+    for c in centres:
+        sub = _cut(path, c - cfg.clip_max_mm * 0.7, c + cfg.clip_max_mm * 0.7)
+        es, _, _ = strip(silver, view, sub, half)
+        if len(es):
+            across, _ = oriented_evidence(es / max(0.1, float(es.max())))
+            on = np.flatnonzero(across.max(axis=1) > cfg.silver_bend_min)
+            if len(on):
+                cands.append(float(on[-1] - on[0]) * STEP_MM + cfg.silver_wire_mm)
+        cands.append(silver_length(silver, blue, view, path, c, cfg.default_clip_mm, cfg) + cfg.silver_wire_mm)
+    cands = sorted(v for v in cands if cfg.clip_min_mm <= v <= cfg.clip_max_mm)
+    best: tuple[float, float] | None = None
+    for i in range(len(cands)):
+        for j in range(i + 1, len(cands)):
+            if cands[j] - cands[i] <= cfg.clip_agree_mm and (best is None or cands[j] - cands[i] < best[1] - best[0]):
+                best = (cands[i], cands[j])
+    if best is None:
+        return cfg.default_clip_mm, "default"
+    return (best[0] + best[1]) / 2.0, "silver"
 
 
 def silver_length(silver: Sampled, blue: Sampled, view: TopView, path: F64, centre_mm: float,
@@ -215,7 +265,7 @@ def silver_length(silver: Sampled, blue: Sampled, view: TopView, path: F64, cent
     sub = _cut(path, a, centre_mm + 1.0 * clip_len)
     ps = _profile(silver, view, sub, half)
     pb = _profile(blue, view, sub, half)
-    on = (ps > cfg.silver_min) & (ps > 0.5 * pb)
+    on = (ps > cfg.silver_evidence_min) & (ps > 0.5 * pb)
     c = int(round((centre_mm - a) / STEP_MM))
     if not (0 <= c < len(on)):
         return 0.0
@@ -245,10 +295,12 @@ def _cut(path: F64, a_mm: float, b_mm: float) -> F64:
 
 
 def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards: list[F64],
-               cfg: RailwaysConfig, count_chain: CountChain) -> RiverReading | None:
+               view_lab: Sampled, bg_lab: Sampled, cfg: RailwaysConfig,
+               count_chain: CountChain) -> RiverReading | None:
     """The River read from the chain band's blue and silver cells (`bands`, per colour at
-    1 px/mm, see trace.colour_bands) and the blue and silver wire evidence (top-view
-    size); `cards` are the station outlines (table mm). None when no River is seen."""
+    1 px/mm, see trace.colour_bands), the blue and silver wire evidence (top-view size)
+    and the view's and the table's Lab (trace.lab_map); `cards` are the station outlines
+    (table mm). None when no River is seen."""
     # the band between a card's coloured parts (the Metropolis board's seams) is no River
     h, w = bands["blue"].shape[:2]
     on_card = station_mask((h, w), cards, view.origin_mm, cfg.river_card_grow_mm)
@@ -259,15 +311,8 @@ def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards:
     silver = LazyMap.over255(wires["silver"])
     blue = LazyMap.over255(wires["blue"])
     path = extend_by_wire(path, blue, view, cfg)
-    clip_len = cfg.default_clip_mm
-    centres = silver_centres(silver, blue, view, path, clip_len, cfg)
-    lengths = [silver_length(silver, blue, view, path, c, clip_len, cfg) for c in centres]
-    source = "default"
-    good = [v + cfg.silver_wire_mm for v in lengths
-            if cfg.clip_min_mm <= v + cfg.silver_wire_mm <= cfg.clip_max_mm]
-    if good:
-        clip_len = float(max(good))
-        source = "silver"
+    centres = silver_centres(silver_score(view_lab, bg_lab, silver, blue, view, path, cfg), cfg.default_clip_mm, cfg)
+    clip_len, source = learn_clip_length(silver, blue, view, path, centres, cfg)
 
     def wire(r: slice, c: slice) -> F32:
         return np.maximum(wires["blue"][r, c], wires["silver"][r, c]).astype(np.float32) / np.float32(255.0)
@@ -280,11 +325,14 @@ def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards:
         for c in centres:
             silver_idx.append(int(np.argmin(np.abs(mids - c))) + 1)
     silver_idx = sorted(set(silver_idx))
-    if silver_idx and np.mean(silver_idx) > (res.count + 1) / 2:
+    fine = sk.resample(path, 1.0)
+    points = [(float(fine[min(len(fine) - 1, int(c))][0]), float(fine[min(len(fine) - 1, int(c))][1]))
+              for c in centres]
+    if centres and float(np.mean(centres)) > sk.path_length(path) / 2:
+        # numbered from the end nearer the silver clips
         silver_idx = sorted(res.count + 1 - i for i in silver_idx)
         seen = seen[::-1]
-        total = sk.path_length(path)
-        centres = sorted(total - c for c in centres)
+        points = points[::-1]
     length = sk.path_length(seen)
     pitch = (length - clip_len) / max(1, res.count - 1) if res.count > 1 else clip_len
     conf = res.confidence
@@ -295,4 +343,4 @@ def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards:
     else:
         conf *= 0.3
     return RiverReading(res.count, silver_idx, np.asarray(seen, dtype=np.float64), clip_len, float(pitch),
-                        float(conf), [float(c) for c in centres], source)
+                        float(conf), points, source)
