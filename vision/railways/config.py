@@ -127,7 +127,7 @@ class RailwaysConfig:
     silver_gap_clips: tuple[float, float] = (1.8, 4.0)   # silver 12 to 16: four pitches, in clips
     silver_gap_mm: float = 6.0          # a silver clip's wire may be hidden this long under blue
     silver_evidence_min: float = 0.15   # silver wire evidence that is a silver clip's wire
-    silver_wire_mm: float = 1.0         # a silver run's extent misses about one wire (bend to bend)
+    silver_wire_mm: float = 0.0         # a silver clip's wire reaches this much past its length (half a wire each end)
     clip_min_mm: float = 26.0           # clip lengths a table may have (brands)
     clip_max_mm: float = 38.0
     extra: dict[str, float] = field(default_factory=dict)

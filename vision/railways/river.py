@@ -231,7 +231,8 @@ def silver_centres(score: F32, clip_len: float, cfg: RailwaysConfig) -> list[flo
 def learn_clip_length(silver: Sampled, blue: Sampled, view: TopView, path: F64, centres: list[float],
                       cfg: RailwaysConfig) -> tuple[float, str]:
     """The length of one clip, from the silver clips (each one whole clip): for each, the
-    extent of its silver wire and the span between its outermost silver bends. Only
+    extent of its silver wire and the span between its outermost silver bends (both
+    reach half a wire past each bend's middle, so one wire is taken off). Only
     when two of these measurements agree is the length taken as learnt; otherwise the
     standard length is kept (source "default")."""
     cands: list[float] = []
@@ -243,8 +244,8 @@ def learn_clip_length(silver: Sampled, blue: Sampled, view: TopView, path: F64, 
             across, _ = oriented_evidence(es / max(0.1, float(es.max())))
             on = np.flatnonzero(across.max(axis=1) > cfg.silver_bend_min)
             if len(on):
-                cands.append(float(on[-1] - on[0]) * STEP_MM + cfg.silver_wire_mm)
-        cands.append(silver_length(silver, blue, view, path, c, cfg.default_clip_mm, cfg) + cfg.silver_wire_mm)
+                cands.append(float(on[-1] - on[0]) * STEP_MM - cfg.silver_wire_mm)
+        cands.append(silver_length(silver, blue, view, path, c, cfg.default_clip_mm, cfg) - cfg.silver_wire_mm)
     cands = sorted(v for v in cands if cfg.clip_min_mm <= v <= cfg.clip_max_mm)
     best: tuple[float, float] | None = None
     for i in range(len(cands)):
