@@ -140,3 +140,20 @@ def test_river_reading_keeps_its_field_order() -> None:
     rv = RiverReading(32, [12, 16], np.zeros((2, 2)), 31.0, 24.0, 0.9)
     assert (rv.clips, rv.silver, rv.clip_length_mm, rv.pitch_mm, rv.confidence) == (32, [12, 16], 31.0, 24.0, 0.9)
     assert rv.silver_mm == [] and rv.clip_length_source == "default"
+
+
+def test_batched_colour_costs_equal_the_tracer_s() -> None:
+    """The River's per-millimetre blue/silver costs are trace.colour_costs slice by slice."""
+    from vision.railways.river import _colour_costs_per_slice
+    from vision.railways.trace import colour_costs
+    from vision.railways.config import CLIP_COLOURS
+    cfg = RailwaysConfig()
+    rng = np.random.default_rng(7)
+    px = rng.uniform(0, 255, (6, 40, 3)).astype(np.float32)
+    bg = np.clip(px + rng.normal(0, 30, px.shape), 0, 255).astype(np.float32)
+    bg[3] = px[3]                    # a slice where nothing differs from the table
+    got = _colour_costs_per_slice(px, bg, cfg)
+    for i in range(6):
+        want = colour_costs(px[i], bg[i], {c: CLIP_COLOURS[c] for c in ("blue", "silver")}, cfg)
+        for c in ("blue", "silver"):
+            assert (np.isinf(want[c]) and np.isinf(got[c][i])) or abs(want[c] - got[c][i]) < 1e-3 * max(1.0, want[c])

@@ -123,7 +123,7 @@ class RailwaysConfig:
     river_max_curve: float = 1.0 / 60.0  # 1 / the tightest radius the River's curve is carried on with
     silver_min: float = 1.0             # a silver clip's score (spreads above the River's median)
     silver_bend_min: float = 0.3        # silver wire running across the River: a silver clip's bend
-    clip_agree_mm: float = 1.5          # two measurements of a silver clip this close give the length
+    clip_agree_mm: float = 1.0          # two measurements of a silver clip this close give the length
     silver_gap_clips: tuple[float, float] = (1.8, 4.0)   # silver 12 to 16: four pitches, in clips
     silver_gap_mm: float = 6.0          # a silver clip's wire may be hidden this long under blue
     silver_evidence_min: float = 0.15   # silver wire evidence that is a silver clip's wire

@@ -26,8 +26,8 @@ from vision.railways import skeleton as sk
 from vision.railways.chains import LazyMap, Sampled, bridge, chain_paths, sample, strip, strip_grid
 from vision.railways.clip_counter import STEP_MM, CountResult, oriented_evidence
 from vision.railways.config import CLIP_COLOURS, RIVER_COLOURS, RailwaysConfig
-from vision.railways.frame import TopView
-from vision.railways.trace import colour_costs, station_mask
+from vision.railways.frame import TopView, lab_of
+from vision.railways.trace import station_mask
 
 U8 = NDArray[Any]
 F32 = NDArray[Any]
@@ -189,11 +189,11 @@ def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Samp
     a = sample(view_lab, mx, my)
     b = sample(bg_lab, mx, my)
     k = int(round(1.0 / STEP_MM))
-    refs = {c: CLIP_COLOURS[c] for c in RIVER_COLOURS}
-    q = np.zeros(max(0, (len(a) - 1) // k), np.float32)
-    for i in range(len(q)):
-        c = colour_costs(a[i * k:(i + 1) * k + 1].reshape(-1, 3), b[i * k:(i + 1) * k + 1].reshape(-1, 3), refs, cfg)
-        q[i] = math.log((c["blue"] + 1.0) / (c["silver"] + 1.0)) if np.isfinite(c["blue"] + c["silver"]) else 0.0
+    nq = max(0, (len(a) - 1) // k)
+    rows = (np.arange(nq) * k)[:, None] + np.arange(k + 1)[None, :]       # each mm and its next row
+    costs = _colour_costs_per_slice(a[rows].reshape(nq, -1, 3), b[rows].reshape(nq, -1, 3), cfg)
+    q = np.log((costs["blue"] + 1.0) / (costs["silver"] + 1.0))
+    q = np.where(np.isfinite(q), q, 0.0).astype(np.float32)
     es = sample(silver, mx, my).max(axis=1)
     eb = sample(blue, mx, my).max(axis=1)
     w = (es - eb)[: len(q) * k].reshape(len(q), k).mean(axis=1) if len(q) else np.zeros(0, np.float32)
@@ -205,6 +205,28 @@ def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Samp
         mad = float(np.median(np.abs(v - med))) + 1e-6
         return np.asarray((v - med) / (1.4826 * mad), dtype=np.float32)
     return z(q) + z(np.asarray(w, dtype=np.float32))
+
+
+def _colour_costs_per_slice(px: F32, bg: F32, cfg: RailwaysConfig) -> dict[str, F64]:
+    """trace.colour_costs for the River's two colours, for many slices at once (slices x
+    pixels x Lab): the same model and the same pixels kept, without a call per slice."""
+    d = px.astype(np.float64) - bg
+    n = np.sqrt(np.einsum("spk,spk->sp", d, d))
+    if n.shape[0] == 0 or n.shape[1] == 0:
+        return {c: np.zeros(n.shape[0]) for c in RIVER_COLOURS}
+    cut = np.maximum(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share), axis=1), cfg.ink_threshold)
+    keep = n >= cut[:, None]
+    cnt = keep.sum(axis=1)
+    out: dict[str, F64] = {}
+    for name in RIVER_COLOURS:
+        v = lab_of(CLIP_COLOURS[name])[None, None, :] - bg
+        vv = np.einsum("spk,spk->sp", v, v)
+        al = np.clip(np.einsum("spk,spk->sp", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
+        r = d - al[..., None] * v
+        r2 = np.einsum("spk,spk->sp", r, r)
+        r2 = np.where(vv < cfg.blind_contrast ** 2, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
+        out[name] = np.where(cnt > 0, (r2 * keep).sum(axis=1) / np.maximum(cnt, 1), np.inf)
+    return out
 
 
 def silver_centres(score: F32, clip_len: float, cfg: RailwaysConfig) -> list[float]:
