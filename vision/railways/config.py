@@ -107,6 +107,7 @@ class RailwaysConfig:
     river_bridge_mm: float = 80.0       # gaps the River may jump (links crossing it, cubes)
     river_bridge_angle_deg: float = 35.0
     river_min_mm: float = 150.0         # a shorter blue chain is not the River
+    river_max_mm: float = 1150.0        # nor a longer one (32 of the longest clips, taut)
     river_piece_mm2: float = 60.0       # smaller blue pieces are not traced on their own
     river_gap_mm: float = 60.0          # the River is followed across gaps this long
     river_hook_mm: float = 20.0         # a traced piece's end may hook this far into a crossing
@@ -118,6 +119,7 @@ class RailwaysConfig:
     river_wire_gap_mm: float = 5.0      # across gaps in that wire this long
     river_wire_min: float = 0.3         # blue wire evidence that is River wire
     river_card_grow_mm: float = 5.0     # the River is traced no nearer a card than this (its wire is)
+    river_centre_mm: float = 6.0        # the path is centred on the River's cells within this much
     river_step_mm: float = 8.0          # the River is followed this far at a time
     river_curve_span_mm: float = 100.0   # the River's curve is fitted over this much of it
     river_max_curve: float = 1.0 / 60.0  # 1 / the tightest radius the River's curve is carried on with

@@ -76,7 +76,37 @@ def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig, silver_band: 
     cells = np.stack([xs, ys], axis=1).astype(np.float64) + 0.5 + np.asarray(view.origin_mm)
     for _ in range(2):
         path = _follow(np.asarray(path, dtype=np.float64), cells, cfg)[::-1]
-    return np.asarray(sk.smooth(path, 5), dtype=np.float64)
+    return _centred(np.asarray(sk.smooth(path, 5), dtype=np.float64), band, view.origin_mm, cfg)
+
+
+def _centred(path: F64, band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -> F64:
+    """The path moved sideways onto the middle of the River's cells around each point:
+    following walks along the cells nearest its guess of the curve, which can be the
+    band's edge rather than its middle."""
+    p = sk.resample(path, 2.0)
+    if len(p) < 5:
+        return path
+    k = int(cfg.river_centre_mm) * 2 + 1
+    f = band.astype(np.float32)
+    h, w = band.shape[:2]
+    xs = np.arange(w, dtype=np.float32)[None, :] + 0.5
+    ys = np.arange(h, dtype=np.float32)[:, None] + 0.5
+    cnt = cv2.boxFilter(f, -1, (k, k), normalize=False)
+    sx = cv2.boxFilter(f * xs, -1, (k, k), normalize=False)
+    sy = cv2.boxFilter(f * ys, -1, (k, k), normalize=False)
+    q = p - np.asarray(origin_mm)
+    ix = np.clip(q[:, 0].astype(int), 0, w - 1)
+    iy = np.clip(q[:, 1].astype(int), 0, h - 1)
+    c = cnt[iy, ix]
+    ok = c >= 0.25 * k * k
+    cen = np.stack([sx[iy, ix], sy[iy, ix]], axis=1) / np.maximum(c, 1.0)[:, None]
+    tang = np.gradient(p, axis=0)
+    tang /= np.maximum(np.linalg.norm(tang, axis=1, keepdims=True), 1e-9)
+    nrm = np.stack([-tang[:, 1], tang[:, 0]], axis=1)
+    shift = np.einsum("ij,ij->i", cen - q, nrm)
+    shift = np.where(ok, np.clip(shift, -cfg.river_centre_mm, cfg.river_centre_mm), 0.0)
+    shift = np.convolve(np.pad(shift, 4, mode="edge"), np.ones(9) / 9, mode="valid")
+    return np.asarray(p + shift[:, None] * nrm, dtype=np.float64)
 
 
 def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
@@ -142,8 +172,7 @@ def extend_by_wire(path: F64, blue: Sampled, view: TopView, cfg: RailwaysConfig)
     """The path carried on straight at each end for as long as blue wire goes on: where
     the River lies on a card (its silver end lies on the Metropolis board, by the
     rules) the band is masked, but its wire is still seen. The traced end may bend
-    along the card's edge, so a fan of headings is tried and the longest run of wire
-    taken."""
+    along the card's edge, so a fan of headings is tried."""
     half = cfg.default_clip_mm * cfg.clip_width_ratio / 2
     n = int(cfg.river_wire_reach_mm / STEP_MM)
     steps = (np.arange(0, n + 1) * STEP_MM)[:, None]
@@ -151,7 +180,7 @@ def extend_by_wire(path: F64, blue: Sampled, view: TopView, cfg: RailwaysConfig)
     for _ in range(2):
         d0 = sk.end_direction(path, False, 20.0, 5.0)
         e = path[-1]
-        best: tuple[int, F64] = (0, path[-1:])
+        runs: list[tuple[float, int, F64]] = []
         for deg in np.arange(-cfg.river_wire_fan_deg, cfg.river_wire_fan_deg + 1e-9, 5.0):
             a = math.radians(float(deg))
             d = np.array([d0[0] * math.cos(a) - d0[1] * math.sin(a), d0[0] * math.sin(a) + d0[1] * math.cos(a)])
@@ -165,8 +194,11 @@ def extend_by_wire(path: F64, blue: Sampled, view: TopView, cfg: RailwaysConfig)
                     miss += 1
                     if miss > gap:
                         break
-            if last > best[0] + 2:
-                best = (last, ray[1:last + 1])
+            runs.append((abs(float(deg)), last, ray[1:last + 1]))
+        # the straightest heading whose wire runs nearly as far as the longest: a card's
+        # edge beside the River's end can run on further, off to the side
+        longest = max(r[1] for r in runs)
+        best = min((r for r in runs if r[1] >= 0.7 * longest), key=lambda r: r[0])[1:]
         if best[0] > 0:
             path = np.vstack([path, best[1]])
         path = path[::-1]
@@ -192,7 +224,8 @@ def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Samp
     nq = max(0, (len(a) - 1) // k)
     rows = (np.arange(nq) * k)[:, None] + np.arange(k + 1)[None, :]       # each mm and its next row
     costs = _colour_costs_per_slice(a[rows].reshape(nq, -1, 3), b[rows].reshape(nq, -1, 3), cfg)
-    q = np.log((costs["blue"] + 1.0) / (costs["silver"] + 1.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = np.log((costs["blue"] + 1.0) / (costs["silver"] + 1.0))
     q = np.where(np.isfinite(q), q, 0.0).astype(np.float32)
     es = sample(silver, mx, my).max(axis=1)
     eb = sample(blue, mx, my).max(axis=1)
@@ -334,6 +367,8 @@ def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards:
     silver = LazyMap.over255(wires["silver"])
     blue = LazyMap.over255(wires["blue"])
     path = extend_by_wire(path, blue, view, cfg)
+    if sk.path_length(path) > cfg.river_max_mm:
+        return None     # longer than 32 clips can stretch: blue noise (a blue cloth), not the River
     centres = silver_centres(silver_score(view_lab, bg_lab, silver, blue, view, path, cfg), cfg.default_clip_mm, cfg)
     clip_len, source = learn_clip_length(silver, blue, view, path, centres, cfg)
 
