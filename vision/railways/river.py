@@ -369,7 +369,12 @@ def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards:
     path = extend_by_wire(path, blue, view, cfg)
     if sk.path_length(path) > cfg.river_max_mm:
         return None     # longer than 32 clips can stretch: blue noise (a blue cloth), not the River
-    centres = silver_centres(silver_score(view_lab, bg_lab, silver, blue, view, path, cfg), cfg.default_clip_mm, cfg)
+    score = silver_score(view_lab, bg_lab, silver, blue, view, path, cfg)
+    # on a card (the Metropolis board is grey) the colour test cannot tell metal from print
+    fine = sk.resample(path, 1.0)[: len(score)]
+    ij = np.clip(np.floor(fine - np.asarray(view.origin_mm)).astype(int), 0, [w - 1, h - 1])
+    score = np.where(on_card[ij[:, 1], ij[:, 0]] > 0, np.minimum(score, 0.0), score).astype(np.float32)
+    centres = silver_centres(score, cfg.default_clip_mm, cfg)
     clip_len, source = learn_clip_length(silver, blue, view, path, centres, cfg)
 
     def wire(r: slice, c: slice) -> F32:
