@@ -130,8 +130,11 @@ def _end_station(pt: F64, direction: F64, stations: list[Station], cfg: Railways
 
 
 _NO_PIXELS = np.zeros((0, 0, 3), np.uint8)
-# nothing covers the River (it lies under everything): a zero cover map
-_NOTHING = LazyMap((1 << 30, 1 << 30), lambda r, c: np.zeros((r.stop - r.start, c.stop - c.start), np.float32))
+
+
+def _uncovered(shape: tuple[int, ...]) -> LazyMap:
+    """A cover map of zeros: links lie on the River, never under it, so nothing covers it."""
+    return LazyMap(shape, lambda r, c: np.zeros((r.stop - r.start, c.stop - c.start), np.float32))
 
 
 def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
@@ -170,7 +173,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg)
     del band
     river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], view_lab, bg_lab, cfg,
-                       lambda wire, path, length: _count_chain(view, wire, _NOTHING, None, path, length, cfg))
+                       lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path,
+                                                              length, cfg))
     clip_len = river.clip_length_mm if river is not None else cfg.default_clip_mm
     named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}
     covers: dict[str, LazyMap] = {}
