@@ -109,6 +109,32 @@ def _centred(path: F64, band: U8, origin_mm: tuple[float, float], cfg: RailwaysC
     return np.asarray(p + shift[:, None] * nrm, dtype=np.float64)
 
 
+class _Buckets:
+    """Cells sorted into square buckets one search radius wide, so the cells near a point
+    are found among its own and the eight neighbouring buckets, not among all."""
+
+    def __init__(self, cells: F64, radius: float) -> None:
+        self.size = radius
+        self.cells = cells
+        keys = np.floor(cells / radius).astype(np.int64)
+        order = np.lexsort((keys[:, 1], keys[:, 0]))
+        self.sorted = cells[order]
+        k = keys[order]
+        self.index: dict[tuple[int, int], tuple[int, int]] = {}
+        if len(k):
+            cut = np.flatnonzero(np.any(np.diff(k, axis=0) != 0, axis=1)) + 1
+            starts = np.concatenate([[0], cut])
+            ends = np.concatenate([cut, [len(k)]])
+            for a, b in zip(starts.tolist(), ends.tolist()):
+                self.index[(int(k[a, 0]), int(k[a, 1]))] = (a, b)
+
+    def near(self, p: F64) -> F64:
+        bx, by = int(np.floor(p[0] / self.size)), int(np.floor(p[1] / self.size))
+        parts = [self.sorted[a:b] for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                 for a, b in [self.index.get((bx + dx, by + dy), (0, 0))] if b > a]
+        return np.vstack(parts) if parts else self.cells[:0]
+
+
 def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
     """The path followed on from its last point through the River's cells: its heading
     and bend are measured over the last stretch (behind the traced end, which may hook
@@ -116,6 +142,7 @@ def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
     are walked through, a stretch at a time, so pieces too small to trace (between
     crossings, beside the silver clips) join."""
     out = sk.resample(path, 2.0)
+    grid = _Buckets(cells, cfg.river_gap_mm + 10.0)
     s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(out, axis=0).T))])
     if s[-1] > 2 * cfg.river_hook_mm + cfg.river_curve_span_mm:
         out = out[s <= s[-1] - cfg.river_hook_mm]
@@ -140,8 +167,9 @@ def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
         k = 2.0 * float(u[0] * w[1] - u[1] * w[0]) / den if den > 1e-9 else 0.0
         k = float(np.clip(k, -cfg.river_max_curve, cfg.river_max_curve))
         e = out[-1]
-        rel = cells - e
-        near = cells[(np.hypot(rel[:, 0], rel[:, 1]) < gap + 10.0) & (rel @ hv > 1.0)]
+        around = grid.near(e)
+        rel = around - e
+        near = around[(np.hypot(rel[:, 0], rel[:, 1]) < gap + 10.0) & (rel @ hv > 1.0)]
         if len(near) == 0:
             break
         # the measured curve first; where it finds nothing (a bend at a gap), any curve the
