@@ -103,4 +103,33 @@ class RailwaysConfig:
     obstacle_open_mm: float = 15.0      # drops thin things of a tile's colour (the River's clips)
     obstacle_min_length_mm: float = 90.0    # the shortest tile side is 100 mm or more
     obstacle_solidity: float = 0.6      # area / hull area of a rectangle or L tile (an L: ~0.75)
+    # the River (see vision/railways/river.py)
+    river_bridge_mm: float = 80.0       # gaps the River may jump (links crossing it, cubes)
+    river_bridge_angle_deg: float = 35.0
+    river_min_mm: float = 150.0         # a shorter blue chain is not the River
+    river_max_mm: float = 1150.0        # nor a longer one (32 of the longest clips, taut)
+    river_piece_mm2: float = 60.0       # smaller blue pieces are not traced on their own
+    river_gap_mm: float = 60.0          # the River is followed across gaps this long
+    river_hook_mm: float = 20.0         # a traced piece's end may hook this far into a crossing
+    river_lateral_mm: float = 3.0       # off the River's own curve by more is something else,
+    river_spread: float = 0.15          # plus this much per mm ahead (the curve is a guess)
+    river_silver_reach_mm: int = 9      # silver cells this near the River's blue ones are River
+    river_wire_reach_mm: float = 90.0   # the River is carried on by its wire alone this far (cards)
+    river_wire_fan_deg: float = 35.0    # headings tried either side of the traced end's
+    river_wire_gap_mm: float = 5.0      # across gaps in that wire this long
+    river_wire_min: float = 0.3         # blue wire evidence that is River wire
+    river_card_grow_mm: float = 5.0     # the River is traced no nearer a card than this (its wire is)
+    river_centre_mm: float = 6.0        # the path is centred on the River's cells within this much
+    river_step_mm: float = 8.0          # the River is followed this far at a time
+    river_curve_span_mm: float = 100.0   # the River's curve is fitted over this much of it
+    river_max_curve: float = 1.0 / 60.0  # 1 / the tightest radius the River's curve is carried on with
+    silver_min: float = 1.0             # a silver clip's score (spreads above the River's median)
+    silver_bend_min: float = 0.3        # silver wire running across the River: a silver clip's bend
+    clip_agree_mm: float = 1.0          # two measurements of a silver clip this close give the length
+    silver_gap_clips: tuple[float, float] = (1.8, 4.0)   # silver 12 to 16: four pitches, in clips
+    silver_gap_mm: float = 6.0          # a silver clip's wire may be hidden this long under blue
+    silver_evidence_min: float = 0.15   # silver wire evidence that is a silver clip's wire
+    silver_wire_mm: float = 0.0         # a silver clip's wire reaches this much past its length (half a wire each end)
+    clip_min_mm: float = 26.0           # clip lengths a table may have (brands)
+    clip_max_mm: float = 38.0
     extra: dict[str, float] = field(default_factory=dict)

@@ -19,13 +19,14 @@ from numpy.typing import NDArray
 
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
-from vision.railways.chains import (LazyMap, Sampled, bands, bridge, chain_paths, extend, sample, strip,
+from vision.railways.chains import (LazyMap, Sampled, bridge, chain_paths, extend, sample, strip,
                                     strip_grid, wire_maps)
 from vision.railways.clip_counter import STEP_MM, CountResult, count_clips
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches
 from vision.railways.frame import BAND_ROWS, TopView, background, blind_full, lab_rows, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
+from vision.railways.river import RiverReading, read_river
 from vision.railways.stations import Station, find_cubes, find_stations, nearest_class
 from vision.railways.trace import colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask
 
@@ -43,16 +44,6 @@ class LinkReading:
     pieces: int
     crosses: list[str] = field(default_factory=list)
     confidence: float = 0.0
-
-
-@dataclass
-class RiverReading:
-    clips: int
-    silver: list[int]
-    path_mm: F64
-    clip_length_mm: float
-    pitch_mm: float
-    confidence: float
 
 
 class _Grid:
@@ -138,66 +129,12 @@ def _end_station(pt: F64, direction: F64, stations: list[Station], cfg: Railways
     return best[1] if best else None
 
 
-def _river(view: TopView, wires: dict[str, U8], cfg: RailwaysConfig) -> RiverReading | None:
-    rw = np.maximum(wires["blue"], wires["silver"])
-    band = bands(rw, cfg)
-    items = bridge(chain_paths(band, view.origin_mm, cfg), cfg)
-    if not items:
-        return None
-    path, _ = max(items, key=lambda it: sk.path_length(it[0]))
-    if sk.path_length(path) < 150:
-        return None
-    # clip length from the silver clips: each is one whole clip, seen end to end
-    silver = LazyMap.over255(wires["silver"])
-    blue = LazyMap.over255(wires["blue"])
-    ext = extend(path, 20.0)
-    half = 7.0
-    es, pts, _ = strip(silver, view, ext, half)
-    eb, _, _ = strip(blue, view, ext, half)
-    prof_s = cv2.blur(es.max(axis=1).reshape(-1, 1), (1, 5)).ravel()
-    prof_b = cv2.blur(eb.max(axis=1).reshape(-1, 1), (1, 5)).ravel()
-    is_s = (prof_s > 0.3) & (prof_s > prof_b)
-    runs = _runs(is_s)
-    lengths = sorted((b - a) * STEP_MM for a, b in runs if (b - a) * STEP_MM > 12)
-    clip_len = cfg.default_clip_mm
-    if lengths:
-        est = float(np.median(lengths[-2:]) + 1.0)
-        # a silver run much shorter or longer than a standard clip is a covered or merged
-        # clip, not a different brand: keep the standard length then
-        if 0.85 * cfg.default_clip_mm <= est <= 1.2 * cfg.default_clip_mm:
-            clip_len = est
-    nothing = LazyMap(rw.shape, lambda r, c: np.zeros((r.stop - r.start, c.stop - c.start), np.float32))
-    res, seen = _count_chain(view, LazyMap.over255(rw), nothing, None, path, clip_len, cfg)
-    # silver positions: which counted clips are mostly silver
-    silver_idx: list[int] = []
-    if res.count:
-        es2, pts2, _ = strip(silver, view, extend(path, clip_len), half)
-        eb2, _, _ = strip(blue, view, extend(path, clip_len), half)
-        m = int(round(clip_len / STEP_MM))
-        ps = es2.max(axis=1)
-        pb = eb2.max(axis=1)
-        for i, s0 in enumerate(res.starts_mm):
-            a = int(s0 / STEP_MM) + m // 4
-            b = int(s0 / STEP_MM) + 3 * m // 4
-            if b > a and float(ps[a:b].mean()) > float(pb[a:b].mean()):
-                silver_idx.append(i + 1)
-        # number from the end nearer the silver clips
-        if silver_idx and np.mean(silver_idx) > (res.count + 1) / 2:
-            silver_idx = sorted(res.count + 1 - i for i in silver_idx)
-            seen = seen[::-1]
-    length = sk.path_length(seen)
-    pitch = (length - clip_len) / max(1, res.count - 1) if res.count > 1 else clip_len
-    return RiverReading(res.count, silver_idx, seen, clip_len, float(pitch), res.confidence)
-
-
-def _runs(b: NDArray[np.bool_]) -> list[tuple[int, int]]:
-    d = np.diff(np.concatenate([[0], b.astype(np.int8), [0]]))
-    starts = np.nonzero(d == 1)[0]
-    ends = np.nonzero(d == -1)[0]
-    return list(zip(starts.tolist(), ends.tolist()))
-
-
 _NO_PIXELS = np.zeros((0, 0, 3), np.uint8)
+
+
+def _uncovered(shape: tuple[int, ...]) -> LazyMap:
+    """A cover map of zeros: links lie on the River, never under it, so nothing covers it."""
+    return LazyMap(shape, lambda r, c: np.zeros((r.stop - r.start, c.stop - c.start), np.float32))
 
 
 def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
@@ -225,9 +162,6 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     for c in CLIP_COLOURS:
         np.maximum(stack_max, wires[c], out=stack_max)
 
-    river = _river(view, wires, cfg)
-    clip_len = river.clip_length_mm if river is not None else cfg.default_clip_mm
-
     links: list[LinkReading] = []
     fragments = 0
     ink_mm = ink(view_px, bg, cfg.px_per_mm)
@@ -238,6 +172,10 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     del ink_mm
     per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg)
     del band
+    river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], view_lab, bg_lab, cfg,
+                       lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path,
+                                                              length, cfg))
+    clip_len = river.clip_length_mm if river is not None else cfg.default_clip_mm
     named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}
     covers: dict[str, LazyMap] = {}
     blinds: dict[str, LazyMap] = {}
