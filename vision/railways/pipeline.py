@@ -308,6 +308,8 @@ def _to_json(links: list[LinkReading], river: RiverReading | None, stations: lis
         "river": None if river is None else {
             "clips": river.clips, "silver": river.silver, "confidence": round(river.confidence, 3),
             "path_mm": [[_r(x), _r(y)] for x, y in sk.resample(river.path_mm, 10.0)],
+            "silver_mm": [[_r(x), _r(y)] for x, y in river.silver_mm],
+            "clip_length_source": river.clip_length_source,
         },
         "stations": [{
             "id": s.id, "type": s.type, "metropolis": s.metropolis,
