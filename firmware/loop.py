@@ -157,6 +157,7 @@ class Referee:
         self.profile: TableProfile | None = None
         self.fit: TableFit | None = None
         self.reference: NDArray[np.uint8] | None = None   # guard view of the last accepted table
+        self.earlier: NDArray[np.uint8] | None = None      # the one before a quiet look replaced it
         self._last_difference: tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]] | None = None
         self.previous_view: NDArray[np.uint8] | None = None
         self.current_view: NDArray[np.uint8] | None = None
@@ -342,7 +343,7 @@ class Referee:
         self.profile = self._profile_for(kind.name)
         self.journal.append("game_start", {"game": kind.name, "options": options,
                                            "source": self.source})
-        self.reference = None
+        self.reference = self.earlier = None
         self.note(f"new game {kind.name} {options}")
         return True
 
@@ -638,29 +639,40 @@ class Referee:
             # the table agrees with the game: whatever else lies there is background now
             # (a cup put down, a hand resting); it can only block later moves, never make one
             self.blocked_looks = 0
+            if self.reference is not None and self.reference.shape == view.shape and \
+                    self._foreign(self.reference, view, ()) > limit:
+                self.earlier = self.reference     # the table before something was left on it
             self.reference = view
             return verdict
         if isinstance(verdict, Ask) and not stable:
             return Unclear("waiting for the table to settle")
         if self.reference is None:
             return verdict if stable else Unclear("taking a second look")
-        foreign, mask = self._foreign_mask(self.reference, view, footprint)
-        if foreign <= limit:
-            self.blocked_looks = 0
-            return verdict
-        arms = reaching_in(mask, self.cfg.motion.guard_px_per_mm, self.cfg.arm_bridge_mm)
-        if stable and footprint and not touches(arms, footprint, self.guard_area()[0],
-                                                self.cfg.motion.guard_px_per_mm,
-                                                self.cfg.guard_margin_mm):
-            self.blocked_looks = 0
-            # still things that are not an arm near the move (a cup put down beside the
-            # new tile, its shadow): the move stands
-            return verdict
+        # against the last accepted table, then the one before it: a quiet look takes
+        # whatever lies on the table as background, a hand resting by the city too, and
+        # when the hand has gone the table it uncovers is the earlier one plus the move
+        foreign: float | None = None            # against the last accepted table, for the screen
+        for reference in (self.reference, self.earlier):
+            if reference is None or reference.shape != view.shape:
+                continue
+            foreign_here, mask = self._foreign_mask(reference, view, footprint)
+            if foreign_here <= limit:
+                self.blocked_looks = 0
+                return verdict
+            arms = reaching_in(mask, self.cfg.motion.guard_px_per_mm, self.cfg.arm_bridge_mm)
+            if stable and footprint and not touches(arms, footprint, self.guard_area()[0],
+                                                    self.cfg.motion.guard_px_per_mm,
+                                                    self.cfg.guard_margin_mm):
+                self.blocked_looks = 0
+                # still things that are not an arm near the move (a cup put down beside
+                # the new tile, its shadow): the move stands
+                return verdict
+            foreign = foreign_here if foreign is None else foreign
         self.blocked_looks = self.blocked_looks + 1 if stable else 0
         if self.blocked_looks >= self.cfg.stuck_looks and isinstance(verdict, Proposed):
             self.blocked_looks = 0
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
-        return Unclear(f"table not clear ({100 * foreign:.1f}% changed)")
+        return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)")
 
     # -- acting on a verdict ------------------------------------------------------------------
     def _act(self, verdict: Verdict, frame: Frame) -> None:
@@ -693,7 +705,7 @@ class Referee:
             self.show(scr.error_screen("Refused", str(e).split("[")[0][:40]))
             return False
         self.journal.append("move", m)
-        self.reference = self.current_view
+        self.reference, self.earlier = self.current_view, None
         self.note(f"applied {applied.text}")
         shown = _optional_screen(self.session, "applied_screen", m)
         if shown is not None:
@@ -770,7 +782,7 @@ class Referee:
             self.show(scr.text_screen("Undo", ["Nothing", "to undo"]))
             return
         self.journal.append("undo", {"move": last})
-        self.reference = None
+        self.reference = self.earlier = None
         self.last_look_preview = None
         self.note(f"undone {last}")
         fixes = self.session.fixes(last)

@@ -181,3 +181,15 @@ def test_a_still_hand_beside_the_new_tile_still_blocks_it(tmp_path: Path) -> Non
     moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
     assert [m["cell"] for m in moves] == ["A1"], ref.events
     assert any("table not clear" in e for e in ref.events), ref.events
+
+
+def test_the_table_a_resting_hand_uncovers_is_the_table_before_it(tmp_path: Path) -> None:
+    """A hand resting by the empty city is a quiet look; once it has gone, the Pioneering
+    Tile laid where it rested is applied (checked against the table before the hand)."""
+    pinch = [{"kind": "pinch", "at": (12.0, 75.0)}]      # fingers by A1, the arm off the table
+    frames = [minitable.render({}), minitable.render({}, pinch, seed=1),
+              minitable.render({(0, 0): (1, 1)}, seed=2)]
+    ref = referee(tmp_path, frames)
+    assert ref.run() == 0
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["cell"] for m in moves] == ["A1"], ref.events
