@@ -71,7 +71,7 @@ class RailwaysConfig:
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
-    clip_cost: float = 3.0              # the counter's price per clip (an extra clip must earn it)
+    clip_cost: float = 2.0              # the counter's price per clip (an extra clip must earn it)
     solid_mm: float = 2.5               # wire evidence this wide both ways is a patch (cube, printing), not wire
     end_before_mm: float = 2.0          # the first clip starts this far before the wire's end found
     end_after_mm: float = 4.0           # ... or this far after it (the same at the last clip's end)
