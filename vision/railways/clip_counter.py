@@ -170,14 +170,15 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
                 first_mm: float, last_mm: float, clip_cost: float = 2.0, cap: float = 3.0,
                 pitch_range: tuple[float, float] = (0.5, 0.94), end_before_mm: float = 2.0,
                 end_after_mm: float = 4.0, margin_scale: float = 2.0, weak_floor: float = -2.0,
+                end_agree_mm: float = 2.0,
                 detector: BendDetector | None = None) -> CountResult:
     """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
 
-    first_mm / last_mm: where the chain's wire begins and ends along the strip; the first
-    clip starts between end_before_mm before and end_after_mm after first_mm (the wire's
-    end is found a little early more often than late), the last likewise at last_mm.
-    Unsure ends are given by widening both. width_mm / wire_mm are not needed by the
-    detector (it sees the strip resampled to the clip's width) and kept for callers."""
+    first_mm / last_mm: where the chain's wire was seen to begin and end along the strip;
+    the first clip starts between end_before_mm outside (before first_mm) and end_after_mm
+    inside it, the last clip ends likewise about last_mm (outside = after it): the seen
+    end may be a cube past the chain or stop short at a covered clip. width_mm / wire_mm
+    are not needed by the detector (it sees the strip resampled to the clip's width)."""
     det = detector if detector is not None else load_detector()
     m = int(round(length_mm / STEP_MM))
     n = evidence.shape[0] - m
@@ -212,6 +213,10 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     conf = (1.0 - math.exp(-margin / margin_scale)) if math.isfinite(margin) else 1.0
     conf *= min(1.0, max(0.0, (weakest - weak_floor) / (2.0 * cap)))
     conf *= max(0.0, 1.0 - 4.0 * neutral)
+    # and the clips end where the wire was seen to end (else an end was guessed)
+    agree = end_agree_mm / STEP_MM
+    if abs(seq[0][0] - f) > agree or abs(seq[-1][0] + m - l_) > agree:
+        conf *= 0.3
     return CountResult(count, tuple(u * STEP_MM for u, _ in seq), tuple(0 for _ in seq),
                        margin, float(conf), neutral, float(total))
 
