@@ -2,45 +2,63 @@
 
 from __future__ import annotations
 
+import json
+import math
+
 import numpy as np
 import pytest
 
-from vision.railways.clip_counter import STEP_MM, count_clips, oriented_evidence
+from vision.railways.chains import strip
+from vision.railways.clip_counter import STEP_MM, count_clips, load_detector, oriented_evidence
+from vision.railways.frame import TopView
+from vision.railways.pipeline import _presence_limits
 from vision.synth import clips as C
 from vision.synth import railways as R
 from vision.synth.canvas import TableCanvas
 from vision.synth.colour import lin, linear_to_srgb
 
 
-def _chain_strip(seed: int, n: int, overlap_frac: float, length: float = 32.0):  # type: ignore[no-untyped-def]
-    """A straight red chain drawn top-down at 2 px/mm and its wire-evidence strip."""
+def _red(canvas: TableCanvas) -> np.ndarray:  # type: ignore[type-arg]
+    img = (linear_to_srgb(canvas.image) * 255).astype(np.float32)
+    return np.asarray(np.clip((img[..., 2] - np.maximum(img[..., 0], img[..., 1]) - 30) / 80, 0, 1), np.float32)
+
+
+def _draw(canvas: TableCanvas, path: np.ndarray, n: int, length: float, overlap_frac: float,  # type: ignore[type-arg]
+          seed: int, edge_on: tuple[int, ...] = ()) -> list[C.ClipPose]:
     rng = np.random.default_rng(seed)
     width, wire = length * 9 / 32, 1.25 * length / 32
-    canvas = TableCanvas((0, 0), (n * length + 60, 40), 2.0, background=lin((150, 160, 170)))
     ov = [length * overlap_frac] * (n - 1)
-    path = np.array([[20.0, 20.0], [n * length + 40, 20.0]])
-    tw = [float(abs(rng.normal(0, 6))) for _ in range(n)]
+    tw = [88.0 if i in edge_on else float(abs(rng.normal(0, 6))) for i in range(n)]
     poses = C.layout_chain(path, n, length, ov, tw, list(rng.uniform(size=n) < 0.5),
                            list(rng.uniform(size=n) < 0.5))
     piece = {"clips": [R._pose_dict(p) for p in poses], "colour": "red", "wire_mm": wire,
              "width_mm": width, "seed": seed}
     R.draw_clip_chain(canvas, piece)
-    img = (linear_to_srgb(canvas.image) * 255).astype(np.float32)
-    red = np.clip((img[..., 2] - np.maximum(img[..., 0], img[..., 1]) - 30) / 80, 0, 1)
-    half = int((width / 2 + wire + 1) / STEP_MM)
-    strip = np.ascontiguousarray(red[40 - half:40 + half + 1, :].T).astype(np.float32)
-    return strip, poses, width, wire
+    return poses
 
 
-def _count(strip, poses, width, wire, length=32.0):  # type: ignore[no-untyped-def]
-    return count_clips(strip, np.ones_like(strip), length, width, wire, 20.0, poses[-1].end[0])
+def _chain_strip(seed: int, n: int, overlap_frac: float, length: float = 32.0,  # type: ignore[no-untyped-def]
+                 edge_on: tuple[int, ...] = ()):
+    """A straight red chain drawn top-down at 2 px/mm and its wire-evidence strip."""
+    width, wire = length * 9 / 32, 1.25 * length / 32
+    canvas = TableCanvas((0, 0), (n * length + 60, 40), 2.0, background=lin((150, 160, 170)))
+    path = np.array([[20.0, 20.0], [n * length + 40, 20.0]])
+    poses = _draw(canvas, path, n, length, overlap_frac, seed, edge_on)
+    red = _red(canvas)
+    half = int((width / 2 + wire + 2.5) / STEP_MM)
+    s = np.ascontiguousarray(red[40 - half:40 + half + 1, :].T).astype(np.float32)
+    return s, poses, width, wire
+
+
+def _count(strip_, poses, width, wire, length=32.0):  # type: ignore[no-untyped-def]
+    return count_clips(strip_, np.ones_like(strip_), length, width, wire, 20.0, poses[-1].end[0])
 
 
 @pytest.mark.parametrize("n,overlap", [(6, 0.1), (9, 0.45), (14, 0.3), (3, 0.2)])
 def test_flat_chains_are_counted_exactly(n: int, overlap: float) -> None:
     """Taut, medium and bunched straight chains of flat clips give their exact count."""
-    strip, poses, w, wire = _chain_strip(7 + n, n, overlap)
-    assert _count(strip, poses, w, wire).count == n
+    s, poses, w, wire = _chain_strip(7 + n, n, overlap)
+    assert _count(s, poses, w, wire).count == n
 
 
 def test_same_length_different_counts_are_told_apart() -> None:
@@ -57,11 +75,38 @@ def test_same_length_different_counts_are_told_apart() -> None:
 
 def test_clip_starts_land_on_the_true_clips() -> None:
     """The fitted clip positions are within 2 mm of where the clips really start."""
-    strip, poses, w, wire = _chain_strip(11, 7, 0.25)
-    res = _count(strip, poses, w, wire)
+    s, poses, w, wire = _chain_strip(11, 7, 0.25)
+    res = _count(s, poses, w, wire)
     true = sorted(min(p.start[0], p.end[0]) for p in poses)
     assert res.count == 7
     assert max(abs(a - b) for a, b in zip(sorted(res.starts_mm), true)) < 2.0
+
+
+def test_a_clip_on_its_edge_still_counts() -> None:
+    """A chain with one clip turned on its edge (a thin line) keeps its exact count."""
+    s, poses, w, wire = _chain_strip(21, 7, 0.25, edge_on=(3,))
+    assert _count(s, poses, w, wire).count == 7
+
+
+def test_a_curved_chain_is_counted_along_its_curve() -> None:
+    """A chain laid round a 70 mm radius arc, straightened along the arc, gives its count."""
+    length, n = 32.0, 8
+    width, wire = length * 9 / 32, 1.25 * length / 32
+    t = np.linspace(-0.3, 2.9, 300)
+    arc = np.stack([100 + 70 * np.cos(t), 100 + 70 * np.sin(t)], axis=1)
+    canvas = TableCanvas((0, 0), (200, 200), 2.0, background=lin((150, 160, 170)))
+    poses = _draw(canvas, arc, n, length, 0.3, 5)
+    assert len(poses) == n
+    centre = np.array([poses[0].start] + [((p.start[0] + p.end[0]) / 2, (p.start[1] + p.end[1]) / 2)
+                                          for p in poses] + [poses[-1].end])
+    from vision.railways.chains import extend
+    from vision.railways.skeleton import path_length
+    view = TopView(np.zeros((0, 0, 3), np.uint8), np.zeros((0, 0, 3), np.uint8), (0.0, 0.0), 2.0)
+    e, _, _ = strip(_red(canvas), view, extend(centre, length), width / 2 + wire + 2.5)
+    first = length
+    last = length + path_length(centre)
+    res = count_clips(e, np.ones_like(e), length, width, wire, first, last)
+    assert res.count == n
 
 
 def test_bends_show_across_and_legs_along() -> None:
@@ -79,3 +124,27 @@ def test_an_empty_strip_has_no_clips() -> None:
     e = np.zeros((10, 21), np.float32)
     res = count_clips(e, np.ones_like(e), 32.0, 9.0, 1.25, 0.0, 4.0)
     assert res.count == 0 and res.confidence == 0.0
+
+
+def test_a_solid_patch_past_the_end_is_not_wire() -> None:
+    """The wire's end is found at the last clip, not at a cube of the chain's colour
+    lying just past it; a thin wire past the end (a gap of a few samples) still counts."""
+    e = np.zeros((200, 35), np.float32)
+    e[40:120, 10] = e[40:120, 24] = 1.0            # two legs of wire up to row 120
+    e[121:141, 8:27] = 1.0                          # a 10 mm solid patch right after
+    lo, hi = _presence_limits(e, 60, 100, 6, 5)
+    assert lo == 40 and hi == 119
+    e[121:141, 8:27] = 0.0
+    e[123:130, 17] = 1.0                            # more wire after a 1.5 mm gap
+    assert _presence_limits(e, 60, 100, 6, 5)[1] == 129
+
+
+def test_a_damaged_detector_file_is_one_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A missing or damaged detector file names itself and the fix in one line."""
+    bad = tmp_path / "clip_bends.json"
+    bad.write_text(json.dumps({"w1": {}}))
+    with pytest.raises(RuntimeError) as err:
+        load_detector(str(bad))
+    msg = str(err.value)
+    assert "\n" not in msg and "clip_bends.json" in msg and "reinstall tableref" in msg
+    assert math.isfinite(float(load_detector().b2))

@@ -1,36 +1,45 @@
-"""Count the clips of one chain by fitting rigid clip templates along its centre line.
+"""Count the clips of one chain: a learnt detector finds clip ends (bends) along the
+straightened chain, and a dynamic programme places rigid clips whose both ends it saw.
 
-Why a fit and not length / pitch: slack varies from taut to bunched, so a chain's length
-does not give its count. Each clip is a rigid wire loop of known length (learnt from the
-River); its rounded ends (the bends) are where consecutive clips differ from one long
-clip. A dynamic programme places a sequence of clips along the straightened chain, each
-overlapping its neighbours by a physically possible amount, that best explains the wire
-evidence (pixels of the chain's colour); double-covered wire is paid for, so an extra
-clip is only worth it when its own bends are seen. The count is the length of the best
-sequence; its confidence is how much the score would have to change to add or drop one.
+Why not length / pitch: slack varies from taut to bunched, so a chain's length does not
+give its count. Each clip is a rigid wire loop of known length (learnt from the River)
+whose two ends are bends of wire across the chain; a clip starting at row u ends at row
+u + length. Why a learnt detector: a hand-made clip template or bend filter was measured
+(firmware/bench/clip_count.py) and read a third of the links right; the look of a clip
+end among overlapping neighbours, twisted clips, cubes and blur is learnt instead from
+seeded synthetic chains (firmware/bench/clip_bends_train.py 2100 30: dev seeds 2100-2129
+at both resolutions, 64 hidden units, 10 epochs; 2130-2139 kept for checking it).
+The detector is a small two-layer network over a window of the strip; it runs as one
+matrix product per strip, both ways along (a clip's far end is a near end seen from the
+other side).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import base64
+import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 F32 = NDArray[Any]
 
 STEP_MM = 0.5                       # strip sampling along and across the chain
-WIDTH_FACTORS = (1.0, 0.72, 0.45, 0.2, 0.0)   # a clip turned about its axis looks narrower
+DETECTOR_FILE = Path(__file__).with_name("clip_bends.json")
 
 
 @dataclass(frozen=True)
 class CountResult:
-    """The best clip sequence: count, clip start positions (mm along the strip), poses,
-    the score margin to a sequence one clip longer / shorter, and the confidence."""
+    """The best clip sequence: count, clip start positions (mm along the strip), poses
+    (kept for callers; the detector does not tell poses apart: all 0), the score margin
+    to a sequence one clip longer / shorter, and the confidence."""
 
     count: int
     starts_mm: tuple[float, ...]
@@ -39,56 +48,6 @@ class CountResult:
     confidence: float
     neutral_fraction: float
     score: float = 0.0
-
-
-@lru_cache(maxsize=16)
-def templates(length_mm: float, width_mm: float, wire_mm: float,
-              half_height_mm: float) -> tuple[F32, ...]:
-    """One template per width factor: the clip's outer loop (a stadium of wire), blurred by
-    about half a wire, in strip samples (rows along the clip, columns across)."""
-    rows = int(round(length_mm / STEP_MM))
-    cols = int(round(2 * half_height_mm / STEP_MM)) + 1
-    out = []
-    ss = 4
-    for f in WIDTH_FACTORS:
-        img = np.zeros((rows * ss, cols * ss), dtype=np.uint8)
-        w = max(0.0, (width_mm - wire_mm) * f)
-        r = w / 2.0
-        cx = (cols * ss) / 2.0
-        th = max(1, int(round(wire_mm / STEP_MM * ss)))
-
-        def px(x_mm: float, y_mm: float) -> tuple[int, int]:
-            return (int(round(cx + y_mm / STEP_MM * ss)), int(round((x_mm / STEP_MM) * ss)))
-
-        x0, x1 = wire_mm / 2 + r, length_mm - wire_mm / 2 - r
-        pts = []
-        for a in np.linspace(math.pi, 2 * math.pi, 12):          # bend at x = 0
-            pts.append(px(x0 + r * math.sin(a), r * math.cos(a)))
-        for a in np.linspace(0.0, math.pi, 12):                    # bend at x = length
-            pts.append(px(x1 + r * math.sin(a), r * math.cos(a)))
-        cv2.polylines(img, [np.array(pts, dtype=np.int32).reshape(-1, 1, 2)], True, (255,), th, cv2.LINE_AA)
-        t: F32 = cv2.resize(img, (cols, rows), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
-        t = cv2.GaussianBlur(t, (0, 0), 0.7)
-        out.append(np.ascontiguousarray(t / max(1e-6, float(t.max())), dtype=np.float32))
-    return tuple(out)
-
-
-@lru_cache(maxsize=16)
-def overlap_costs(length_mm: float, width_mm: float, wire_mm: float, half_height_mm: float,
-                  qmin: int, qmax: int) -> F32:
-    """C[p, p2, q]: template mass two clips share when the second starts q samples after the
-    first (the wire both would explain; paid once so it is not counted twice)."""
-    ts = templates(length_mm, width_mm, wire_mm, half_height_mm)
-    n = len(ts)
-    m = ts[0].shape[0]
-    out = np.zeros((n, n, qmax - qmin + 1), dtype=np.float32)
-    for a in range(n):
-        for b in range(n):
-            for k, q in enumerate(range(qmin, qmax + 1)):
-                if q >= m:
-                    continue
-                out[a, b, k] = float(np.minimum(ts[a][q:], ts[b][: m - q]).sum())
-    return out
 
 
 def oriented_evidence(evidence: F32) -> tuple[F32, F32]:
@@ -109,54 +68,157 @@ def oriented_evidence(evidence: F32) -> tuple[F32, F32]:
     return across.astype(np.float32), along.astype(np.float32)
 
 
-def pose_scores(evidence: F32, weight: F32, length_mm: float, width_mm: float, wire_mm: float,
-                tau: float, bend_weight: float = 10.0, leg_weight: float = 4.0,
-                bend_tau: float = 0.45, shift_mm: float = 2.5) -> F32:
-    """S[u, p]: how well a clip of width factor p whose first bend is at row u explains the
-    strip: the bends seen at both ends (most of the weight) and its legs. Unknown
-    (covered) parts of the strip score as if exactly at the thresholds."""
-    # the wire's contrast varies with colour, table and resolution: scale the evidence so
-    # that a clearly seen wire is 1 and a clearly seen bend is 1
+def normalised(evidence: F32, weight: F32) -> F32:
+    """Evidence scaled so that clearly seen wire is 1 (its contrast varies with colour,
+    table and resolution)."""
     ev = evidence.astype(np.float32)
-    seen_rows = ev[weight.min(axis=1) > 0] if weight.ndim == 2 else ev
-    top = float(np.percentile(seen_rows.max(axis=1), 75)) if len(seen_rows) else 1.0
-    ev = np.clip(ev / max(0.15, top), 0.0, 1.0)
-    across, along = oriented_evidence(ev)
-    rows_a = across.max(axis=1)
-    top_a = float(np.percentile(rows_a, 90)) if len(rows_a) else 1.0
-    across = np.clip(across / max(0.1, top_a), 0.0, 1.0)
-    wv = weight.astype(np.float32)
+    seen = ev[weight.min(axis=1) > 0] if weight.ndim == 2 else ev
+    top = float(np.percentile(seen.max(axis=1), 75)) if len(seen) else 1.0
+    return np.asarray(np.clip(ev / max(0.15, top), 0.0, 1.0), dtype=np.float32)
+
+
+BEND_COLS = 24          # the strip resampled to this many samples across
+BEND_BEFORE = 8         # rows of the window before a bend's row
+BEND_AFTER = 16         # and from it on
+
+
+def bend_channels(ev: F32) -> list[F32]:
+    """What the bend detector looks at: the evidence resampled to BEND_COLS across (so
+    clips of any size look alike) and its wire running across the strip."""
+    x = cv2.resize(np.ascontiguousarray(ev, dtype=np.float32), (BEND_COLS, ev.shape[0]),
+                   interpolation=cv2.INTER_AREA)
+    across, _ = oriented_evidence(x)
+    return [np.asarray(x, np.float32), across]
+
+
+def bend_windows(ev: F32, rows: NDArray[Any]) -> F32:
+    """Feature vectors (one per row: every channel's window, mirrored and averaged so a
+    clip lying face down reads the same) for training the detector."""
+    out = []
+    for ch in bend_channels(ev):
+        pad = cv2.copyMakeBorder(ch, BEND_BEFORE, BEND_AFTER, 0, 0, cv2.BORDER_CONSTANT, value=(0.0,))
+        win = np.stack([pad[r:r + BEND_BEFORE + BEND_AFTER] for r in rows])
+        out.append(((win + win[:, :, ::-1]) / 2).reshape(len(rows), -1))
+    return np.asarray(np.hstack(out), dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class BendDetector:
+    """h = relu(x @ w1 + b1); logit = h @ w2 + b2, x = bend_windows' features."""
+
+    w1: F32
+    b1: F32
+    w2: F32
+    b2: float
+
+
+def _array(d: dict[str, Any]) -> F32:
+    raw = base64.b64decode(d["data"])
+    return np.frombuffer(raw, dtype=np.float32).reshape(d["shape"]).copy()
+
+
+@lru_cache(maxsize=2)
+def load_detector(path: str = str(DETECTOR_FILE)) -> BendDetector:
+    """The trained bend detector (written by firmware/bench/clip_bends_train.py)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+        return BendDetector(_array(d["w1"]), _array(d["b1"]), _array(d["w2"]), float(d["b2"]))
+    except (OSError, ValueError, KeyError) as e:
+        raise RuntimeError(f"railways: clip end detector {path} is missing or damaged ({e}); "
+                           "reinstall tableref") from e
+
+
+def save_detector(det: BendDetector, path: str) -> None:
+    def enc(a: F32) -> dict[str, Any]:
+        a = np.ascontiguousarray(a, dtype=np.float32)
+        return {"shape": list(a.shape), "data": base64.b64encode(a.tobytes()).decode("ascii")}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"cols": BEND_COLS, "before": BEND_BEFORE, "after": BEND_AFTER,
+                   "w1": enc(det.w1), "b1": enc(det.b1), "w2": enc(det.w2), "b2": det.b2}, f)
+
+
+def _all_windows(ev: F32) -> F32:
+    """bend_windows for every row at once (not mirrored: the weights are)."""
+    k = BEND_BEFORE + BEND_AFTER
+    out = []
+    for ch in bend_channels(ev):
+        pad = cv2.copyMakeBorder(ch, BEND_BEFORE, BEND_AFTER - 1, 0, 0, cv2.BORDER_CONSTANT, value=(0.0,))
+        out.append(sliding_window_view(pad, (k, BEND_COLS))[:, 0].reshape(ev.shape[0], -1))
+    return np.asarray(np.hstack(out), dtype=np.float32)
+
+
+def bend_logits(ev: F32, det: BendDetector) -> F32:
+    """Per row: the detector's log-odds that a clip's near end (its bend) lies there."""
+    if ev.shape[0] == 0:
+        return np.zeros(0, np.float32)
+    h = np.maximum(_all_windows(ev) @ det.w1 + det.b1, 0.0)
+    return np.asarray(h @ det.w2 + np.float32(det.b2), dtype=np.float32)
+
+
+def end_scores(evidence: F32, weight: F32, det: BendDetector, cap: float) -> tuple[F32, F32]:
+    """(near, far): per row, the capped log-odds of a clip's near end / far end there;
+    0 (no opinion) where the chain is covered."""
+    ev = normalised(evidence, weight)
+    near = bend_logits(ev, det)
+    far = bend_logits(np.ascontiguousarray(ev[::-1]), det)[::-1]
+    seen = (weight.min(axis=1) > 0).astype(np.float32)
+    return (np.clip(near, -cap, cap) * seen).astype(np.float32), (np.clip(far, -cap, cap) * seen).astype(np.float32)
+
+
+def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, wire_mm: float,
+                first_mm: float, last_mm: float, clip_cost: float = 2.0, cap: float = 3.0,
+                pitch_range: tuple[float, float] = (0.5, 0.94), end_before_mm: float = 2.0,
+                end_after_mm: float = 4.0, margin_scale: float = 2.0, weak_floor: float = -2.0,
+                end_agree_mm: float = 2.0,
+                detector: BendDetector | None = None) -> CountResult:
+    """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
+
+    first_mm / last_mm: where the chain's wire was seen to begin and end along the strip;
+    the first clip starts between end_before_mm outside (before first_mm) and end_after_mm
+    inside it, the last clip ends likewise about last_mm (outside = after it): the seen
+    end may be a cube past the chain or stop short at a covered clip. width_mm / wire_mm
+    are not needed by the detector (it sees the strip resampled to the clip's width)."""
+    det = detector if detector is not None else load_detector()
     m = int(round(length_mm / STEP_MM))
     n = evidence.shape[0] - m
-    if n <= 0:
-        return np.full((0, len(WIDTH_FACTORS)), -1e9, dtype=np.float32)
-    cols = evidence.shape[1]
-    cc = (cols - 1) / 2.0
-    shift = int(round(shift_mm / STEP_MM))
-    centres = [int(round(cc)) + k for k in range(-shift, shift + 1)]
-    acc: F32 = np.where(wv > 0, across, bend_tau).astype(np.float32)
-    acc = cv2.dilate(acc, np.ones((3, 1), np.uint8))
-    lng = np.where(wv > 0, along, tau).astype(np.float32)
-    a0, a1 = int(0.22 * m), int(0.78 * m)
-    csum = np.vstack([np.zeros((1, cols), np.float32), np.cumsum(lng, axis=0, dtype=np.float32)])
-    out = np.empty((n, len(WIDTH_FACTORS)), dtype=np.float32)
-    for p, f in enumerate(WIDTH_FACTORS):
-        hw = max(1, int(round(0.32 * width_mm * f / STEP_MM)))
-        d = int(round((width_mm - wire_mm) / 2 * f / STEP_MM))
-        if f < 0.3:       # on its edge: no bend to see
-            b0 = b1 = np.full(n, bend_tau * 0.75, dtype=np.float32)
-        else:
-            box = cv2.blur(acc, (2 * hw + 1, 1), borderType=cv2.BORDER_REPLICATE)
-            bend = box[:, centres].max(axis=1)
-            b0, b1 = bend[:n], bend[m:m + n]
-        seg = (csum[a1:a1 + n] - csum[a0:a0 + n]) / float(a1 - a0)   # (n, cols)
-        legs = []
-        for c in centres:
-            lo, hi = max(0, c - d), min(cols - 1, c + d)
-            legs.append(0.5 * (seg[:, lo] + seg[:, hi]))
-        leg = np.max(np.stack(legs, axis=1), axis=1)
-        out[:, p] = bend_weight * (b0 + b1 - 2 * bend_tau) + leg_weight * (leg - tau)
-    return out
+    if n <= 0 or evidence.shape[0] < 4:
+        return CountResult(0, (), (), 0.0, 0.0, 1.0)
+    near, far = end_scores(evidence, weight, det, cap)
+    scores = (near[:n] + far[m:m + n]).reshape(-1, 1).astype(np.float32)
+    qmin = max(1, int(round(pitch_range[0] * length_mm / STEP_MM)))
+    qmax = max(qmin, int(round(pitch_range[1] * length_mm / STEP_MM)))
+    costs = np.zeros((1, 1, qmax - qmin + 1), dtype=np.float32)
+    rows = np.arange(n)
+    f, l_ = first_mm / STEP_MM, last_mm / STEP_MM
+    b, a = end_before_mm / STEP_MM, end_after_mm / STEP_MM
+    start_ok = (rows >= f - b) & (rows <= f + a)
+    end_ok = (rows + m <= l_ + b) & (rows + m >= l_ - a)
+    total, seq = _dp(scores, costs, qmin, qmax, clip_cost, start_ok, end_ok, 1.0)
+    if not seq:
+        return CountResult(0, (), (), 0.0, 0.0, 1.0)
+    count = len(seq)
+    # margin: the smallest change of the per-clip price that changes the count
+    margin = math.inf
+    for d in (0.25, 0.5, 1.0, 2.0, 4.0):
+        if any(len(_dp(scores, costs, qmin, qmax, clip_cost + sgn * d, start_ok, end_ok, 1.0)[1]) != count
+               for sgn in (-1.0, 1.0)):
+            margin = d
+            break
+    lo, hi = int(max(0, f)), int(min(len(weight), l_))
+    neutral = float(1.0 - (weight[lo:hi].min(axis=1) > 0).mean()) if hi > lo else 1.0
+    # sure only when the count resists a change of the clip price, every placed clip had
+    # both its ends seen, and the chain is not hidden under others
+    weakest = float(min(scores[u, 0] for u, _ in seq))
+    conf = (1.0 - math.exp(-margin / margin_scale)) if math.isfinite(margin) else 1.0
+    conf *= min(1.0, max(0.0, (weakest - weak_floor) / (2.0 * cap)))
+    conf *= max(0.0, 1.0 - 4.0 * neutral)
+    # and the clips end where the wire was seen to end (else an end was guessed)
+    agree = end_agree_mm / STEP_MM
+    if abs(seq[0][0] - f) > agree or abs(seq[-1][0] + m - l_) > agree:
+        conf *= 0.3
+    return CountResult(count, tuple(u * STEP_MM for u, _ in seq), tuple(0 for _ in seq),
+                       margin, float(conf), neutral, float(total))
 
 
 def _dp(scores: F32, costs: F32, qmin: int, qmax: int, lam: float, start_ok: NDArray[np.bool_],
@@ -204,48 +266,3 @@ def _dp(scores: F32, costs: F32, qmin: int, qmax: int, lam: float, start_ok: NDA
         seq.append((u, p))
     seq.reverse()
     return total, seq
-
-
-def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, wire_mm: float,
-                first_mm: float, last_mm: float, tau: float = 0.3, clip_cost: float = 5.0,
-                kappa: float = 1.0, pitch_range: tuple[float, float] = (0.44, 0.97),
-                end_tolerance_mm: float = 4.0, margin_scale: float = 12.0) -> CountResult:
-    """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
-
-    first_mm / last_mm: where the chain's wire begins and ends along the strip (the fit
-    must cover them; unknown ends are given as ranges by widening end_tolerance_mm)."""
-    scores = pose_scores(evidence, weight, length_mm, width_mm, wire_mm, tau)
-    n = scores.shape[0]
-    if n == 0:
-        return CountResult(0, (), (), 0.0, 0.0, 1.0)
-    m = int(round(length_mm / STEP_MM))
-    qmin = max(1, int(round(pitch_range[0] * length_mm / STEP_MM)))
-    qmax = int(round(pitch_range[1] * length_mm / STEP_MM))
-    half = (evidence.shape[1] - 1) * STEP_MM / 2
-    costs = np.zeros((len(WIDTH_FACTORS), len(WIDTH_FACTORS), qmax - qmin + 1), dtype=np.float32)
-    rows = np.arange(n)
-    tol = end_tolerance_mm / STEP_MM
-    f, l_ = first_mm / STEP_MM, last_mm / STEP_MM
-    start_ok = (rows <= f + tol) & (rows + m >= f + tol)
-    end_ok = (rows + m >= l_ - tol) & (rows <= l_ - tol)
-    total, seq = _dp(scores, costs, qmin, qmax, clip_cost, start_ok, end_ok, kappa)
-    if not seq:
-        return CountResult(0, (), (), 0.0, 0.0, 1.0)
-    count = len(seq)
-    # margin: the smallest change of the per-clip price that changes the count
-    margin = math.inf
-    for d in (margin_scale * 0.5, margin_scale, margin_scale * 2):
-        changed = False
-        for sgn in (-1.0, 1.0):
-            t2, s2 = _dp(scores, costs, qmin, qmax, clip_cost + sgn * d, start_ok, end_ok, kappa)
-            if len(s2) != count:
-                changed = True
-                break           # the margin is d whichever way the count changed
-        if changed:
-            margin = d
-            break
-    neutral = float(1.0 - weight[int(max(0, f)): int(min(len(weight), l_))].mean()) if l_ > f else 1.0
-    conf = (1.0 - math.exp(-margin / margin_scale)) if math.isfinite(margin) else 1.0
-    conf *= max(0.0, 1.0 - 1.5 * max(0.0, neutral - 0.1))
-    return CountResult(count, tuple(u * STEP_MM for u, _ in seq), tuple(p for _, p in seq),
-                       margin, float(conf), neutral, float(total))

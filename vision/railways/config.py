@@ -71,7 +71,11 @@ class RailwaysConfig:
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
-    clip_cost: float = 3.0              # the counter's price per clip (an extra clip must earn it)
+    clip_cost: float = 2.0              # the counter's price per clip (an extra clip must earn it)
+    solid_mm: float = 0.0               # wire evidence this wide both ways is a patch (cube, printing), not
+                                        # wire; 0 = off (2.5 helped on true centre lines, hurt on traced ones)
+    end_before_mm: float = 16.0         # an end clip may reach this far outside the wire's end seen
+    end_after_mm: float = 8.0           # ... or stop this far inside it
     touch_mm: float = 0.5               # footprints closer than this touch
     confident: float = 0.5              # confidence at or above this is "confident"
     cube_side_mm: tuple[float, float] = (7.0, 14.0)

@@ -54,11 +54,19 @@ class _Grid:
         self.px_per_mm = px_per_mm
 
 
-def _presence_limits(e: F32, first_row: int, last_row: int, gap_rows: int) -> tuple[int, int]:
-    """Walk outwards from the skeleton's ends while wire is present (small gaps allowed)."""
+def _presence_limits(e: F32, first_row: int, last_row: int, gap_rows: int,
+                     solid_rows: int = 0) -> tuple[int, int]:
+    """Walk outwards from the skeleton's ends while wire is present (small gaps allowed).
+    Solid patches (wider than solid_rows samples both ways) are not wire: a cube of the
+    link's colour or a card's printing often lies just past the end clip."""
     cols = e.shape[1]
     mid = slice(max(0, cols // 2 - 8), min(cols, cols // 2 + 9))
-    pres = e[:, mid].max(axis=1) > 0.3
+    on = (e > 0.3).astype(np.uint8)
+    if solid_rows > 1:
+        k = np.ones((solid_rows | 1, solid_rows | 1), np.uint8)     # odd: erode and dilate stay centred
+        solid = np.asarray(cv2.dilate(cv2.erode(on, k), k), dtype=np.uint8)
+        on = np.where(solid > 0, 0, on).astype(np.uint8)
+    pres = on[:, mid].max(axis=1) > 0
     lo = first_row
     miss = 0
     r = first_row
@@ -108,12 +116,13 @@ def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     # the skeleton stops short of the chain ends; find where the wire really ends
     r0 = int(round(ext_by / STEP_MM))
     r1 = max(r0, n - 1 - int(round(ext_by / STEP_MM)))
-    lo, hi = _presence_limits(np.where(w > 0, e, 0.0).astype(np.float32), r0, r1, int(3.0 / STEP_MM))
+    lo, hi = _presence_limits(np.where(w > 0, e, 0.0).astype(np.float32), r0, r1, int(3.0 / STEP_MM),
+                              int(round(cfg.solid_mm / STEP_MM)))
     unseen0 = float(w[max(0, lo - 8):lo + 1].mean()) < 0.5
     unseen1 = float(w[hi:hi + 9].mean()) < 0.5
-    tol = 4.0 if not (unseen0 or unseen1) else 12.0
-    res = count_clips(e, w, clip_len, width, wire_mm, lo * STEP_MM, hi * STEP_MM,
-                      end_tolerance_mm=tol, clip_cost=cfg.clip_cost)
+    before, after = (cfg.end_before_mm, cfg.end_after_mm) if not (unseen0 or unseen1) else (12.0, 12.0)
+    res = count_clips(e, w, clip_len, width, wire_mm, lo * STEP_MM, hi * STEP_MM, clip_cost=cfg.clip_cost,
+                      end_before_mm=before, end_after_mm=after)
     seen_path = pts[lo:hi + 1] if hi > lo else pts
     return res, np.asarray(seen_path, dtype=np.float64)
 
