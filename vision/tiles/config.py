@@ -48,6 +48,9 @@ class TilesConfig:
     judge_sparse_px: float = 10.0
     """A candidate lattice whose cells are at least this many pixels wide in every other
     pixel of the half coarse view is judged on those pixels alone."""
+    judge_inner: float = 0.3
+    """The judge reads a symbol's contrast over the whole face inside the face ring (an
+    outlined symbol leaves the cell's very centre plain)."""
     judge_floor: float = 3.0
     """Least ring spread (delta E) the lattice judge divides a cell's symbol contrast by
     (the noise of a plain face)."""

@@ -104,18 +104,20 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         views = ((half, hpx, bare),
                  (np.ascontiguousarray(half[::2, ::2]), hpx / 2, None if bare is None else bare[::2, ::2]))
 
-        def stats(g: GridFit, view: tuple[NDArray[np.float32], float, NDArray[np.bool_] | None]
-                  ) -> dict[tuple[int, int], NDArray[np.float64]]:
-            return cell_stats(view[0], g, view[1], (x0, y0), area, cfg.face_ring, cfg.centre_fraction, view[2])
+        def stats(g: GridFit, view: tuple[NDArray[np.float32], float, NDArray[np.bool_] | None],
+                  inner: float) -> dict[tuple[int, int], NDArray[np.float64]]:
+            return cell_stats(view[0], g, view[1], (x0, y0), area, cfg.face_ring, inner, view[2])
 
         def judge(g: GridFit) -> tuple[float, GridFit]:
-            # (a pale front of about the table's colour is "bare" too: here every print counts)
+            # a pale front of about the table's colour is "bare" too: here every print
+            # counts, over the whole face inside the ring (an outlined symbol leaves the
+            # very centre plain)
             v = views[1] if g.pitch_mm * hpx / 2 >= cfg.judge_sparse_px else views[0]
-            view = (v[0], v[1], None)
-            return max(((lattice_score(stats(s, view), cfg), s) for s in half_shifts(g)), key=lambda js: js[0])
+            return max(((lattice_score(stats(s, (v[0], v[1], None), cfg.judge_inner), cfg), s)
+                        for s in half_shifts(g)), key=lambda js: js[0])
 
         def crowded(g: GridFit) -> bool:
-            v = np.array(list(stats(g, views[0]).values()))
+            v = np.array(list(stats(g, views[0], cfg.centre_fraction).values()))
             return len(v) > 0 and int(np.count_nonzero(printed(v, cfg))) > cfg.outline_tiles
 
         grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near(), judge, crowded)
