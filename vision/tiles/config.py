@@ -40,6 +40,20 @@ class TilesConfig:
     table_delta_e): fronts share one face."""
     """Grid evidence is taken only within table_margin_mm of what is not bare table
     (within table_match delta E of the commonest colour after a table_smooth_mm median)."""
+    pitch_candidate: float = 0.1
+    """Every autocorrelation peak at least this high (of 2) is a candidate pitch for the
+    lattice judge (occupancy.lattice_score)."""
+    same_turn_rad: float = 0.005
+    """Candidate turns closer than this (after refinement) are one turn."""
+    judge_sparse_px: float = 10.0
+    """A candidate lattice whose cells are at least this many pixels wide in every other
+    pixel of the half coarse view is judged on those pixels alone."""
+    judge_inner: float = 0.3
+    """The judge reads a symbol's contrast over the whole face inside the face ring (an
+    outlined symbol leaves the cell's very centre plain)."""
+    judge_floor: float = 3.0
+    """Least ring spread (delta E) the lattice judge divides a cell's symbol contrast by
+    (the noise of a plain face)."""
     line_mm: float = 16.0
     comb_min_mm: float = 4.0
     comb_strength: float = 0.3

@@ -9,6 +9,7 @@ strongest periodic straight edges in the play area.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -392,11 +393,63 @@ def _pitch_peak(hu: F64, hv: F64, binmm: float, cfg: TilesConfig) -> tuple[float
     return i + float(np.clip(frac, -0.5, 0.5)), float(r[i])
 
 
+def _peaks(hu: F64, hv: F64, binmm: float, cfg: TilesConfig) -> list[tuple[float, float]]:
+    """Every local peak (bins, sub-bin refined) of the pair's autocorrelation between the
+    least and greatest pitch, with its height (0..2), at least cfg.pitch_candidate."""
+    ru, rv = _autocorr(hu), _autocorr(hv)
+    n = min(len(ru), len(rv))
+    r = ru[:n] / max(ru[0], 1e-9) + rv[:n] / max(rv[0], 1e-9)
+    lo = int(math.floor(cfg.min_pitch_mm / binmm))
+    hi = min(n - 2, int(math.ceil(cfg.max_pitch_mm / binmm)))
+    out = []
+    for i in range(max(lo, 1), hi + 1):
+        if r[i] >= r[i - 1] and r[i] >= r[i + 1] and r[i] >= cfg.pitch_candidate:
+            a, b, c = r[i - 1], r[i], r[i + 1]
+            den = a - 2 * b + c
+            frac = 0.5 * (a - c) / den if abs(den) > 1e-12 else 0.0
+            out.append((i + float(np.clip(frac, -0.5, 0.5)), float(r[i])))
+    return out
+
+
+def _lattice(theta: float, hu: F64, hv: F64, u0: float, v0: float, binmm: float,
+             pitch_bins: float) -> GridFit:
+    """The lattice at this turn and pitch whose lines fall on the profiles' peaks."""
+    smooth = 1.5 / binmm
+    phu, su = _fold_phase(hu, pitch_bins, smooth)
+    phv, sv = _fold_phase(hv, pitch_bins, smooth)
+    u_org = u0 + phu * binmm
+    v_org = v0 + phv * binmm
+    c_, s_ = math.cos(theta), math.sin(theta)
+    ox = u_org * c_ - v_org * s_
+    oy = u_org * s_ + v_org * c_
+    return GridFit(theta, float(pitch_bins * binmm), (float(ox), float(oy)), float(min(su, sv)))
+
+
+def half_shifts(g: GridFit) -> list[GridFit]:
+    """The lattice and its copy moved half a pitch along both axes (cell centres onto
+    line crossings): a profile's strongest edges may be a symbol's, putting the lattice
+    lines through the tiles' middles while pitch and turn are right. (A shift along one
+    axis alone lets a too-wide lattice centre a few tiles by chance.)"""
+    ux, uy = g.axes
+    p = np.asarray(g.origin_mm, dtype=np.float64) + 0.5 * g.pitch_mm * (ux + uy)
+    return [g, GridFit(g.angle_rad, g.pitch_mm, (float(p[0]), float(p[1])), g.strength)]
+
+
 def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
-             cfg: TilesConfig, lab: F32 | None = None, near: NDArray[np.bool_] | None = None) -> GridFit:
+             cfg: TilesConfig, lab: F32 | None = None, near: NDArray[np.bool_] | None = None,
+             judge: Callable[[GridFit], tuple[float, GridFit]] | None = None,
+             crowded: Callable[[GridFit], bool] | None = None) -> GridFit:
     """The lattice of the tiles in a top-down grey view whose pixel (0, 0) starts at
     table point origin_mm, px_per_mm pixels per millimetre (`near`: table_near of `lab`,
-    when the caller has it)."""
+    when the caller has it).
+
+    First the turn with the most periodic straight-edge energy and its smallest strong
+    autocorrelation peak. Where that lattice holds many tiles (`crowded`), `judge` (how
+    tile-like the cells of a lattice look, higher better, and the lattice of that pitch
+    and turn it judged so) picks among every peak of every candidate turn: the edges of
+    big symbols, a mat's print or tile sides a symbol's width apart repeat too, often
+    more strongly than the tiles' pitch. (A few tiles give the judge too little to go
+    on: their outlines decide, see pipeline._sparse_grid.)"""
     if lab is not None:
         off = off_table(lab, px_per_mm, cfg, near)
         gray = np.asarray(gray * off + float(np.median(gray)) * (1 - off), np.float32)
@@ -404,33 +457,35 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     weight = cornerness(gx, gy, cfg.corner_window_mm * px_per_mm)
     # each candidate turn scored by its straight-edge energy times how periodic it is
     # at its pitch: a mat's bold lines carry energy, the tiles' lattice repeats
-    pick: tuple[float, float, F64, F64, float, float, float, float] | None = None
+    pick: tuple[float, GridFit] | None = None
+    turns: list[tuple[float, F64, F64, float, float, float]] = []
     for t in orientations(gx, gy, cfg, weight, 3):
         t = refine_orientation(gx, gy, weight, t, px_per_mm)
         t = (t + math.pi / 4) % (math.pi / 2) - math.pi / 4
+        if any(abs((t - u[0] + math.pi / 4) % (math.pi / 2) - math.pi / 4) < cfg.same_turn_rad for u in turns):
+            continue    # two histogram peaks refined to one turn: its profiles are the same
         pu, pv, u0, v0, binmm = _without_print(line_profiles(gray, t, px_per_mm, origin_mm, cfg.line_mm), cfg)
         sig = 4.0 / binmm
         hu, hv = _highpass(pu, sig), _highpass(pv, sig)
+        turns.append((t, hu, hv, u0, v0, binmm))
         e = float(np.sum(hu ** 2) + np.sum(hv ** 2))
         found = _pitch_peak(hu, hv, binmm, cfg)
         if found is None:
             continue
         score = e * max(found[1], 0.0)
         if pick is None or score > pick[0]:
-            pick = (score, t, hu, hv, u0, v0, binmm, found[0])
+            pick = (score, _lattice(t, hu, hv, u0, v0, binmm, found[0]))
     if pick is None:
         return GridFit(0.0, cfg.min_pitch_mm, origin_mm, 0.0)
-    _, theta, hu, hv, u0, v0, binmm, pitch_bins = pick
-    smooth = 1.5 / binmm
-    phu, su = _fold_phase(hu, pitch_bins, smooth)
-    phv, sv = _fold_phase(hv, pitch_bins, smooth)
-    pitch = pitch_bins * binmm
-    u_org = u0 + phu * binmm
-    v_org = v0 + phv * binmm
-    c_, s_ = math.cos(theta), math.sin(theta)
-    ox = u_org * c_ - v_org * s_
-    oy = u_org * s_ + v_org * c_
-    return GridFit(theta, float(pitch), (float(ox), float(oy)), float(min(su, sv)))
+    if judge is None or (crowded is not None and not crowded(pick[1])):
+        return pick[1]
+    judged: tuple[float, GridFit] | None = None
+    for t, hu, hv, u0, v0, binmm in turns:
+        for pb, _ in _peaks(hu, hv, binmm, cfg):
+            j = judge(_lattice(t, hu, hv, u0, v0, binmm, pb))
+            if judged is None or j[0] > judged[0]:
+                judged = j
+    return judged[1] if judged is not None and judged[0] > 0.0 else pick[1]
 
 
 def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:

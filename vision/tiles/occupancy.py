@@ -30,9 +30,11 @@ def is_tile(look: CellLook, table_lab: F64, table_spread: float, cfg: TilesConfi
 
 def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
                area: tuple[float, float, float, float], ring: tuple[float, float],
-               inner: float) -> dict[tuple[int, int], F64]:
+               inner: float, bare: NDArray[np.bool_] | None = None) -> dict[tuple[int, int], F64]:
     """Per cell wholly inside the area: ring mean L, a, b, ring spread (RMS delta E),
-    and the centre's mean delta E from the ring mean (a symbol's strength)."""
+    and the centre's mean delta E from the ring mean (a symbol's strength); with a
+    `bare` table mask (grid.table_near, the view's shape), also the share of the
+    centre that is bare table."""
     h, w = lab.shape[:2]
     ux, uy = grid.axes
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -58,6 +60,9 @@ def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
     ins = cheb < inner
     n_i = np.bincount(key[ins], minlength=nk).astype(np.float64)
     centre = np.bincount(key[ins], weights=de[ins], minlength=nk) / np.maximum(n_i, 1.0)
+    if bare is not None:
+        on_bare = ins & np.asarray(bare, dtype=bool).ravel()
+        bare_share = np.bincount(key[on_bare], minlength=nk) / np.maximum(n_i, 1.0)
     count = np.bincount(key, minlength=nk)
     out: dict[tuple[int, int], F64] = {}
     x0, y0, x1, y1 = area
@@ -66,8 +71,33 @@ def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
         c, r = int(k % ncol) + cmin, int(k // ncol) + rmin
         ctr = grid.cell_centre_mm(c, r)
         if x0 + h2 <= ctr[0] <= x1 - h2 and y0 + h2 <= ctr[1] <= y1 - h2:
-            out[(c, r)] = np.array([means[k, 0], means[k, 1], means[k, 2], spread[k], centre[k]])
+            row = [means[k, 0], means[k, 1], means[k, 2], spread[k], centre[k]]
+            out[(c, r)] = np.array(row if bare is None else row + [bare_share[k]])
     return out
+
+
+def printed(v: F64, cfg: TilesConfig) -> NDArray[np.bool_]:
+    """Rows of cell_stats (with the bare column when it is there) that show a symbol on
+    something other than bare table: a mat's ruled lines crossing a cell read as a
+    print, but the cell is the table's colour all over."""
+    sym = v[:, 4] >= cfg.min_centre_contrast
+    if v.shape[1] > 5:
+        sym &= v[:, 5] < cfg.bare_share
+    return np.asarray(sym, dtype=np.bool_)
+
+
+def lattice_score(stats: dict[tuple[int, int], F64], cfg: TilesConfig) -> float:
+    """How tile-like a lattice's cells look: over the cells with a symbol in the centre,
+    the median of its contrast over the face ring's spread. On the tiles' own lattice a
+    symbol sits mid-cell inside a plain face; a lattice at a symbol's width, a mat's
+    print or a wrong pitch puts tile sides, gaps and other tiles into the ring."""
+    if not stats:
+        return 0.0
+    v = np.array(list(stats.values()))
+    sym = printed(v, cfg)
+    if not np.any(sym):
+        return 0.0
+    return float(np.median(v[sym, 4] / np.maximum(v[sym, 3], cfg.judge_floor)))
 
 
 def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig

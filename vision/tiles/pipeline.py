@@ -19,9 +19,9 @@ from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import normalise_crop, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances
-from vision.tiles.grid import GridFit, Outline, fit_grid, refine_grid, table_near, tile_outline
+from vision.tiles.grid import GridFit, Outline, fit_grid, half_shifts, refine_grid, table_near, tile_outline
 from vision.tiles.group import agglomerate, pairwise
-from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, side_steps
+from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, lattice_score, printed, side_steps
 from vision.tiles.palette import name_groups
 from vision.tiles.trust import anchored, side_groups
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
@@ -94,7 +94,33 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
-        grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near())
+        half, hpx = _half(lab, cfg)
+        # a lattice is judged on its cells' averages: every other pixel of the half view
+        # serves a cell as wide as judge_sparse_px of them (a quarter the work), a smaller
+        # one needs them all (its face ring would be a pixel wide). Print on bare table
+        # (a mat's lines) does not make a crowded table.
+        table = near()
+        bare = None if table is None else np.ascontiguousarray(table[::2, ::2][:half.shape[0], :half.shape[1]])
+        views = ((half, hpx, bare),
+                 (np.ascontiguousarray(half[::2, ::2]), hpx / 2, None if bare is None else bare[::2, ::2]))
+
+        def stats(g: GridFit, view: tuple[NDArray[np.float32], float, NDArray[np.bool_] | None],
+                  inner: float) -> dict[tuple[int, int], NDArray[np.float64]]:
+            return cell_stats(view[0], g, view[1], (x0, y0), area, cfg.face_ring, inner, view[2])
+
+        def judge(g: GridFit) -> tuple[float, GridFit]:
+            # a pale front of about the table's colour is "bare" too: here every print
+            # counts, over the whole face inside the ring (an outlined symbol leaves the
+            # very centre plain)
+            v = views[1] if g.pitch_mm * hpx / 2 >= cfg.judge_sparse_px else views[0]
+            return max(((lattice_score(stats(s, (v[0], v[1], None), cfg.judge_inner), cfg), s)
+                        for s in half_shifts(g)), key=lambda js: js[0])
+
+        def crowded(g: GridFit) -> bool:
+            v = np.array(list(stats(g, views[0], cfg.centre_fraction).values()))
+            return len(v) > 0 and int(np.count_nonzero(printed(v, cfg))) > cfg.outline_tiles
+
+        grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near(), judge, crowded)
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
     for _ in range(cfg.refits):
         up = [t.centre_mm for t in found if t.look.has_symbol]
@@ -309,15 +335,20 @@ def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:
     return bool(offs) and float(np.median(offs)) < cfg.hint_offset
 
 
+def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np.float32], float]:
+    """The coarse view at half its resolution, and its pixels per mm: cell statistics
+    need no fine detail, and a quarter the pixels is a quarter the work."""
+    half = np.asarray(cv2.resize(coarse_lab, (max(1, coarse_lab.shape[1] // 2), max(1, coarse_lab.shape[0] // 2)),
+                                 interpolation=cv2.INTER_AREA), dtype=np.float32)
+    return half, cfg.coarse_px_per_mm * half.shape[1] / coarse_lab.shape[1]
+
+
 def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 coarse_lab: NDArray[np.float32], grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
                 crop_px: int) -> list[TileReading]:
     """Candidate cells from the coarse view, then each read from the camera frame."""
-    # cell statistics need no fine detail: half the coarse resolution, a quarter the work
-    half = np.asarray(cv2.resize(coarse_lab, (max(1, coarse_lab.shape[1] // 2), max(1, coarse_lab.shape[0] // 2)),
-                                 interpolation=cv2.INTER_AREA), dtype=np.float32)
-    cpx = cfg.coarse_px_per_mm * half.shape[1] / coarse_lab.shape[1]
+    half, cpx = _half(coarse_lab, cfg)
     stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)

@@ -1,0 +1,64 @@
+"""The lattice judge: on a crowded table every candidate pitch is rated by how tile-like
+its cells look, so a symbol's width or a mat's print no longer wins the pitch."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from calibration.geometry import locate_table
+from calibration.profile import default_profile
+from vision.synth import random_scene, render_scene
+from vision.tiles.config import TilesConfig
+from vision.tiles.grid import GridFit, half_shifts
+from vision.tiles.occupancy import lattice_score, printed
+from vision.tiles.pipeline import read_tiles
+
+
+def _stats(centre: float, spread: float, n: int, bare: float | None = None) -> dict[tuple[int, int], np.ndarray]:
+    row = [60.0, 0.0, 0.0, spread, centre] + ([] if bare is None else [bare])
+    return {(i, 0): np.array(row) for i in range(n)}
+
+
+def test_a_symbol_in_a_plain_ring_outscores_one_in_a_busy_ring() -> None:
+    """Cells whose symbol sits inside a plain face ring rate higher than cells of the same
+    contrast whose ring crosses tile sides and gaps (a lattice at the wrong pitch)."""
+    cfg = TilesConfig()
+    good = lattice_score(_stats(40.0, 6.0, 20), cfg)
+    busy = lattice_score(_stats(40.0, 30.0, 40), cfg)
+    assert good == 40.0 / 6.0
+    assert busy == 40.0 / 30.0
+    assert lattice_score(_stats(5.0, 2.0, 20), cfg) == 0.0     # no symbol anywhere
+
+
+def test_print_on_bare_table_is_not_a_printed_cell() -> None:
+    """A cell with a symbol's contrast whose middle is bare table all over (a mat's lines)
+    does not count as printed; the same cell off the table does."""
+    cfg = TilesConfig()
+    on_table = np.array(list(_stats(40.0, 6.0, 3, bare=0.99).values()))
+    off_table = np.array(list(_stats(40.0, 6.0, 3, bare=0.1).values()))
+    assert not printed(on_table, cfg).any()
+    assert printed(off_table, cfg).all()
+
+
+def test_half_shift_puts_cell_centres_on_line_crossings() -> None:
+    """The shifted copy's cell centres are the lattice's own line crossings."""
+    g = GridFit(math.radians(12.0), 35.0, (80.0, 60.0), 1.0)
+    same, moved = half_shifts(g)
+    assert same == g
+    assert np.allclose(moved.cell_centre_mm(0, 0), g.cell_centre_mm(0, 0) + 0.5 * g.pitch_mm * (g.axes[0] + g.axes[1]))
+    assert moved.pitch_mm == g.pitch_mm and moved.angle_rad == g.angle_rad
+
+
+def test_big_symbols_on_a_cutting_mat_read_on_the_tiles_pitch() -> None:
+    """Seed 7363 (inverse art, 44 tiles on a ruled cutting mat), where the smallest strong
+    autocorrelation peak lies at two thirds of the pitch (it had read 81 tiles on a
+    21 mm lattice): the judged lattice is within 3% of the tiles' pitch, every tile read."""
+    prof = default_profile("town77")
+    scene = random_scene("town77", 7363, resolution=(2304, 1296))
+    image = render_scene(scene).image
+    reading = read_tiles(image, locate_table(image, prof), prof)
+    true_pitch = float(scene["meta"]["pitch_mm"])
+    assert abs(reading.grid.pitch_mm - true_pitch) < 0.03 * true_pitch
+    assert len(reading.tiles) == len(scene["meta"]["tiles"])
