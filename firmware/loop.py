@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol
 
 import cv2
@@ -158,7 +158,10 @@ class Referee:
         self.fit: TableFit | None = None
         self.reference: NDArray[np.uint8] | None = None   # guard view of the last accepted table
         self.earlier: NDArray[np.uint8] | None = None      # the one before a quiet look replaced it
-        self._last_difference: tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]] | None = None
+        self._full_markers: set[int] = set()      # the markers of the last fit that saw them all
+        # the last few (a, b, difference(a, b)): one look compares its view with the last
+        # look's, the last accepted table's and the one before it
+        self._differences: list[tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]]] = []
         self.previous_view: NDArray[np.uint8] | None = None
         self.current_view: NDArray[np.uint8] | None = None
         self.previous_image: NDArray[np.uint8] | None = None
@@ -545,14 +548,17 @@ class Referee:
         return locate_table(image, self.profile)
 
     def _unless_hidden(self, fit: TableFit) -> TableFit:
-        """The last fit when this one saw fewer markers and the markers it saw are where the
-        last fit puts them: a hand or a cup over a marker has not moved the table, and a fit
-        from the markers left over is a worse fit (a few mm off at the far corner, which
-        read as "camera moved" twice, once as the hand came and once as it went)."""
+        """The last fit's mapping when this one saw fewer markers than the last full fit
+        and the markers it saw are where the last fit puts them: a hand or a cup over a
+        marker has not moved the table, and a fit from the markers left over is a worse fit
+        (a few mm off at the far corner, which read as "camera moved" twice, once as the
+        hand came and once as it went). It says which markers were seen, so the next look
+        tracks those and does not search the whole frame for the hidden one."""
         last = self.fit
-        if (last is None or self.profile is None or last.source != "markers"
-                or fit.source != "markers"
-                or not set(fit.markers_seen) < set(last.markers_seen)):
+        if fit.source != "markers" or not set(fit.markers_seen) < self._full_markers:
+            self._full_markers = set(fit.markers_seen) if fit.source == "markers" else set()
+            return fit
+        if last is None or self.profile is None or last.source != "markers":
             return fit
         corners = np.array([c for m in self.profile.markers if m.id in fit.markers_seen
                             for c in m.corners_mm()], dtype=np.float64).reshape(-1, 2)
@@ -561,8 +567,9 @@ class Referee:
         except cv2.error:
             return fit
         if float(np.max(np.linalg.norm(back - corners, axis=1))) > self.cfg.hidden_marker_mm:
+            self._full_markers = set(fit.markers_seen)
             return fit
-        return last
+        return replace(last, markers_seen=fit.markers_seen)
 
     def _table_moved(self, fit: TableFit) -> bool:
         if self.fit is None or self.profile is None:
@@ -603,13 +610,14 @@ class Referee:
                                  self._difference(self.reference, view))
 
     def _difference(self, a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        """difference(a, b), once per pair of views: the change map and the guard both
-        threshold the same pair (the last accepted table and this look)."""
-        last = self._last_difference
-        if last is None or last[0] is not a or last[1] is not b:
-            last = (a, b, difference(a, b))
-            self._last_difference = last
-        return last[2]
+        """difference(a, b), once per pair of views: the change map, the guard's stillness
+        check and its checks against the last accepted tables threshold the same few pairs."""
+        for a0, b0, d in self._differences:
+            if a0 is a and b0 is b:
+                return d
+        d = difference(a, b)
+        self._differences = [(a, b, d)] + self._differences[:2]
+        return d
 
     def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
         return self._foreign_mask(a, b, footprint)[0]

@@ -134,13 +134,13 @@ def test_a_hand_over_a_marker_is_not_a_moved_camera(tmp_path: Path) -> None:
 
     def unless(fit: Any) -> Any:
         kept = real_unless(fit)
-        fits.append((fit.markers_seen, kept.markers_seen))
+        fits.append((fit.markers_seen, kept is not fit))
         return kept
 
     ref._unless_hidden = unless  # type: ignore[method-assign]
     assert ref.run() == 0
-    hidden = [kept for seen, kept in fits if len(seen) == 3]
-    assert hidden and all(len(kept) == 4 for kept in hidden), fits   # the 4-marker fit kept
+    hidden = [replaced for seen, replaced in fits if len(seen) == 3]
+    assert hidden and all(hidden), fits      # the last 4-marker fit's mapping kept
     assert not any("moved" in e for e in ref.events), ref.events
     assert _moves(tmp_path) == _expected(placements)
 
