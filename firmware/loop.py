@@ -514,12 +514,13 @@ class Referee:
         except (RulesError, KeyError, TypeError, ValueError) as e:
             return Unclear(f"observation not understood: {e.__class__.__name__}")
         verdict = self._guard(verdict, view)
-        if isinstance(verdict, (NoChange, Proposed)) and isinstance(obs, dict) and \
+        if not isinstance(verdict, Unclear) and isinstance(obs, dict) and \
                 isinstance(obs.get("grid"), dict) and \
                 any(not t.get("face_down") for t in obs.get("tiles") or () if isinstance(t, dict)):
-            # only a look the game agrees with hands its lattice on: a hand or a cup over
-            # the city bends the lattice of that look, and the next look would start from
-            # it; a lattice fitted to a bare table is the grain's, not the tiles'
+            # only a look the guard let through hands its lattice on: a hand over the city
+            # bends the lattice of that look, and the next look would start from it (a
+            # look without a hint searches the whole lattice: about 0.9 s instead of 0.13);
+            # a lattice fitted to a bare table is the grain's, not the tiles'
             self.grid_hint = obs["grid"]
         self.previous_view = view
         self.current_view = view

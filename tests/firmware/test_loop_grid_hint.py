@@ -1,4 +1,4 @@
-"""The reader's lattice hint comes only from looks the game agreed with."""
+"""The reader's lattice hint comes only from looks the guard let through."""
 
 from __future__ import annotations
 
