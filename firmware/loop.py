@@ -563,11 +563,7 @@ class Referee:
             return fit
         corners = np.array([c for m in self.profile.markers if m.id in fit.markers_seen
                             for c in m.corners_mm()], dtype=np.float64).reshape(-1, 2)
-        try:
-            back = last.to_table(fit.to_image(corners))
-        except cv2.error:
-            return fit
-        if float(np.max(np.linalg.norm(back - corners, axis=1))) > self.cfg.hidden_marker_mm:
+        if _shift_mm(fit, last, corners) > self.cfg.hidden_marker_mm:
             self._full_markers = set(fit.markers_seen)
             return fit
         return replace(last, markers_seen=fit.markers_seen)
@@ -578,12 +574,7 @@ class Referee:
         ox, oy = self.profile.area_origin_mm
         w, h = self.profile.area_size_mm
         corners = np.array([[ox, oy], [ox + w, oy], [ox + w, oy + h], [ox, oy + h]], dtype=np.float64)
-        try:
-            px_old = self.fit.to_image(corners)
-            back = fit.to_table(px_old)
-        except cv2.error:
-            return True
-        return bool(np.max(np.linalg.norm(back - corners, axis=1)) > self.cfg.moved_mm)
+        return _shift_mm(self.fit, fit, corners) > self.cfg.moved_mm
 
     def guard_area(self) -> tuple[tuple[float, float], tuple[float, float]]:
         """The guard watches the whole marked table, not just the play area, so an arm
@@ -660,7 +651,7 @@ class Referee:
         # against the last accepted table, then the one before it: a quiet look takes
         # whatever lies on the table as background, a hand resting by the city too, and
         # when the hand has gone the table it uncovers is the earlier one plus the move
-        foreign: float | None = None            # against the last accepted table, for the screen
+        foreign: float | None = None            # the first table compared, for the screen
         for reference in (self.reference, self.earlier):
             if reference is None or reference.shape != view.shape:
                 continue
@@ -676,7 +667,8 @@ class Referee:
                 # still things that are not an arm near the move (a cup put down beside
                 # the new tile, its shadow): the move stands
                 return verdict
-            foreign = foreign_here if foreign is None else foreign
+            if foreign is None:
+                foreign = foreign_here
         self.blocked_looks = self.blocked_looks + 1 if stable else 0
         if self.blocked_looks >= self.cfg.stuck_looks and isinstance(verdict, Proposed):
             self.blocked_looks = 0
@@ -883,6 +875,16 @@ def setting_error(title: str, key: str, value: Any, choices: tuple[Any, ...]) ->
 
 def _is_unreadable(e: Exception) -> bool:
     return type(e).__name__ == "UnreadableFrame"
+
+
+def _shift_mm(a: TableFit, b: TableFit, points_mm: NDArray[np.float64]) -> float:
+    """How far (table mm, worst point) fit `b` puts the image pixels where fit `a` puts
+    `points_mm`: how much the table moved between them (infinite when either cannot map)."""
+    try:
+        back = b.to_table(a.to_image(points_mm))
+    except cv2.error:
+        return float("inf")
+    return float(np.max(np.linalg.norm(back - points_mm, axis=1)))
 
 
 def _default_analyze(game: str, image: NDArray[np.uint8], fit: TableFit,

@@ -222,7 +222,7 @@ def reaching_in(mask: GreyImage, px_per_mm: float, bridge_mm: float) -> GreyImag
     k = max(1, int(round(bridge_mm * px_per_mm / 2)))
     joined = cv2.dilate((mask > 0).astype(np.uint8), cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
-    n, labels = cv2.connectedComponents(joined, connectivity=8)
+    _, labels = cv2.connectedComponents(joined, connectivity=8)
     edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
     keep = np.isin(labels, edge[edge > 0])
     return np.where(keep, mask, 0).astype(mask.dtype)
