@@ -176,30 +176,27 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
 
 
 class PacedCamera:
-    """Frames shown like a live camera: each for `period` seconds of clock time, whether
-    or not anyone captures it; a hand frame is also shown half-way to give motion.
+    """Frames shown like a live camera: each for `period` seconds, whether or not anyone
+    captures it; a hand frame is also shown half-way to give motion.
 
-    With `waits_only` the frames advance with the loop's waits and a fixed `look_cost`
-    per still captured, not with the real time its work took: which frames the loop sees
-    then does not depend on how loaded the machine is (under load a slow look let the
-    next move go by unseen, so the moves missed changed from run to run); the latency is
-    still measured in real time."""
+    The frames advance with the loop's waits and a fixed `look_cost` per still captured,
+    not with the real time its work took: which frames the loop sees then does not
+    depend on how loaded the machine is (under load a slow look let the next move go by
+    unseen, so the moves missed changed from run to run); the latency is still measured
+    in real time."""
 
     def __init__(self, frames: list[NDArray[np.uint8]], clock: Any, period: float = 3.0,
-                 waits_only: bool = False, look_cost: float = 0.5) -> None:
+                 look_cost: float = 0.5) -> None:
         self.frames = frames
         self.clock = clock
         self.period = period
         self.t0: float | None = None
         self.index = 0
-        self.waits_only = waits_only
         self.look_cost = look_cost
         self.looks = 0
 
     def _now(self) -> float:
-        if self.waits_only:
-            return float(self.clock.offset) + self.look_cost * self.looks
-        return float(self.clock.now())
+        return float(self.clock.offset) + self.look_cost * self.looks
 
     def _current(self) -> NDArray[np.uint8]:
         from firmware.camera.base import EndOfStream
@@ -249,11 +246,10 @@ class _TimingClock:
         self.offset += max(0.0, seconds)
 
 
-def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
-                  waits_only: bool = True) -> dict[str, Any]:
+def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[str, Any]:
     """Run the loop (live mode, timing clock) over full-resolution frames; time each look
     from the still period ending to the first screen shown after it. The frames are
-    paced by the loop's waits (`PacedCamera.waits_only`) unless told otherwise."""
+    paced by the loop's waits (`PacedCamera`)."""
     from firmware.buttons.script import NoButtons
     from firmware.display.virtual import NullDisplay
     from firmware.journal import Journal
@@ -280,7 +276,7 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
     with tempfile.TemporaryDirectory() as tmp:
         cfg = LoopConfig(motion=MotionConfig(still_seconds=1.0), replay=False,
                          prompt_timeout=0.0, resume_timeout=0.0)
-        ref = Referee(PacedCamera(frames, clock, waits_only=waits_only), display, NoButtons(sleep=clock.sleep), Journal(tmp),
+        ref = Referee(PacedCamera(frames, clock), display, NoButtons(sleep=clock.sleep), Journal(tmp),
                       clock=clock, config=cfg, game="town77", analyze=timed_analyze,
                       preset={"players": 2})
         real_look = ref._look
