@@ -97,14 +97,28 @@ def normalise(view: NDArray[np.uint8]) -> NDArray[np.uint8]:
     v = cv2.GaussianBlur(view, (5, 5), 0)
     if v.ndim == 2:
         v = v[:, :, None]
-    med = np.median(v.reshape(-1, v.shape[2]), axis=0).astype(np.float32)
+    med = np.array([_median_u8(np.ascontiguousarray(v[:, :, c])) for c in range(v.shape[2])],
+                   dtype=np.float32)
     gain = np.where(med > 1.0, 128.0 / np.maximum(med, 1.0), 1.0).astype(np.float32)
     out = np.clip(v.astype(np.float32) * gain, 0, 255).astype(np.uint8)
     return np.asarray(out)
 
 
+def _median_u8(channel: NDArray[np.uint8]) -> float:
+    """np.median of a uint8 image from its histogram (a sort of the view cost more than
+    the whole guard comparison)."""
+    hist = cv2.calcHist([channel], [0], None, [256], [0, 256]).ravel()
+    cum = np.cumsum(hist)
+    n = int(cum[-1])
+    lo = int(np.searchsorted(cum, (n - 1) // 2 + 1))     # the middle order statistics
+    hi = int(np.searchsorted(cum, n // 2 + 1))
+    return (lo + hi) / 2.0
+
+
 def _nearest(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> GreyImage:
-    """Per pixel of a: the least difference (largest channel) to a pixel of b within 1 px."""
+    """Per pixel of a: the least difference (largest channel) to a pixel of b within 1 px.
+    (OpenCV's per-channel max and min: numpy's reduction over the channel axis made this
+    the loop's costliest step after the reader.)"""
     h, w = a.shape[:2]
     pad = cv2.copyMakeBorder(b, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
     best: GreyImage | None = None
@@ -112,8 +126,11 @@ def _nearest(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> GreyImage:
         for dx in range(3):
             d = np.asarray(cv2.absdiff(a, pad[dy:dy + h, dx:dx + w]), dtype=np.uint8)
             if d.ndim == 3:
-                d = d.max(axis=2)
-            best = d if best is None else np.minimum(best, d)
+                channels = cv2.split(d)
+                d = channels[0]
+                for c in channels[1:]:
+                    d = cv2.max(d, c)
+            best = d if best is None else cv2.min(best, d)
     assert best is not None
     return np.asarray(best, dtype=np.uint8)
 

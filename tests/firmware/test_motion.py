@@ -103,3 +103,32 @@ def test_reaching_in_keeps_an_arm_and_drops_a_cup() -> None:
     got = reaching_in(mask, px_per_mm=0.5, bridge_mm=12.0)
     assert got[60, 60] == 0 and got[120, 140] == 255 and got[190, 140] == 255
     assert reaching_in(mask, px_per_mm=0.5, bridge_mm=2.0)[120, 140] == 0   # gap not bridged
+
+
+def test_guard_difference_is_the_neighbourhood_definition() -> None:
+    """difference() equals its definition written out in numpy: brightness equalised by
+    the per-channel median, then per pixel the least largest-channel difference to the
+    other view's 3x3 neighbourhood, taken both ways."""
+    from firmware.motion import difference
+
+    def norm(v: np.ndarray) -> np.ndarray:
+        v = cv2.GaussianBlur(v, (5, 5), 0)
+        med = np.median(v.reshape(-1, 3), axis=0).astype(np.float32)
+        gain = np.where(med > 1.0, 128.0 / np.maximum(med, 1.0), 1.0).astype(np.float32)
+        return np.clip(v.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+    def nearest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        h, w = a.shape[:2]
+        pad = np.pad(b.astype(np.int16), ((1, 1), (1, 1), (0, 0)), mode="edge")
+        shifts = [np.abs(a.astype(np.int16) - pad[dy:dy + h, dx:dx + w]).max(axis=2)
+                  for dy in range(3) for dx in range(3)]
+        return np.min(shifts, axis=0).astype(np.uint8)
+
+    rng = np.random.default_rng(7)
+    for h, w in ((41, 60), (64, 64)):         # odd and even pixel counts (the median's two cases)
+        a = cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3), dtype=np.uint8), (5, 5), 1.5)
+        b = np.clip(a.astype(np.int16) + rng.integers(-40, 41, (h, w, 3)), 0, 255).astype(np.uint8)
+        b[5:15, 8:20] = (30, 200, 90)
+        na, nb = norm(a), norm(b)
+        want = np.maximum(nearest(na, nb), nearest(nb, na))
+        assert np.array_equal(difference(a, b), want)
