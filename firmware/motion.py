@@ -127,10 +127,10 @@ def _nearest(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> GreyImage:
             d = np.asarray(cv2.absdiff(a, pad[dy:dy + h, dx:dx + w]), dtype=np.uint8)
             if d.ndim == 3:
                 channels = cv2.split(d)
-                d = channels[0]
+                d = np.asarray(channels[0], dtype=np.uint8)
                 for c in channels[1:]:
-                    d = cv2.max(d, c)
-            best = d if best is None else cv2.min(best, d)
+                    d = np.asarray(cv2.max(d, c), dtype=np.uint8)
+            best = d if best is None else np.asarray(cv2.min(best, d), dtype=np.uint8)
     assert best is not None
     return np.asarray(best, dtype=np.uint8)
 
