@@ -38,8 +38,8 @@ from firmware.display.base import Display
 from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
-from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, difference, foreign_change,
-                             reaching_in, touches)
+from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, foreign_change, normalise,
+                             normalised_difference, reaching_in, touches)
 from firmware.screens import base as scr
 from rules.errors import RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
@@ -162,6 +162,7 @@ class Referee:
         # the last few (a, b, difference(a, b)): one look compares its view with the last
         # look's, the last accepted table's and the one before it
         self._differences: list[tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]]] = []
+        self._normals: list[tuple[NDArray[np.uint8], NDArray[np.uint8]]] = []   # (view, normalise(view))
         self.previous_view: NDArray[np.uint8] | None = None
         self.current_view: NDArray[np.uint8] | None = None
         self.previous_image: NDArray[np.uint8] | None = None
@@ -607,9 +608,17 @@ class Referee:
         for a0, b0, d in self._differences:
             if a0 is a and b0 is b:
                 return d
-        d = difference(a, b)
+        d = normalised_difference(self._normalised(a), self._normalised(b))
         self._differences = [(a, b, d)] + self._differences[:2]
         return d
+
+    def _normalised(self, view: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        for v, n in self._normals:
+            if v is view:
+                return n
+        n = normalise(view)
+        self._normals = [(view, n)] + self._normals[:3]
+        return n
 
     def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
         return self._foreign_mask(a, b, footprint)[0]

@@ -145,7 +145,12 @@ def difference(reference: NDArray[np.uint8], current: NDArray[np.uint8]) -> Grey
     edge is a change of a hundred levels, but not a change of the table. (Comparing with
     the neighbourhood's range instead hid a new tile whose symbol's edges spanned its
     face's levels.)"""
-    a, b = normalise(reference), normalise(current)
+    return normalised_difference(normalise(reference), normalise(current))
+
+
+def normalised_difference(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> GreyImage:
+    """difference() of two views already through normalise() (the loop normalises each
+    view once, though it compares it with up to three others)."""
     return np.asarray(np.maximum(_nearest(a, b), _nearest(b, a)), dtype=np.uint8)
 
 
