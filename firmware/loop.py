@@ -117,6 +117,8 @@ class LoopConfig:
     verdict_seconds: float = 1.5       # how long an accepted move's screen stays up
     fit_max_side: int = 1200           # marker search size (0: calibration's own default)
     track_markers: bool = True         # look for each marker near its last place first
+    early_look: bool = True            # read a still taken before the still period ends
+    early_settle: float = 0.4          # least stillness (s) before such a still is taken
 
 
 @dataclass
@@ -124,6 +126,11 @@ class Look:
     """What one still frame gave: kept to compare the next look with."""
 
     view: NDArray[np.uint8]
+
+
+# what judge() changes: an early look made void by motion puts it back
+_GUARD_MEMORY = ("fit", "_full_markers", "grid_hint", "previous_view", "current_view", "previous_image",
+                 "reference", "earlier", "blocked_looks")
 
 
 class Stop(Exception):
@@ -174,11 +181,16 @@ class Referee:
         self.stopping = False
         self.ended_stream = False
         self.events: list[str] = []        # what happened, for tests and benches
-        self.timings: list[float] = []     # still-period end -> verdict shown, seconds
+        self.timings: list[float] = []     # still-period end -> verdict on screen, seconds
         self._moved_since_look = True
+        # an early look waiting for the still period to end: its verdict and frame, the
+        # guard's memory from before it (restored when motion makes it void), the period's end
+        self._early: tuple[Verdict, Frame, dict[str, Any], float] | None = None
+        self._look_costs: list[float] = []   # the last few looks' capture-to-verdict seconds
         self.final_summary: dict[str, Any] | None = None
         self.already_done = False
         self._shown: bytes | None = None
+        self._first_shown_at: float | None = None   # the first show() since a verdict was acted on
 
     # -- plumbing ------------------------------------------------------------------------
     def request_stop(self, *_: Any) -> None:
@@ -189,6 +201,8 @@ class Referee:
 
     def show(self, image: Image.Image) -> None:
         """Show a screen; the same picture twice is not sent again (I2C time, PNG spam)."""
+        if self._first_shown_at is None:
+            self._first_shown_at = self.clock.now()
         data = image.tobytes()
         if data == self._shown:
             return
@@ -378,6 +392,7 @@ class Referee:
             if not self.cfg.replay:
                 ev = self.button(0.0)
                 if ev is not None:
+                    self._drop_early("a button")    # the players changed something: read again
                     self._on_button(ev)
                     continue
             try:
@@ -398,19 +413,51 @@ class Referee:
             state = self.motion.update(preview, now)
             if state.moving:
                 self._moved_since_look = True
-            if self.motion.is_still(now) and (self._moved_since_look
-                                              or self._changed_since_look(preview)):
-                self._moved_since_look = False
-                still_end = self.clock.now()
-                try:
-                    self._look(preview, still_end)
-                except EndOfStream:
-                    self._end_of_stream()
-                    return
-                if self.session is None:
-                    return
-                continue
+                self._drop_early("motion")
+            try:
+                if self._early is not None:
+                    if self.motion.is_still(now):
+                        verdict, frame, _, still_end = self._early
+                        self._early = None
+                        self._deliver(verdict, frame, still_end)
+                        if self.session is None:
+                            return
+                        continue
+                elif (self._moved_since_look or self._changed_since_look(preview)) and \
+                        (self.motion.is_still(now) or self._early_due(now)):
+                    self._moved_since_look = False
+                    self._look(preview, self._still_end(now))
+                    if self.session is None:
+                        return
+                    continue
+            except EndOfStream:
+                self._end_of_stream()
+                return
             self.clock.sleep(self.cfg.preview_interval)
+
+    def _still_end(self, now: float) -> float:
+        """When the still period ends: still_seconds after the last motion, or now for a
+        look at a table that was still already (a look again after an unclear one)."""
+        last = self.motion.last_motion
+        return now if last is None else max(now, last + self.cfg.motion.still_seconds)
+
+    def _early_due(self, now: float) -> bool:
+        """Time to take an early still: the table has been still for at least
+        `early_settle` s and the look would end about when the still period does.
+
+        The still period is a debounce: a still taken during it is the table the period's
+        end would show as long as the preview stream sees no motion until then (the
+        motion check runs on every preview while the look waits), and reading it while
+        waiting puts the verdict on screen as the period ends, not a look's time later.
+        On a slower Pi the lead grows with the measured look time, up to the settle limit."""
+        last = self.motion.last_motion
+        if not self.cfg.early_look or self.cfg.replay or last is None:
+            return False
+        still = self.cfg.motion.still_seconds
+        costs = sorted(self._look_costs)
+        cost = costs[len(costs) // 2] if costs else still
+        lead = min(still - self.cfg.early_settle, 1.5 * cost)
+        return lead > 0 and now - last >= still - lead
 
     def _changed_since_look(self, preview: NDArray[np.uint8]) -> bool:
         if self.cfg.replay:
@@ -476,11 +523,34 @@ class Referee:
         if frame.index <= self.skip_until_frame - 1:
             return   # resumed replay: this frame was judged before the restart
         self.frames += 1
+        before = {name: getattr(self, name) for name in _GUARD_MEMORY}
+        started = self.clock.now()
         verdict = self.judge(frame.image)
+        self._look_costs = (self._look_costs + [self.clock.now() - started])[-9:]
         if isinstance(verdict, Unclear):
             self.last_look_preview = None   # look again once still, even if nothing moves
+        if self.motion.is_still(self.clock.now()):
+            self._deliver(verdict, frame, still_end)
+        else:
+            self._early = (verdict, frame, before, still_end)
+
+    def _deliver(self, verdict: Verdict, frame: Frame, still_end: float) -> None:
+        """Act on a look's verdict once the still period has ended."""
+        self._first_shown_at = None
         self._act(verdict, frame)
-        self.timings.append(self.clock.now() - still_end)
+        at = self._first_shown_at if self._first_shown_at is not None else self.clock.now()
+        self.timings.append(at - still_end)
+
+    def _drop_early(self, why: str) -> None:
+        """Motion (or a button) came before the still period ended: the early look never
+        happened, and leaves no trace in the guard's memory."""
+        if self._early is None:
+            return
+        self.note(f"early look void: {why}")
+        for name, value in self._early[2].items():
+            setattr(self, name, value)
+        self._early = None
+        self.last_look_preview = None
 
     def judge(self, image: NDArray[np.uint8]) -> Verdict:
         """The verdict for one still frame (changes nothing but the guard's memory)."""

@@ -76,6 +76,11 @@ class MotionDetector:
             return MotionState(True, frac, 0.0)
         return MotionState(False, frac, now - self._last_motion)
 
+    @property
+    def last_motion(self) -> float | None:
+        """When motion was last seen (the still period ends still_seconds later)."""
+        return self._last_motion
+
     def is_still(self, now: float) -> bool:
         return self._last_motion is not None and self._prev is not None and \
             now - self._last_motion >= self.config.still_seconds

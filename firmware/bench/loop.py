@@ -248,8 +248,10 @@ class _TimingClock:
 
 def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[str, Any]:
     """Run the loop (live mode, timing clock) over full-resolution frames; time each look
-    from the still period ending to the first screen shown after it. The frames are
-    paced by the loop's waits (`PacedCamera`)."""
+    from the still period ending to the first screen shown after it (the loop's own
+    `timings`), and each look's work (`look`: capture to verdict, which an early look does
+    while the still period runs out). The frames are paced by the loop's waits
+    (`PacedCamera`)."""
     from firmware.buttons.script import NoButtons
     from firmware.display.virtual import NullDisplay
     from firmware.journal import Journal
@@ -258,9 +260,8 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[
 
 
     clock = _TimingClock()
-    shown: list[float] = []
     display = NullDisplay()
-    parts: dict[str, list[float]] = {"fit": [], "reader": []}
+    parts: dict[str, list[float]] = {"fit": [], "reader": [], "look": []}
     import firmware.loop as loop_mod
 
     base_analyze = analyze or loop_mod._default_analyze
@@ -272,14 +273,12 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[
         finally:
             parts["reader"].append(time.perf_counter() - t)
 
-    latencies: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         cfg = LoopConfig(motion=MotionConfig(still_seconds=1.0), replay=False,
                          prompt_timeout=0.0, resume_timeout=0.0)
         ref = Referee(PacedCamera(frames, clock), display, NoButtons(sleep=clock.sleep), Journal(tmp),
                       clock=clock, config=cfg, game="town77", analyze=timed_analyze,
                       preset={"players": 2})
-        real_look = ref._look
         real_locate = ref._locate
 
         def timed_locate(image: Any) -> Any:
@@ -290,26 +289,21 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[
                 parts["fit"].append(time.perf_counter() - t)
 
         ref._locate = timed_locate  # type: ignore[method-assign]
-        real_show = ref.show
+        real_judge = ref.judge
 
-        def show(image: Any) -> None:
-            shown.append(clock.now())   # the verdict is on screen (or already was)
-            real_show(image)
+        def timed_judge(image: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return real_judge(image)
+            finally:
+                parts["look"].append(time.perf_counter() - t)
 
-        ref.show = show  # type: ignore[method-assign]
-
-        def look(preview: Any, still_end: float) -> None:
-            n = len(shown)
-            real_look(preview, still_end)
-            after = shown[n:]
-            if after:
-                latencies.append(after[0] - still_end)
-
-        ref._look = look  # type: ignore[method-assign]
+        ref.judge = timed_judge  # type: ignore[method-assign]
         ref.run()
         applied = [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
-    return {"latency": latencies, "fit": parts["fit"], "reader": parts["reader"],
-            "moves": len(applied), "applied": applied, "events": ref.events}
+    return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
+            "look": parts["look"], "moves": len(applied), "applied": applied, "events": ref.events,
+            "void": sum(1 for e in ref.events if e.startswith("early look void"))}
 
 
 def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: int = 8,
@@ -321,7 +315,8 @@ def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: 
         return "ABCDEFG"[rc[1]] + str(rc[0] + 1)
 
     out: dict[str, Any] = {"games": 0, "moves": 0, "invented": 0, "missed": 0, "questions": 0,
-                           "frames": 0, "latency": [], "fit": [], "reader": [], "exact_games": 0}
+                           "frames": 0, "latency": [], "fit": [], "reader": [], "look": [], "void": 0,
+                           "exact_games": 0}
     for g in range(games):
         frames, placed = real_game(seed + g, moves, resolution, cups=occluders, hands=occluders)
         run = bench_latency(frames)
@@ -339,6 +334,8 @@ def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: 
         out["latency"] += run["latency"]
         out["fit"] += run["fit"]
         out["reader"] += run["reader"]
+        out["look"] += run["look"]
+        out["void"] += run["void"]
     return out
 
 
@@ -558,8 +555,11 @@ def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> st
               f"{1000 * med_lat:.0f} ms", "<= 300 ms", verdict(med_lat <= 0.3)],
              ["  p90 look", f"{1000 * float(np.percentile(lat, 90)):.0f} ms" if lat else "-", "", ""],
              ["  worst look", f"{1000 * worst:.0f} ms", "", ""],
+             ["  a look's work, capture to verdict (median; an early look does it while the "
+              "still period runs out)", f"{1000 * median(real['look']):.0f} ms", "", ""],
              ["  of which marker fit (median)", f"{1000 * median(real['fit']):.0f} ms", "", ""],
-             ["  of which the town77 reader (median)", f"{1000 * median(real['reader']):.0f} ms", "", ""]]
+             ["  of which the town77 reader (median)", f"{1000 * median(real['reader']):.0f} ms", "", ""],
+             ["  early looks made void by motion", f"{real['void']} of {len(real['look'])}", "", ""]]
     with tempfile.TemporaryDirectory() as t:
         for kind in MEMORY_ARGS:
             peak = bench_memory(memory_frames(kind, seed, res), Path(t), kind)
@@ -612,7 +612,9 @@ if __name__ == "__main__":
         n = int(sys.argv[2]) if len(sys.argv) > 2 else 10
         first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
         got = bench_real_games(n, first, (2304, 1296), occluders=sys.argv[1] == "real")
-        print(json.dumps({k: v for k, v in got.items() if k not in ("latency", "fit", "reader")}))
+        print(json.dumps({k: v for k, v in got.items() if k not in ("latency", "fit", "reader", "look")}))
+        for k in ("latency", "look", "reader", "fit"):
+            print(f"{k} median {1000 * median(got[k]):.0f} ms over {len(got[k])}")
     else:
         print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED]\n"
               "  real: Town 77 games through the loop and the real reader with hands and cups; "
