@@ -298,6 +298,54 @@ def compare_meeples(neutral: dict[str, Any], lit: dict[str, Any]) -> tuple[int, 
     return same, len(a)
 
 
+def compare_labelled_tiles(neutral: dict[str, Any], lit: dict[str, Any], radius_mm: float) -> tuple[int, int]:
+    """(identical, total) tiles read with a taught palette, matched by where they lie (the
+    nearest tile within radius_mm): the same face and, face up, the same shape and colour
+    names. Matching by place, not by (row, col): a phantom at the edge renumbers every
+    cell, which is a fault of the lattice, not of the colours (compare_tiles keeps it)."""
+    lit_tiles = [(p, t) for t in lit.get("tiles") or [] for p in [point_of(t)] if p is not None]
+    same = total = 0
+    for t in neutral.get("tiles") or []:
+        c = point_of(t)
+        if c is None:
+            continue
+        total += 1
+        dist, near = min(((float(np.hypot(p[0] - c[0], p[1] - c[1])), u) for p, u in lit_tiles),
+                         key=lambda du: du[0], default=(float("inf"), None))
+        if near is None or dist > radius_mm:
+            continue
+        if bool(near.get("face_down")) != bool(t.get("face_down")):
+            continue
+        same += int(t.get("face_down") or (near.get("shape") == t.get("shape")
+                                            and near.get("colour") == t.get("colour")))
+    return same, total
+
+
+def point_of(entry: dict[str, Any]) -> tuple[float, float] | None:
+    c = entry.get("centre_mm")
+    return (float(c[0]), float(c[1])) if isinstance(c, (list, tuple)) and len(c) >= 2 else None
+
+
+def _town77_palette(base: dict[str, Any], seed: int, headroom: float) -> dict[str, Any]:
+    """The palette a club would teach once, under the neutral light: the city's tile set,
+    table and camera photographed as a teaching row (as firmware.bench.town77.labels)."""
+    import random as _random
+
+    from vision.api import AnalyzeOptions
+    from vision.synth import render_scene
+    from vision.synth.town77 import city_scene, random_style
+    from vision.town77.teach import teach
+
+    profile = default_profile("town77")
+    style = random_style(seed, profile)
+    perm = list(range(7))
+    _random.Random(seed).shuffle(perm)
+    row = [{"row": 0, "col": i, "shape": i, "colour": perm[i]} for i in range(7)]
+    names = [f"{style['shape_set'][i]}:{style['colour_set'][perm[i]]}" for i in range(7)]
+    image = render_scene(_with_light(city_scene(row, style, base, seed + 7), {}, headroom)).image
+    return teach(image, locate_table(image, profile), names, AnalyzeOptions(profile))
+
+
 COMPARE: dict[str, Callable[[dict[str, Any], dict[str, Any]], tuple[int, int]]] = {
     "tiles": compare_tiles, "links": compare_links, "meeples": compare_meeples}
 
@@ -327,7 +375,7 @@ def _lab_at(img: NDArray[np.uint8], pts: list[tuple[float, float]], origin: tupl
 
 def colour_section(scenes: int, seed: int, res: tuple[int, int],
                    games: tuple[str, ...] = ("tiles", "town77", "railways"),
-                   headroom: float = EXPOSURE_HEADROOM) -> str:
+                   headroom: float = EXPOSURE_HEADROOM, with_palette: bool = True) -> str:
     from vision.api import AnalyzeOptions, ReadError, get_reader
     from vision.synth import random_scene, render_scene
 
@@ -335,6 +383,7 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
     lights = light_grid(seed)
     rows: list[list[Any]] = []
     drift_rows: list[list[Any]] = []
+    taught_rows: list[list[Any]] = []
     missing: list[str] = []
     notes: list[str] = []
     total_same = total_all = 0
@@ -345,6 +394,7 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
             missing.append(f"{game}: {e}")
             reader = None
         per_light: dict[str, list[int]] = {name: [0, 0] for name, _ in lights}
+        taught: dict[str, list[int]] = {name: [0, 0] for name, _ in lights}
         errors = 0
         raw_de: list[float] = []
         norm_de: list[float] = []
@@ -369,12 +419,23 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
             lab_raw0 = _lab_at(top0, centres, area_o, ppm)
             lab_n0 = _lab_at(normalise_rectified(top0, ref0, area_o, ppm), centres, area_o, ppm)
             reading0 = None
+            palette: dict[str, Any] | None = None
+            labelled0 = None
             if reader is not None:
                 try:
                     reading0 = reader.analyze(neutral_r.image, fit0, AnalyzeOptions(profile=profile))
                 except Exception as e:  # noqa: BLE001
                     notes.append(f"{game} scene {k}: neutral reading failed ({e.__class__.__name__}: {e})")
                     errors += 1
+                if game == "town77" and with_palette:
+                    try:
+                        palette = _town77_palette(base, seed * 104729 + k, headroom)
+                        labelled0 = reader.analyze(neutral_r.image, fit0, AnalyzeOptions(profile=profile,
+                                                                                         palette=palette))
+                    except Exception as e:  # noqa: BLE001  counted, never hidden
+                        notes.append(f"{game} scene {k}: teaching or the taught reading failed "
+                                     f"({e.__class__.__name__}: {e})")
+                        errors += 1
             _progress(f"colour {game} scene {k}: neutral read "
                       f"({'ok' if reading0 is not None else 'no reading'}), {len(centres)} face-up pieces")
             for name, light in lights:
@@ -405,6 +466,16 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
                         s, n = cmp(reading0, reading)
                         per_light[name][0] += s
                         per_light[name][1] += n
+                if labelled0 is not None:
+                    pitch = float(((labelled0.get("grid") or {}).get("pitch_mm")) or 40.0)
+                    try:
+                        lit = reader.analyze(r.image, fit, AnalyzeOptions(profile=profile, palette=palette))
+                        s, n = compare_labelled_tiles(labelled0, lit, pitch / 2)
+                    except Exception as e:  # noqa: BLE001
+                        notes.append(f"{game} scene {k} {name}: taught reading failed ({e.__class__.__name__}: {e})")
+                        s, n = 0, len(labelled0.get("tiles") or [])
+                    taught[name][0] += s
+                    taught[name][1] += n
             _progress(f"colour {game} scene {k}: " + ", ".join(f"{n} {v[0]}/{v[1]}" for n, v in per_light.items()))
         same = sum(v[0] for v in per_light.values())
         alln = sum(v[1] for v in per_light.values())
@@ -413,6 +484,11 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
         worst = min(per_light.items(), key=lambda kv: (kv[1][0] / kv[1][1]) if kv[1][1] else 1.0)
         rows.append([game, "yes" if reader is not None else "no", scenes, pct(same, alln),
                      f"{worst[0]}: {pct(*worst[1])}" if alln else "-", errors])
+        t_same = sum(v[0] for v in taught.values())
+        t_all = sum(v[1] for v in taught.values())
+        if t_all:
+            t_worst = min(taught.items(), key=lambda kv: (kv[1][0] / kv[1][1]) if kv[1][1] else 1.0)
+            taught_rows.append([game, scenes, pct(t_same, t_all), f"{t_worst[0]}: {pct(*t_worst[1])}"])
         if raw_de:
             drift_rows.append([game, len(raw_de), f"{np.median(raw_de):.1f}", f"{np.percentile(raw_de, 99):.1f}",
                                f"{np.median(norm_de):.1f}", f"{np.percentile(norm_de, 99):.1f}"])
@@ -427,6 +503,12 @@ def colour_section(scenes: int, seed: int, res: tuple[int, int],
                    f"({pct(total_same, total_all)} over the readers that exist).")
     else:
         out.append("Target (>= 99.9% of pieces identical): **not measured** (no reader produced readings).")
+    if taught_rows:
+        out += ["", "With a palette taught once under the neutral light (the teaching row of "
+                "firmware.bench.town77.labels): a face-up tile is read identically when the tile "
+                "lying nearest its place (within half a pitch) has the same face and the same shape "
+                "and colour names.", "",
+                md_table(["game", "scenes", "tiles read identically", "worst light"], taught_rows)]
     if missing:
         out.append("\nReaders missing: " + "; ".join(missing) + ".")
     out += ["", "Colour drift of each face-up piece's centre vs neutral light (CIE76, Lab on the "

@@ -41,3 +41,22 @@ def test_light_grid_spans_warm_to_cold_and_one_stop() -> None:
     names = [n for n, _ in light_grid(0)]
     for n in ("2700 K -1 EV", "2700 K +1 EV", "6500 K -1 EV", "6500 K +1 EV", "gradient 0.35"):
         assert n in names
+
+
+def test_labelled_tiles_are_matched_by_place_and_compared_by_name() -> None:
+    """With a palette, a tile is the same when the tile nearest its place has its face and
+    names: a renumbered lattice changes nothing, a renamed colour or a missing tile counts."""
+    from firmware.bench.calibration import compare_labelled_tiles
+
+    def tile(x: float, row: int, shape: str | None, colour: str | None, down: bool = False) -> dict:
+        return {"row": row, "col": 0, "centre_mm": [x, 50.0], "face_down": down,
+                "shape": shape, "colour": colour}
+
+    neutral = {"tiles": [tile(50, 0, "sun", "red"), tile(90, 1, "moon", "blue"),
+                         tile(130, 2, None, None, down=True), tile(170, 3, "star", "green")]}
+    renumbered = {"tiles": [tile(51, 5, "sun", "red"), tile(89, 6, "moon", "blue"),
+                            tile(131, 7, None, None, down=True), tile(171, 8, "star", "green")]}
+    assert compare_labelled_tiles(neutral, renumbered, 20.0) == (4, 4)
+    changed = {"tiles": [tile(50, 0, "sun", "orange"), tile(90, 1, "moon", "blue"),
+                         tile(130, 2, "sun", "red")]}
+    assert compare_labelled_tiles(neutral, changed, 20.0) == (1, 4)
