@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -264,41 +264,24 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[
     parts: dict[str, list[float]] = {"fit": [], "reader": [], "look": []}
     import firmware.loop as loop_mod
 
-    base_analyze = analyze or loop_mod._default_analyze
-
-    def timed_analyze(game: str, image: Any, fit: Any, options: Any) -> Any:
-        t = time.perf_counter()
-        try:
-            return base_analyze(game, image, fit, options)
-        finally:
-            parts["reader"].append(time.perf_counter() - t)
+    def timed(fn: Callable[..., Any], into: list[float]) -> Callable[..., Any]:
+        def run(*args: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                into.append(time.perf_counter() - t)
+        return run
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = LoopConfig(motion=MotionConfig(still_seconds=1.0), replay=False,
                          prompt_timeout=0.0, resume_timeout=0.0)
         ref = Referee(PacedCamera(frames, clock), display, NoButtons(sleep=clock.sleep), Journal(tmp),
-                      clock=clock, config=cfg, game="town77", analyze=timed_analyze,
+                      clock=clock, config=cfg, game="town77",
+                      analyze=timed(analyze or loop_mod._default_analyze, parts["reader"]),
                       preset={"players": 2})
-        real_locate = ref._locate
-
-        def timed_locate(image: Any) -> Any:
-            t = time.perf_counter()
-            try:
-                return real_locate(image)
-            finally:
-                parts["fit"].append(time.perf_counter() - t)
-
-        ref._locate = timed_locate  # type: ignore[method-assign]
-        real_judge = ref.judge
-
-        def timed_judge(image: Any) -> Any:
-            t = time.perf_counter()
-            try:
-                return real_judge(image)
-            finally:
-                parts["look"].append(time.perf_counter() - t)
-
-        ref.judge = timed_judge  # type: ignore[method-assign]
+        ref._locate = timed(ref._locate, parts["fit"])  # type: ignore[method-assign]
+        ref.judge = timed(ref.judge, parts["look"])  # type: ignore[method-assign]
         ref.run()
         applied = [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
     return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
