@@ -60,3 +60,22 @@ def test_labelled_tiles_are_matched_by_place_and_compared_by_name() -> None:
     changed = {"tiles": [tile(50, 0, "sun", "orange"), tile(90, 1, "moon", "blue"),
                          tile(130, 2, "sun", "red")]}
     assert compare_labelled_tiles(neutral, changed, 20.0) == (1, 4)
+
+
+def test_link_colours_are_matched_by_path_and_stations_by_place() -> None:
+    """A link is the same when the lit link along its path has its colour (its count is
+    not the light's); a station when the card nearest it has its type and cube colours."""
+    from firmware.bench.calibration import compare_link_colours, compare_stations
+
+    a = {"links": [{"colour": "red", "clips": 5, "path_mm": [[0, 0], [100, 0]]},
+                   {"colour": "white", "clips": 3, "path_mm": [[0, 50], [100, 50]]}],
+         "stations": [{"centre_mm": [0, 0], "type": "city", "cubes": ["red"]},
+                      {"centre_mm": [100, 0], "type": "town", "cubes": []}]}
+    b = {"links": [{"colour": "red", "clips": 6, "path_mm": [[2, 1], [98, 1]]},
+                   {"colour": "yellow", "clips": 3, "path_mm": [[0, 51], [100, 51]]}],
+         "stations": [{"centre_mm": [3, 2], "type": "city", "cubes": ["red"]},
+                      {"centre_mm": [101, 0], "type": "town", "cubes": ["green"]}]}
+    assert compare_link_colours(a, b) == (1, 2)
+    assert compare_stations(a, b) == (1, 2)
+    far = {"links": [{"colour": "red", "clips": 5, "path_mm": [[0, 300], [100, 300]]}]}
+    assert compare_link_colours(a, far) == (0, 2)
