@@ -58,10 +58,10 @@ def table() -> tuple[dict[str, Any], list[dict[str, Any]], RiverReading]:
     r = render_scene(scene)
     made: list[RiverReading | None] = []
 
-    def keep(*args: Any, **kwargs: Any) -> RiverReading | None:
-        rv = read_river(*args, **kwargs)
-        made.append(rv)
-        return rv
+    def keep(*args: Any) -> RiverReading | None:
+        # the River as read with no length learnt from the chains (its silver clips teach it)
+        made.append(read_river(*args[:8]))
+        return read_river(*args)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(pipeline, "read_river", keep)
         out = reader.analyze(r.image, locate_table(r.image, prof), AnalyzeOptions(profile=prof))
@@ -93,9 +93,12 @@ def test_silver_clips_are_located_and_numbered_from_their_end(table: tuple[dict[
 
 
 def test_clip_length_is_learnt_from_the_silver_clips(table: tuple[dict[str, Any], Any, Any]) -> None:
-    """A table of 29 mm clips is read as 29 mm within 1 mm (the default is 32 mm)."""
+    """A table of 29 mm clips is read as 29 mm within 1 mm (the default is 32 mm), by the
+    River's silver clips alone as well as by the reader (which learns it from the chains)."""
     out, _, rv = table
     assert rv.clip_length_source == "silver"
+    assert abs(rv.clip_length_mm - RIVER_L) <= 1.0
+    assert out["river"]["clip_length_source"] in ("chains", "silver")
     assert abs(out["clip_length_mm"] - RIVER_L) <= 1.0
 
 

@@ -170,21 +170,24 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
                 first_mm: float, last_mm: float, clip_cost: float = 2.0, cap: float = 3.0,
                 pitch_range: tuple[float, float] = (0.5, 0.94), end_before_mm: float = 2.0,
                 end_after_mm: float = 4.0, margin_scale: float = 2.0, weak_floor: float = -2.0,
-                end_agree_mm: float = 2.0,
-                detector: BendDetector | None = None) -> CountResult:
+                end_agree_mm: float = 2.0, detector: BendDetector | None = None,
+                ends: tuple[F32, F32] | None = None) -> CountResult:
     """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
 
     first_mm / last_mm: where the chain's wire was seen to begin and end along the strip;
     the first clip starts between end_before_mm outside (before first_mm) and end_after_mm
     inside it, the last clip ends likewise about last_mm (outside = after it): the seen
     end may be a cube past the chain or stop short at a covered clip. width_mm / wire_mm
-    are not needed by the detector (it sees the strip resampled to the clip's width)."""
-    det = detector if detector is not None else load_detector()
+    are not needed by the detector (it sees the strip resampled to the clip's width).
+    ends: the strip's end_scores when already computed (they do not depend on the length,
+    and the table's clip length is learnt from them before any chain is counted)."""
     m = int(round(length_mm / STEP_MM))
     n = evidence.shape[0] - m
     if n <= 0 or evidence.shape[0] < 4:
         return CountResult(0, (), (), 0.0, 0.0, 1.0)
-    near, far = end_scores(evidence, weight, det, cap)
+    if ends is None:
+        ends = end_scores(evidence, weight, detector if detector is not None else load_detector(), cap)
+    near, far = ends
     scores = (near[:n] + far[m:m + n]).reshape(-1, 1).astype(np.float32)
     qmin = max(1, int(round(pitch_range[0] * length_mm / STEP_MM)))
     qmax = max(qmin, int(round(pitch_range[1] * length_mm / STEP_MM)))

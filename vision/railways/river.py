@@ -49,7 +49,7 @@ class RiverReading:
     pitch_mm: float
     confidence: float
     silver_mm: list[tuple[float, float]] = field(default_factory=list)   # the silver clips' middles (table mm)
-    clip_length_source: str = "default"                     # "silver", "bends" or "default"
+    clip_length_source: str = "default"                     # "chains", "silver" or "default"
 
 
 def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig, silver_band: U8 | None = None) -> F64 | None:
@@ -380,11 +380,13 @@ def _cut(path: F64, a_mm: float, b_mm: float) -> F64:
 
 def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards: list[F64],
                view_lab: Sampled, bg_lab: Sampled, cfg: RailwaysConfig,
-               count_chain: CountChain) -> RiverReading | None:
+               count_chain: CountChain, chains_length_mm: float | None = None) -> RiverReading | None:
     """The River read from the chain band's blue and silver cells (`bands`, per colour at
     1 px/mm, see trace.colour_bands), the blue and silver wire evidence (top-view size)
     and the view's and the table's Lab (trace.lab_map); `cards` are the station outlines
-    (table mm). None when no River is seen."""
+    (table mm); chains_length_mm: the clip length learnt from the table's chains
+    (pipeline.table_clip_length), taken before the silver clips' when known. None when no
+    River is seen."""
     # the band between a card's coloured parts (the Metropolis board's seams) is no River
     h, w = bands["blue"].shape[:2]
     on_card = station_mask((h, w), cards, view.origin_mm, cfg.river_card_grow_mm)
@@ -403,7 +405,10 @@ def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards:
     ij = np.clip(np.floor(fine - np.asarray(view.origin_mm)).astype(int), 0, [w - 1, h - 1])
     score = np.where(on_card[ij[:, 1], ij[:, 0]] > 0, np.minimum(score, 0.0), score).astype(np.float32)
     centres = silver_centres(score, cfg.default_clip_mm, cfg)
-    clip_len, source = learn_clip_length(silver, blue, view, path, centres, cfg)
+    if chains_length_mm is not None:
+        clip_len, source = chains_length_mm, "chains"
+    else:
+        clip_len, source = learn_clip_length(silver, blue, view, path, centres, cfg)
 
     def wire(r: slice, c: slice) -> F32:
         return np.maximum(wires["blue"][r, c], wires["silver"][r, c]).astype(np.float32) / np.float32(255.0)
