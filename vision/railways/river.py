@@ -26,8 +26,8 @@ from vision.railways import skeleton as sk
 from vision.railways.chains import LazyMap, Sampled, bridge, chain_paths, sample, strip, strip_grid
 from vision.railways.clip_counter import STEP_MM, CountResult, oriented_evidence
 from vision.railways.config import CLIP_COLOURS, RIVER_COLOURS, RailwaysConfig
-from vision.railways.frame import TopView, lab_of
-from vision.railways.trace import station_mask
+from vision.railways.frame import TopView
+from vision.railways.trace import colour_costs_per_slice, station_mask
 
 U8 = NDArray[Any]
 F32 = NDArray[Any]
@@ -242,7 +242,7 @@ def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Samp
                  path: F64, cfg: RailwaysConfig) -> F32:
     """How much more each millimetre along the path looks like a silver clip than a blue
     one (one value per mm): the colour of the pixels that differ most from the table
-    (grey metal or blue coating, trace.colour_costs) plus which colour's wire evidence is
+    (grey metal or blue coating, trace.colour_costs_per_slice) plus which colour's wire evidence is
     stronger. Both are put on one scale by their spread along the River."""
     half = cfg.default_clip_mm * cfg.clip_width_ratio / 2
     mx, my, pts, _ = strip_grid(view, path, half)
@@ -251,7 +251,8 @@ def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Samp
     k = int(round(1.0 / STEP_MM))
     nq = max(0, (len(a) - 1) // k)
     rows = (np.arange(nq) * k)[:, None] + np.arange(k + 1)[None, :]       # each mm and its next row
-    costs = _colour_costs_per_slice(a[rows].reshape(nq, -1, 3), b[rows].reshape(nq, -1, 3), cfg)
+    costs = colour_costs_per_slice(a[rows].reshape(nq, -1, 3), b[rows].reshape(nq, -1, 3),
+                                   {c: CLIP_COLOURS[c] for c in RIVER_COLOURS}, cfg)
     with np.errstate(invalid="ignore", divide="ignore"):
         q = np.log((costs["blue"] + 1.0) / (costs["silver"] + 1.0))
     q = np.where(np.isfinite(q), q, 0.0).astype(np.float32)
@@ -266,28 +267,6 @@ def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Samp
         mad = float(np.median(np.abs(v - med))) + 1e-6
         return np.asarray((v - med) / (1.4826 * mad), dtype=np.float32)
     return z(q) + z(np.asarray(w, dtype=np.float32))
-
-
-def _colour_costs_per_slice(px: F32, bg: F32, cfg: RailwaysConfig) -> dict[str, F64]:
-    """trace.colour_costs for the River's two colours, for many slices at once (slices x
-    pixels x Lab): the same model and the same pixels kept, without a call per slice."""
-    d = px.astype(np.float64) - bg
-    n = np.sqrt(np.einsum("spk,spk->sp", d, d))
-    if n.shape[0] == 0 or n.shape[1] == 0:
-        return {c: np.zeros(n.shape[0]) for c in RIVER_COLOURS}
-    cut = np.maximum(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share), axis=1), cfg.ink_threshold)
-    keep = n >= cut[:, None]
-    cnt = keep.sum(axis=1)
-    out: dict[str, F64] = {}
-    for name in RIVER_COLOURS:
-        v = lab_of(CLIP_COLOURS[name])[None, None, :] - bg
-        vv = np.einsum("spk,spk->sp", v, v)
-        al = np.clip(np.einsum("spk,spk->sp", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
-        r = d - al[..., None] * v
-        r2 = np.einsum("spk,spk->sp", r, r)
-        r2 = np.where(vv < cfg.blind_contrast ** 2, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
-        out[name] = np.where(cnt > 0, (r2 * keep).sum(axis=1) / np.maximum(cnt, 1), np.inf)
-    return out
 
 
 def silver_centres(score: F32, clip_len: float, cfg: RailwaysConfig) -> list[float]:
