@@ -1,5 +1,5 @@
-"""Chains of clips: wire evidence per colour, bands, centre lines, gaps bridged, and the
-straightened strip along each chain that the clip counter reads.
+"""Chains of clips: wire evidence per colour, centre lines of the chain bands (found by
+vision.railways.trace), gaps bridged, and the straightened strip the clip counter reads.
 
 Why per colour: a link is one player's colour from end to end, so two links crossing
 separate by colour; only a player's own links crossing each other share a band, and the
@@ -42,35 +42,6 @@ def wire_maps(view: TopView, colours: dict[str, tuple[int, int, int]], cfg: Rail
     """Wire evidence per colour (0..255) and where each colour is invisible (0/1)."""
     from vision.railways.frame import mixing_evidence
     return mixing_evidence(view.image, bg, colours)
-
-
-def bands(wire: U8, cfg: RailwaysConfig) -> U8:
-    """Where wire is dense enough to be a chain (not a grid line or a printed rule), at
-    1 px/mm: a 0/1 mask. The density is a count of wire pixels (uint16), not a float map:
-    the same test, a quarter of the memory."""
-    t = int(cfg.wire_threshold * 255)
-    m = (wire > t).astype(np.uint8)
-    k = max(3, int(round(7.0 * cfg.px_per_mm)))
-    f = int(round(cfg.px_per_mm))
-    h, w = m.shape
-    if abs(cfg.px_per_mm - f) < 1e-9 and f >= 1 and h % f == 0 and w % f == 0 and k * k * f * f < 65536:
-        counts = cv2.boxFilter(m, cv2.CV_16U, (k, k), normalize=False)
-        del m
-        # INTER_AREA by a whole factor is the mean of f x f blocks: sum them exactly
-        # (a block's sum is below k*k*f*f < 65536, so uint16 cannot overflow)
-        blocks = counts[0::f, 0::f].copy()
-        for dy in range(f):
-            for dx in range(f):
-                if dy or dx:
-                    np.add(blocks, counts[dy::f, dx::f], out=blocks)
-        band: U8 = (blocks > 0.1 * k * k * f * f).astype(np.uint8)
-    else:
-        dens = cv2.blur(m.astype(np.float32), (k, k))
-        small = cv2.resize(dens, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
-                           interpolation=cv2.INTER_AREA)
-        band = (small > 0.1).astype(np.uint8)
-    band = cv2.morphologyEx(band, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-    return np.asarray(band, dtype=np.uint8)
 
 
 def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -> list[F64]:
