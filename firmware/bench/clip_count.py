@@ -142,7 +142,7 @@ def count_table(seed: int, res: tuple[int, int], learnt: bool = False) -> tuple[
     out: list[Counted] = []
     for lk, st in zip(truth["links"], strips):
         if learnt:
-            res_ = pl._count_strip(st, clip_len, cfg)[0] if st is not None else CountResult(0, (), (), 0.0, 0.0, 1.0)
+            res_ = pl._count_strip(st, clip_len, cfg)[0] if st is not None else CountResult(0, (), 0.0, 0.0, 1.0)
         else:
             res_ = pl._count_chain(tm.view, st[0], st[1], st[2], st[3], clip_len, cfg)[0]
         out.append(Counted(seed, "link", lk["colour"], int(lk["clips"]), res_.count, res_.confidence,

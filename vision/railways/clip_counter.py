@@ -37,13 +37,12 @@ DETECTOR_FILE = Path(__file__).with_name("clip_bends.json")
 
 @dataclass(frozen=True)
 class CountResult:
-    """The best clip sequence: count, clip start positions (mm along the strip), poses
-    (kept for callers; the detector does not tell poses apart: all 0), the score margin
-    to a sequence one clip longer / shorter, and the confidence."""
+    """The best clip sequence: count, clip start positions (mm along the strip), the
+    smallest change of the price per clip that changes the count, the confidence, the
+    share of the chain hidden, and the sequence's score."""
 
     count: int
     starts_mm: tuple[float, ...]
-    poses: tuple[int, ...]
     margin: float
     confidence: float
     neutral_fraction: float
@@ -184,7 +183,7 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     m = int(round(length_mm / STEP_MM))
     n = evidence.shape[0] - m
     if n <= 0 or evidence.shape[0] < 4:
-        return CountResult(0, (), (), 0.0, 0.0, 1.0)
+        return CountResult(0, (), 0.0, 0.0, 1.0)
     if ends is None:
         ends = end_scores(evidence, weight, detector if detector is not None else load_detector(), cap)
     near, far = ends
@@ -199,7 +198,7 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     end_ok = (rows + m <= l_ + b) & (rows + m >= l_ - a)
     total, seq = _dp(scores, costs, qmin, qmax, clip_cost, start_ok, end_ok, 1.0)
     if not seq:
-        return CountResult(0, (), (), 0.0, 0.0, 1.0)
+        return CountResult(0, (), 0.0, 0.0, 1.0)
     count = len(seq)
     # margin: the smallest change of the per-clip price that changes the count
     margin = math.inf
@@ -220,8 +219,7 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     agree = end_agree_mm / STEP_MM
     if abs(seq[0][0] - f) > agree or abs(seq[-1][0] + m - l_) > agree:
         conf *= 0.3
-    return CountResult(count, tuple(u * STEP_MM for u, _ in seq), tuple(0 for _ in seq),
-                       margin, float(conf), neutral, float(total))
+    return CountResult(count, tuple(u * STEP_MM for u, _ in seq), margin, float(conf), neutral, float(total))
 
 
 def _dp(scores: F32, costs: F32, qmin: int, qmax: int, lam: float, start_ok: NDArray[np.bool_],

@@ -157,7 +157,7 @@ def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
                  clip_len: float, cfg: RailwaysConfig) -> tuple[CountResult, F64]:
     st = _chain_strip(view, wire, cover, same_large, path, clip_len, cfg)
     if st is None:
-        return CountResult(0, (), (), 0.0, 0.0, 1.0), path
+        return CountResult(0, (), 0.0, 0.0, 1.0), path
     return _count_strip(st, clip_len, cfg)
 
 
