@@ -238,3 +238,51 @@ def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple
     Returns the strip (rows along), the sample centres (mm) and the unit normals."""
     mx, my, pts, nrm = strip_grid(view, path_mm, half_mm)
     return sample(values, mx, my), pts, nrm
+
+
+def wire_profile(values: Sampled, view: TopView, path: F64, half_mm: float) -> F32:
+    """The strongest value across the strip at each row along the path, smoothed over
+    2.5 mm (a wire's loop is not solid)."""
+    e, _, _ = strip(values, view, path, half_mm)
+    return np.asarray(cv2.blur(e.max(axis=1).reshape(-1, 1), (1, 5)).ravel(), dtype=np.float32)
+
+
+def carry_by_wire(path: F64, wire: Sampled, view: TopView, half_mm: float, reach_mm: float, fan_deg: float,
+                  gap_mm: float, wire_min: float, ends: tuple[bool, bool] = (True, True),
+                  straight_share: float = 0.7) -> F64:
+    """The path carried on straight at each end for as long as its wire goes on (up to
+    reach_mm, across gaps up to gap_mm): where a chain lies on a card the band is masked
+    (and a card's printing is no chain), but its wire is still seen. The traced end may
+    bend along the card's edge, so a fan of headings is tried; the straightest one whose
+    wire runs straight_share as far as the longest wins (a card's edge beside the chain's
+    end can run on further, off to the side). ends: which ends (start, end) to carry."""
+    n = int(reach_mm / STEP_MM)
+    steps = (np.arange(0, n + 1) * STEP_MM)[:, None]
+    gap = int(gap_mm / STEP_MM)
+    for at_end in (True, False):
+        if not ends[1 if at_end else 0]:
+            path = path[::-1]
+            continue
+        d0 = sk.end_direction(path, False, 20.0, 5.0)
+        e = path[-1]
+        runs: list[tuple[float, int, F64]] = []
+        for deg in np.arange(-fan_deg, fan_deg + 1e-9, 5.0):
+            a = math.radians(float(deg))
+            d = np.array([d0[0] * math.cos(a) - d0[1] * math.sin(a), d0[0] * math.sin(a) + d0[1] * math.cos(a)])
+            ray = e[None, :] + d[None, :] * steps
+            prof = wire_profile(wire, view, ray, half_mm)
+            last, miss = 0, 0
+            for i in range(1, len(prof)):
+                if prof[i] > wire_min:
+                    last, miss = i, 0
+                else:
+                    miss += 1
+                    if miss > gap:
+                        break
+            runs.append((abs(float(deg)), last, ray[1:last + 1]))
+        longest = max(r[1] for r in runs)
+        best = min((r for r in runs if r[1] >= straight_share * longest), key=lambda r: r[0])[1:]
+        if best[0] > 0:
+            path = np.vstack([path, best[1]])
+        path = path[::-1]
+    return path

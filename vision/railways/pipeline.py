@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
-from vision.railways.chains import (LazyMap, Sampled, bridge, chain_paths, extend, sample, strip,
+from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, extend, sample, strip,
                                     strip_grid, wire_maps)
 from vision.railways.clip_counter import STEP_MM, CountResult, count_clips, end_scores, load_detector
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
@@ -250,6 +250,13 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         if colour not in covers:
             covers[colour] = _cover(stack_max, wires[colour])
             blinds[colour] = LazyMap.of(blind_full(blind[colour], (w, h)))
+        if cfg.link_wire_reach_mm > 0:
+            # the band stops short of the chain's end: at a station's card (masked; the end
+            # clip lies partly on it), at a cube, under another chain (carrying only ends
+            # near a station was measured: fewer links found)
+            path = carry_by_wire(path, named[colour], view, cfg.default_clip_mm * cfg.clip_width_ratio / 2,
+                                 cfg.link_wire_reach_mm, cfg.link_wire_fan_deg, cfg.link_wire_gap_mm,
+                                 cfg.link_wire_min, straight_share=cfg.link_wire_straight_share)
         cs = _chain_strip(view, named[colour], covers[colour], blinds[colour], path, cfg.default_clip_mm, cfg)
         if cs is not None:
             chains.append((colour, path, pieces, share, cs))
@@ -354,6 +361,15 @@ def _r(v: float) -> float:
     return round(float(v), 1)
 
 
+def _json_path(path: F64) -> list[list[float]]:
+    """The path every 10 mm, and its very end (resampling alone drops up to 10 mm of it:
+    where a link ends says which station it joins)."""
+    pts = sk.resample(path, 10.0)
+    if len(path) > 1 and len(pts) and float(np.hypot(*(path[-1] - pts[-1]))) > 0.5:
+        pts = np.vstack([pts, path[-1:]])
+    return [[_r(x), _r(y)] for x, y in pts]
+
+
 def _to_json(links: list[LinkReading], river: RiverReading | None, stations: list[Station],
              obstacles: list[Obstacle], clip_len: float, cfg: RailwaysConfig) -> dict[str, Any]:
     return {
@@ -361,12 +377,12 @@ def _to_json(links: list[LinkReading], river: RiverReading | None, stations: lis
         "links": [{
             "colour": lk.colour, "clips": lk.count.count, "confidence": round(lk.confidence, 3),
             "confident": lk.confidence >= cfg.confident,
-            "path_mm": [[_r(x), _r(y)] for x, y in sk.resample(lk.path_mm, 10.0)],
+            "path_mm": _json_path(lk.path_mm),
             "stations": lk.stations, "crosses": lk.crosses,
         } for lk in links],
         "river": None if river is None else {
             "clips": river.clips, "silver": river.silver, "confidence": round(river.confidence, 3),
-            "path_mm": [[_r(x), _r(y)] for x, y in sk.resample(river.path_mm, 10.0)],
+            "path_mm": _json_path(river.path_mm),
             "silver_mm": [[_r(x), _r(y)] for x, y in river.silver_mm],
             "clip_length_source": river.clip_length_source,
         },

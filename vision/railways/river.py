@@ -23,7 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.railways import skeleton as sk
-from vision.railways.chains import LazyMap, Sampled, bridge, chain_paths, sample, strip, strip_grid
+from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, sample, strip,
+                                    strip_grid, wire_profile)
 from vision.railways.clip_counter import STEP_MM, CountResult, oriented_evidence
 from vision.railways.config import CLIP_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.frame import TopView
@@ -197,45 +198,10 @@ def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
 
 
 def extend_by_wire(path: F64, blue: Sampled, view: TopView, cfg: RailwaysConfig) -> F64:
-    """The path carried on straight at each end for as long as blue wire goes on: where
-    the River lies on a card (its silver end lies on the Metropolis board, by the
-    rules) the band is masked, but its wire is still seen. The traced end may bend
-    along the card's edge, so a fan of headings is tried."""
-    half = cfg.default_clip_mm * cfg.clip_width_ratio / 2
-    n = int(cfg.river_wire_reach_mm / STEP_MM)
-    steps = (np.arange(0, n + 1) * STEP_MM)[:, None]
-    gap = int(cfg.river_wire_gap_mm / STEP_MM)
-    for _ in range(2):
-        d0 = sk.end_direction(path, False, 20.0, 5.0)
-        e = path[-1]
-        runs: list[tuple[float, int, F64]] = []
-        for deg in np.arange(-cfg.river_wire_fan_deg, cfg.river_wire_fan_deg + 1e-9, 5.0):
-            a = math.radians(float(deg))
-            d = np.array([d0[0] * math.cos(a) - d0[1] * math.sin(a), d0[0] * math.sin(a) + d0[1] * math.cos(a)])
-            ray = e[None, :] + d[None, :] * steps
-            prof = _profile(blue, view, ray, half)
-            last, miss = 0, 0
-            for i in range(1, len(prof)):
-                if prof[i] > cfg.river_wire_min:
-                    last, miss = i, 0
-                else:
-                    miss += 1
-                    if miss > gap:
-                        break
-            runs.append((abs(float(deg)), last, ray[1:last + 1]))
-        # the straightest heading whose wire runs nearly as far as the longest: a card's
-        # edge beside the River's end can run on further, off to the side
-        longest = max(r[1] for r in runs)
-        best = min((r for r in runs if r[1] >= 0.7 * longest), key=lambda r: r[0])[1:]
-        if best[0] > 0:
-            path = np.vstack([path, best[1]])
-        path = path[::-1]
-    return path
-
-
-def _profile(values: Sampled, view: TopView, path: F64, half_mm: float) -> F32:
-    e, _, _ = strip(values, view, path, half_mm)
-    return np.asarray(cv2.blur(e.max(axis=1).reshape(-1, 1), (1, 5)).ravel(), dtype=np.float32)
+    """The path carried on by its blue wire (chains.carry_by_wire): the River's silver
+    end lies on the Metropolis board, by the rules, where the band is masked."""
+    return carry_by_wire(path, blue, view, cfg.default_clip_mm * cfg.clip_width_ratio / 2, cfg.river_wire_reach_mm,
+                         cfg.river_wire_fan_deg, cfg.river_wire_gap_mm, cfg.river_wire_min)
 
 
 def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Sampled, view: TopView,
@@ -326,8 +292,8 @@ def silver_length(silver: Sampled, blue: Sampled, view: TopView, path: F64, cent
     half = clip_len * cfg.clip_width_ratio / 2 + 1.0
     a = max(0.0, centre_mm - 1.0 * clip_len)
     sub = _cut(path, a, centre_mm + 1.0 * clip_len)
-    ps = _profile(silver, view, sub, half)
-    pb = _profile(blue, view, sub, half)
+    ps = wire_profile(silver, view, sub, half)
+    pb = wire_profile(blue, view, sub, half)
     on = (ps > cfg.silver_evidence_min) & (ps > 0.5 * pb)
     c = int(round((centre_mm - a) / STEP_MM))
     if not (0 <= c < len(on)):
