@@ -82,3 +82,26 @@ def test_the_json_path_keeps_its_very_end() -> None:
     out = _json_path(path)
     assert out[0] == [0.0, 0.0] and out[-1] == [95.0, 0.0] and len(out) == 11
     assert _json_path(np.array([[0.0, 0.0], [90.0, 0.0]]))[-1] == [90.0, 0.0]
+
+
+def test_path_to_clips_ends_the_path_at_the_counted_end_clips() -> None:
+    """With path_to_clips a link's path runs from its first clip's end to its last's even
+    when its wire was seen 6 mm further (a cube past the end clip); without it, to where
+    the wire was seen."""
+    from dataclasses import replace
+
+    from vision.railways.config import RailwaysConfig
+    from vision.railways.pipeline import ChainStrip, _count_strip
+    n = 400
+    near = np.full(n, -3.0, np.float32)
+    far = np.full(n, -3.0, np.float32)
+    for u in (100, 140, 180):
+        near[u] = far[u + 64] = 3.0                 # three 32 mm clips, 20 mm apart
+    pts = np.stack([np.arange(n) * 0.5, np.zeros(n)], axis=1)
+    st = ChainStrip(np.zeros((n, 21), np.float32), np.ones((n, 21), np.float32), 100, 256, pts, (near, far), False)
+    cfg = RailwaysConfig()
+    res, seen = _count_strip(st, 32.0, replace(cfg, path_to_clips=True))
+    assert res.count == 3
+    assert seen[0][0] == 50.0 and seen[-1][0] == 122.0
+    _, seen = _count_strip(st, 32.0, replace(cfg, path_to_clips=False))
+    assert seen[0][0] == 50.0 and seen[-1][0] == 128.0

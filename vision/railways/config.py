@@ -81,6 +81,9 @@ class RailwaysConfig:
     link_wire_gap_mm: float = 4.0       # across gaps in that wire this long
     link_wire_min: float = 0.3          # wire evidence that is the link's wire
     link_wire_straight_share: float = 0.7   # the straightest heading whose wire runs this share of the longest
+    path_to_clips: bool = False         # a link's path runs from its first clip's end to its last's, not
+                                        # to the wire seen (dev 4608: ends within 6 mm 12 -> 28%, but
+                                        # crossing lists 26.6 -> 24.0%, counts equal: off)
     end_before_mm: float = 16.0         # an end clip may reach this far outside the wire's end seen
     end_after_mm: float = 8.0           # ... or stop this far inside it
     touch_mm: float = 0.5               # footprints closer than this touch

@@ -149,7 +149,13 @@ def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[
     res = count_clips(st.evidence, st.weight, clip_len, clip_len * cfg.clip_width_ratio,
                       clip_len * cfg.wire_ratio, st.lo * STEP_MM, st.hi * STEP_MM, clip_cost=cfg.clip_cost,
                       cap=cfg.end_cap, end_before_mm=before, end_after_mm=after, ends=st.ends)
-    seen_path = st.points[st.lo:st.hi + 1] if st.hi > st.lo else st.points
+    lo, hi = st.lo, st.hi
+    if res.count and cfg.path_to_clips:
+        # the link ends where its end clips do, not where wire was last seen (a cube or a
+        # card's printing of its colour may lie past the end clip)
+        lo = int(round(res.starts_mm[0] / STEP_MM))
+        hi = min(len(st.points) - 1, int(round((res.starts_mm[-1] + clip_len) / STEP_MM)))
+    seen_path = st.points[lo:hi + 1] if hi > lo else st.points
     return res, np.asarray(seen_path, dtype=np.float64)
 
 
