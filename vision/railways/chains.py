@@ -266,11 +266,9 @@ def carry_by_wire(path: F64, wire: Sampled, view: TopView, half_mm: float, reach
         d0 = sk.end_direction(path, False, 20.0, 5.0)
         e = path[-1]
         runs: list[tuple[float, int, F64]] = []
-        for deg in np.arange(-fan_deg, fan_deg + 1e-9, 5.0):
-            a = math.radians(float(deg))
-            d = np.array([d0[0] * math.cos(a) - d0[1] * math.sin(a), d0[0] * math.sin(a) + d0[1] * math.cos(a)])
-            ray = e[None, :] + d[None, :] * steps
-            prof = wire_profile(wire, view, ray, half_mm)
+        degs = np.arange(-fan_deg, fan_deg + 1e-9, 5.0)
+        rays, profs = _fan(wire, view, e, d0, degs, steps, half_mm)
+        for deg, ray, prof in zip(degs, rays, profs):
             last, miss = 0, 0
             for i in range(1, len(prof)):
                 if prof[i] > wire_min:
@@ -286,3 +284,21 @@ def carry_by_wire(path: F64, wire: Sampled, view: TopView, half_mm: float, reach
             path = np.vstack([path, best[1]])
         path = path[::-1]
     return path
+
+
+def _fan(wire: Sampled, view: TopView, e: F64, d0: F64, degs: F64, steps: F64,
+         half_mm: float) -> tuple[F64, F32]:
+    """Straight rays from e, turned degs from d0, and wire_profile along each: sampled in
+    one go (one window of the map, not one per ray)."""
+    a = np.radians(degs)
+    d = np.stack([d0[0] * np.cos(a) - d0[1] * np.sin(a), d0[0] * np.sin(a) + d0[1] * np.cos(a)], axis=1)
+    rays = e[None, None, :] + d[:, None, :] * steps[None, :, :]                   # (rays, steps, 2)
+    nrm = np.stack([-d[:, 1], d[:, 0]], axis=1)
+    offs = np.arange(-half_mm, half_mm + 1e-9, STEP_MM)
+    grid = rays[:, :, None, :] + offs[None, None, :, None] * nrm[:, None, None, :]
+    px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
+    r, n, k = px.shape[:3]
+    mx = px[..., 0].reshape(r * n, k).astype(np.float32)
+    my = px[..., 1].reshape(r * n, k).astype(np.float32)
+    top = sample(wire, mx, my).max(axis=1).reshape(r, n)
+    return rays, np.asarray(cv2.blur(np.ascontiguousarray(top), (5, 1)), dtype=np.float32)
