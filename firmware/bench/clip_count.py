@@ -4,7 +4,8 @@ A diagnostic of the counting step only, NOT the product's figure (that is
 `tableref bench --game railways`, which also has to find and trace each chain). Why
 separate: a wrong count of the whole reader may come from the tracer (a path cut short,
 two links joined) or from the counter; here every true link (and the River) is counted on
-its TRUE centre line with the TRUE clip length, over the very wire maps that
+its TRUE centre line with the TRUE clip length (or, with --learnt, the length the
+reader learns from the table's chains), over the very wire maps that
 vision.railways.pipeline.read_table builds from the pixels, so what is left is the
 counter's own error. Truth is used only to say where to count and to score.
 
@@ -104,21 +105,24 @@ def table_maps(seed: int, res: tuple[int, int], cfg: Any) -> TableMaps:
                              view.origin_mm, view.px_per_mm), wires, blind, (w, h))
 
 
-def count_table(seed: int, res: tuple[int, int]) -> list[Counted]:
-    """Every true link and the River of one table, counted on the true centre line."""
+def count_table(seed: int, res: tuple[int, int], learnt: bool = False) -> tuple[list[Counted], float]:
+    """Every true link and the River of one table, counted on the true centre line, and
+    the clip length used. learnt: the length the reader learns from the table's chains
+    (pipeline.table_clip_length over the true links' strips, the standard 32 mm when it
+    learns none), else the true one."""
     from vision.railways import pipeline as pl
+    from vision.railways.clip_counter import CountResult
     from vision.railways.chains import LazyMap
     from vision.railways.config import CLIP_COLOURS, RailwaysConfig
     from vision.railways.frame import blind_full
     cfg = RailwaysConfig()
     _, truth, _ = scene(seed, res)
     tm = table_maps(seed, res, cfg)
-    clip_len = float(truth["clip_length_mm"])
     stack_max = np.zeros_like(tm.wires[next(iter(CLIP_COLOURS))])
     for c in CLIP_COLOURS:
         np.maximum(stack_max, tm.wires[c], out=stack_max)
-    out: list[Counted] = []
     covers: dict[str, Any] = {}
+    strips: list[Any] = []
     for lk in truth["links"]:
         colour = lk["colour"]
         if colour not in covers:
@@ -126,9 +130,22 @@ def count_table(seed: int, res: tuple[int, int]) -> list[Counted]:
                               LazyMap.of(blind_full(tm.blind[colour], tm.size)))
         cover, same = covers[colour]
         path = np.asarray(lk["path_mm"], dtype=np.float64)
-        res_, _ = pl._count_chain(tm.view, LazyMap.over255(tm.wires[colour]), cover, same, path,
-                                  clip_len, cfg)
-        out.append(Counted(seed, "link", colour, int(lk["clips"]), res_.count, res_.confidence,
+        if learnt:
+            strips.append(pl._chain_strip(tm.view, LazyMap.over255(tm.wires[colour]), cover, same, path,
+                                          cfg.default_clip_mm, cfg))
+        else:
+            strips.append((LazyMap.over255(tm.wires[colour]), cover, same, path))
+    if learnt:
+        clip_len = pl.table_clip_length([s for s in strips if s is not None], cfg) or cfg.default_clip_mm
+    else:
+        clip_len = float(truth["clip_length_mm"])
+    out: list[Counted] = []
+    for lk, st in zip(truth["links"], strips):
+        if learnt:
+            res_ = pl._count_strip(st, clip_len, cfg)[0] if st is not None else CountResult(0, (), 0.0, 0.0, 1.0)
+        else:
+            res_ = pl._count_chain(tm.view, st[0], st[1], st[2], st[3], clip_len, cfg)[0]
+        out.append(Counted(seed, "link", lk["colour"], int(lk["clips"]), res_.count, res_.confidence,
                            res_.confidence >= cfg.confident))
     rw = np.maximum(tm.wires["blue"], tm.wires["silver"])
     nothing = LazyMap(rw.shape, lambda r, c: np.zeros((r.stop - r.start, c.stop - c.start), np.float32))
@@ -136,7 +153,7 @@ def count_table(seed: int, res: tuple[int, int]) -> list[Counted]:
     rr, _ = pl._count_chain(tm.view, LazyMap.over255(rw), nothing, None, path, clip_len, cfg)
     out.append(Counted(seed, "river", "blue", int(truth["river"]["clips"]), rr.count, rr.confidence,
                        rr.confidence >= cfg.confident))
-    return out
+    return out, clip_len
 
 
 def summarise(rows: list[Counted]) -> dict[str, Any]:
@@ -168,17 +185,21 @@ def _line(name: str, s: dict[str, Any]) -> str:
             f"of which exact {'-' if math.isnan(ce) else f'{ce:.1%}'}")
 
 
-def run(seed0: int, n: int, res: tuple[int, int], verbose: bool = False) -> tuple[list[Counted], dict[str, Any]]:
+def run(seed0: int, n: int, res: tuple[int, int], verbose: bool = False,
+        learnt: bool = False) -> tuple[list[Counted], dict[str, Any]]:
     rows: list[Counted] = []
+    length_err: list[float] = []
     t0 = time.perf_counter()
     for s in range(seed0, seed0 + n):
-        got = count_table(s, res)
+        got, clip_len = count_table(s, res, learnt)
+        length_err.append(clip_len - float(scene(s, res)[1]["clip_length_mm"]))
         rows += got
         if verbose:
             bad = [(r.true, r.read) for r in got if r.read != r.true]
             print(f"    seed {s}: {sum(r.read == r.true for r in got)}/{len(got)} exact; wrong (true, read) {bad}",
                   flush=True)
     summ = summarise(rows)
+    summ["length_err"] = length_err
     summ["seconds"] = time.perf_counter() - t0
     return rows, summ
 
@@ -186,17 +207,22 @@ def run(seed0: int, n: int, res: tuple[int, int], verbose: bool = False) -> tupl
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     verbose = "-v" in args
-    args = [a for a in args if a != "-v"]
+    learnt = "--learnt" in args
+    args = [a for a in args if a not in ("-v", "--learnt")]
     if len(args) < 2:
-        print("usage: python -m firmware.bench.clip_count SEED0 N [WxH ...] [-v]", file=sys.stderr)
+        print("usage: python -m firmware.bench.clip_count SEED0 N [WxH ...] [--learnt] [-v]", file=sys.stderr)
         return 2
     seed0, n = int(args[0]), int(args[1])
     resolutions = [tuple(int(v) for v in a.lower().split("x")) for a in args[2:]] or [(4608, 2592), (2304, 1296)]
     for res in resolutions:
         r2 = (int(res[0]), int(res[1]))
-        rows, s = run(seed0, n, r2, verbose)
-        print(f"clip counter alone (true centre line, true clip length), seeds {seed0}-{seed0 + n - 1} "
-              f"at {r2[0]}x{r2[1]}:")
+        rows, s = run(seed0, n, r2, verbose, learnt)
+        print(f"clip counter alone (true centre line, {'learnt' if learnt else 'true'} clip length), "
+              f"seeds {seed0}-{seed0 + n - 1} at {r2[0]}x{r2[1]}:")
+        if learnt:
+            err = np.abs(np.asarray(s["length_err"]))
+            print(f"  clip length learnt - true (mm): mean |err| {err.mean():.2f}, worst {err.max():.2f}, "
+                  f"over 1 mm on {int((err > 1.0).sum())} of {len(err)} tables")
         for key in ("links", "1-5", "6-15", "16-30", "river"):
             print(_line(key, s[key]))
         wrong = [(r.true, r.read) for r in rows if r.kind == "link" and r.read != r.true]

@@ -15,7 +15,7 @@ from vision.railways.stations import Station
 
 
 def _link(colour: str, pts: list[list[float]], ends: list[str]) -> LinkReading:
-    return LinkReading(colour, CountResult(5, (), (), 0.0, 1.0, 0.0), np.asarray(pts, dtype=np.float64), ends, 1)
+    return LinkReading(colour, CountResult(5, (), 0.0, 1.0, 0.0), np.asarray(pts, dtype=np.float64), ends, 1)
 
 
 def _square(c: tuple[float, float], side: float) -> np.ndarray:  # type: ignore[type-arg]

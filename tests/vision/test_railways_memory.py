@@ -1,6 +1,6 @@
 """The railway reader's memory savings give the very answers of the whole-table versions:
 band-by-band top view and evidence, strips sampled from windows, cropped footprints,
-integer band density, table-driven thinning."""
+ink taken band by band, table-driven thinning."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
-from vision.railways.chains import LazyMap, bands, strip
+from vision.railways.chains import LazyMap, strip
 from vision.railways.config import CLIP_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches
 from vision.railways.frame import TopView, _BandMaps, mixing_evidence
+from vision.railways.trace import ink
 
 Arr = np.ndarray[Any, Any]
 
@@ -106,23 +107,20 @@ def test_cropped_footprints_touch_as_whole_grid_ones(a: list[tuple[float, float]
     assert touches(fa, poly) == bool(np.any(ma & mp))
 
 
-def test_band_density_counts_match_the_float_density() -> None:
-    """The integer wire count gives the band of the float blur + INTER_AREA version."""
+def test_ink_band_by_band_equals_the_whole_table_at_once() -> None:
+    """trace.ink (where the chain band is found) worked a few rows at a time gives the
+    Lab distance of the whole view taken at once and averaged to 1 mm cells, also where
+    the view's size is not a whole number of cells."""
     rng = np.random.default_rng(5)
-    wire = np.zeros((240, 320), np.uint8)
-    for _ in range(12):
-        p = rng.integers(0, 320, 4)
-        cv2.line(wire, (int(p[0]), int(p[1]) % 240), (int(p[2]), int(p[3]) % 240), (int(rng.integers(40, 255)),),
-                 int(rng.integers(1, 4)))
-    wire[rng.random(wire.shape) < 0.02] = 200
-    cfg = RailwaysConfig()
-    k = max(3, int(round(7.0 * cfg.px_per_mm)))
-    dens = cv2.blur((wire > int(cfg.wire_threshold * 255)).astype(np.float32), (k, k))
-    small = cv2.resize(dens, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    want = cv2.morphologyEx((small > 0.1).astype(np.uint8), cv2.MORPH_CLOSE,
-                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-    got = bands(wire, cfg)
-    assert got.dtype == np.uint8 and np.array_equal(got, want) and got.any()
+    img = rng.integers(0, 256, (241, 322, 3), dtype=np.uint8)
+    bg = cv2.GaussianBlur(img, (0, 0), 5)
+    a = cv2.cvtColor(img[:240], cv2.COLOR_BGR2Lab).astype(np.float32)
+    b = cv2.cvtColor(bg[:240], cv2.COLOR_BGR2Lab).astype(np.float32)
+    want = cv2.resize(np.sqrt(((a - b) ** 2).sum(axis=2)), (161, 120), interpolation=cv2.INTER_AREA)
+    for rows in (7, 64, 10_000):
+        got = ink(img, bg, 2.0, band_rows=rows)
+        assert got.dtype == np.float32 and got.shape == (120, 161)
+        assert np.allclose(got, want, atol=1e-3)
 
 
 def _naive_thinning(mask: Arr) -> Arr:

@@ -58,10 +58,10 @@ def table() -> tuple[dict[str, Any], list[dict[str, Any]], RiverReading]:
     r = render_scene(scene)
     made: list[RiverReading | None] = []
 
-    def keep(*args: Any, **kwargs: Any) -> RiverReading | None:
-        rv = read_river(*args, **kwargs)
-        made.append(rv)
-        return rv
+    def keep(*args: Any) -> RiverReading | None:
+        # the River as read with no length learnt from the chains (its silver clips teach it)
+        made.append(read_river(*args[:8]))
+        return read_river(*args)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(pipeline, "read_river", keep)
         out = reader.analyze(r.image, locate_table(r.image, prof), AnalyzeOptions(profile=prof))
@@ -93,9 +93,12 @@ def test_silver_clips_are_located_and_numbered_from_their_end(table: tuple[dict[
 
 
 def test_clip_length_is_learnt_from_the_silver_clips(table: tuple[dict[str, Any], Any, Any]) -> None:
-    """A table of 29 mm clips is read as 29 mm within 1 mm (the default is 32 mm)."""
+    """A table of 29 mm clips is read as 29 mm within 1 mm (the default is 32 mm), by the
+    River's silver clips alone as well as by the reader (which learns it from the chains)."""
     out, _, rv = table
     assert rv.clip_length_source == "silver"
+    assert abs(rv.clip_length_mm - RIVER_L) <= 1.0
+    assert out["river"]["clip_length_source"] in ("chains", "silver")
     assert abs(out["clip_length_mm"] - RIVER_L) <= 1.0
 
 
@@ -142,18 +145,28 @@ def test_river_reading_keeps_its_field_order() -> None:
     assert rv.silver_mm == [] and rv.clip_length_source == "default"
 
 
-def test_batched_colour_costs_equal_the_tracer_s() -> None:
-    """The River's per-millimetre blue/silver costs are trace.colour_costs slice by slice."""
-    from vision.railways.river import _colour_costs_per_slice
-    from vision.railways.trace import colour_costs
+def test_batched_colour_costs_weigh_each_slice_on_its_own() -> None:
+    """trace.colour_costs_per_slice: a slice of blue wire mixed into the table costs about
+    0 as blue and much more as silver, a silver slice the other way round, and a slice
+    that does not differ from the table is explained by neither (infinite); the same as
+    trace.colour_costs on each slice alone."""
     from vision.railways.config import CLIP_COLOURS
+    from vision.railways.frame import lab_of
+    from vision.railways.trace import colour_costs, colour_costs_per_slice
     cfg = RailwaysConfig()
+    refs = {c: CLIP_COLOURS[c] for c in ("blue", "silver")}
     rng = np.random.default_rng(7)
-    px = rng.uniform(0, 255, (6, 40, 3)).astype(np.float32)
-    bg = np.clip(px + rng.normal(0, 30, px.shape), 0, 255).astype(np.float32)
-    bg[3] = px[3]                    # a slice where nothing differs from the table
-    got = _colour_costs_per_slice(px, bg, cfg)
-    for i in range(6):
-        want = colour_costs(px[i], bg[i], {c: CLIP_COLOURS[c] for c in ("blue", "silver")}, cfg)
-        for c in ("blue", "silver"):
-            assert (np.isinf(want[c]) and np.isinf(got[c][i])) or abs(want[c] - got[c][i]) < 1e-3 * max(1.0, want[c])
+    table = lab_of((60, 70, 80))
+    bg = np.broadcast_to(table, (3, 40, 3)).astype(np.float32).copy()
+    a = rng.uniform(0.4, 1.0, (40, 1))
+    px = bg.copy()
+    px[0] = a * lab_of(CLIP_COLOURS["blue"]) + (1 - a) * table
+    px[1] = a * lab_of(CLIP_COLOURS["silver"]) + (1 - a) * table
+    got = colour_costs_per_slice(px, bg, refs, cfg)
+    assert got["blue"][0] < 1.0 < 50.0 < got["silver"][0]
+    assert got["silver"][1] < 1.0 < 50.0 < got["blue"][1]
+    assert np.isinf(got["blue"][2]) and np.isinf(got["silver"][2])
+    for i in range(3):
+        alone = colour_costs(px[i], bg[i], refs, cfg)
+        for c in refs:
+            assert alone[c] == got[c][i] or abs(alone[c] - got[c][i]) < 1e-6 * max(1.0, alone[c])

@@ -1,5 +1,5 @@
-"""Chains of clips: wire evidence per colour, bands, centre lines, gaps bridged, and the
-straightened strip along each chain that the clip counter reads.
+"""Chains of clips: wire evidence per colour, centre lines of the chain bands (found by
+vision.railways.trace), gaps bridged, and the straightened strip the clip counter reads.
 
 Why per colour: a link is one player's colour from end to end, so two links crossing
 separate by colour; only a player's own links crossing each other share a band, and the
@@ -42,35 +42,6 @@ def wire_maps(view: TopView, colours: dict[str, tuple[int, int, int]], cfg: Rail
     """Wire evidence per colour (0..255) and where each colour is invisible (0/1)."""
     from vision.railways.frame import mixing_evidence
     return mixing_evidence(view.image, bg, colours)
-
-
-def bands(wire: U8, cfg: RailwaysConfig) -> U8:
-    """Where wire is dense enough to be a chain (not a grid line or a printed rule), at
-    1 px/mm: a 0/1 mask. The density is a count of wire pixels (uint16), not a float map:
-    the same test, a quarter of the memory."""
-    t = int(cfg.wire_threshold * 255)
-    m = (wire > t).astype(np.uint8)
-    k = max(3, int(round(7.0 * cfg.px_per_mm)))
-    f = int(round(cfg.px_per_mm))
-    h, w = m.shape
-    if abs(cfg.px_per_mm - f) < 1e-9 and f >= 1 and h % f == 0 and w % f == 0 and k * k * f * f < 65536:
-        counts = cv2.boxFilter(m, cv2.CV_16U, (k, k), normalize=False)
-        del m
-        # INTER_AREA by a whole factor is the mean of f x f blocks: sum them exactly
-        # (a block's sum is below k*k*f*f < 65536, so uint16 cannot overflow)
-        blocks = counts[0::f, 0::f].copy()
-        for dy in range(f):
-            for dx in range(f):
-                if dy or dx:
-                    np.add(blocks, counts[dy::f, dx::f], out=blocks)
-        band: U8 = (blocks > 0.1 * k * k * f * f).astype(np.uint8)
-    else:
-        dens = cv2.blur(m.astype(np.float32), (k, k))
-        small = cv2.resize(dens, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
-                           interpolation=cv2.INTER_AREA)
-        band = (small > 0.1).astype(np.uint8)
-    band = cv2.morphologyEx(band, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-    return np.asarray(band, dtype=np.uint8)
 
 
 def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -> list[F64]:
@@ -267,3 +238,67 @@ def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple
     Returns the strip (rows along), the sample centres (mm) and the unit normals."""
     mx, my, pts, nrm = strip_grid(view, path_mm, half_mm)
     return sample(values, mx, my), pts, nrm
+
+
+def wire_profile(values: Sampled, view: TopView, path: F64, half_mm: float) -> F32:
+    """The strongest value across the strip at each row along the path, smoothed over
+    2.5 mm (a wire's loop is not solid)."""
+    e, _, _ = strip(values, view, path, half_mm)
+    return np.asarray(cv2.blur(e.max(axis=1).reshape(-1, 1), (1, 5)).ravel(), dtype=np.float32)
+
+
+def carry_by_wire(path: F64, wire: Sampled, view: TopView, half_mm: float, reach_mm: float, fan_deg: float,
+                  gap_mm: float, wire_min: float, ends: tuple[bool, bool] = (True, True),
+                  straight_share: float = 0.7) -> F64:
+    """The path carried on straight at each end for as long as its wire goes on (up to
+    reach_mm, across gaps up to gap_mm): where a chain lies on a card the band is masked
+    (and a card's printing is no chain), but its wire is still seen. The traced end may
+    bend along the card's edge, so a fan of headings is tried; the straightest one whose
+    wire runs straight_share as far as the longest wins (a card's edge beside the chain's
+    end can run on further, off to the side). ends: which ends (start, end) to carry."""
+    n = int(reach_mm / STEP_MM)
+    steps = (np.arange(0, n + 1) * STEP_MM)[:, None]
+    gap = int(gap_mm / STEP_MM)
+    for at_end in (True, False):
+        if not ends[1 if at_end else 0]:
+            path = path[::-1]
+            continue
+        d0 = sk.end_direction(path, False, 20.0, 5.0)
+        e = path[-1]
+        runs: list[tuple[float, int, F64]] = []
+        degs = np.arange(-fan_deg, fan_deg + 1e-9, 5.0)
+        rays, profs = _fan(wire, view, e, d0, degs, steps, half_mm)
+        for deg, ray, prof in zip(degs, rays, profs):
+            last, miss = 0, 0
+            for i in range(1, len(prof)):
+                if prof[i] > wire_min:
+                    last, miss = i, 0
+                else:
+                    miss += 1
+                    if miss > gap:
+                        break
+            runs.append((abs(float(deg)), last, ray[1:last + 1]))
+        longest = max(r[1] for r in runs)
+        best = min((r for r in runs if r[1] >= straight_share * longest), key=lambda r: r[0])[1:]
+        if best[0] > 0:
+            path = np.vstack([path, best[1]])
+        path = path[::-1]
+    return path
+
+
+def _fan(wire: Sampled, view: TopView, e: F64, d0: F64, degs: F64, steps: F64,
+         half_mm: float) -> tuple[F64, F32]:
+    """Straight rays from e, turned degs from d0, and wire_profile along each: sampled in
+    one go (one window of the map, not one per ray)."""
+    a = np.radians(degs)
+    d = np.stack([d0[0] * np.cos(a) - d0[1] * np.sin(a), d0[0] * np.sin(a) + d0[1] * np.cos(a)], axis=1)
+    rays = e[None, None, :] + d[:, None, :] * steps[None, :, :]                   # (rays, steps, 2)
+    nrm = np.stack([-d[:, 1], d[:, 0]], axis=1)
+    offs = np.arange(-half_mm, half_mm + 1e-9, STEP_MM)
+    grid = rays[:, :, None, :] + offs[None, None, :, None] * nrm[:, None, None, :]
+    px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
+    r, n, k = px.shape[:3]
+    mx = px[..., 0].reshape(r * n, k).astype(np.float32)
+    my = px[..., 1].reshape(r * n, k).astype(np.float32)
+    top = sample(wire, mx, my).max(axis=1).reshape(r, n)
+    return rays, np.asarray(cv2.blur(np.ascontiguousarray(top), (5, 1)), dtype=np.float32)

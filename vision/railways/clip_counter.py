@@ -37,13 +37,12 @@ DETECTOR_FILE = Path(__file__).with_name("clip_bends.json")
 
 @dataclass(frozen=True)
 class CountResult:
-    """The best clip sequence: count, clip start positions (mm along the strip), poses
-    (kept for callers; the detector does not tell poses apart: all 0), the score margin
-    to a sequence one clip longer / shorter, and the confidence."""
+    """The best clip sequence: count, clip start positions (mm along the strip), the
+    smallest change of the price per clip that changes the count, the confidence, the
+    share of the chain hidden, and the sequence's score."""
 
     count: int
     starts_mm: tuple[float, ...]
-    poses: tuple[int, ...]
     margin: float
     confidence: float
     neutral_fraction: float
@@ -170,21 +169,24 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
                 first_mm: float, last_mm: float, clip_cost: float = 2.0, cap: float = 3.0,
                 pitch_range: tuple[float, float] = (0.5, 0.94), end_before_mm: float = 2.0,
                 end_after_mm: float = 4.0, margin_scale: float = 2.0, weak_floor: float = -2.0,
-                end_agree_mm: float = 2.0,
-                detector: BendDetector | None = None) -> CountResult:
+                end_agree_mm: float = 2.0, detector: BendDetector | None = None,
+                ends: tuple[F32, F32] | None = None) -> CountResult:
     """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
 
     first_mm / last_mm: where the chain's wire was seen to begin and end along the strip;
     the first clip starts between end_before_mm outside (before first_mm) and end_after_mm
     inside it, the last clip ends likewise about last_mm (outside = after it): the seen
     end may be a cube past the chain or stop short at a covered clip. width_mm / wire_mm
-    are not needed by the detector (it sees the strip resampled to the clip's width)."""
-    det = detector if detector is not None else load_detector()
+    are not needed by the detector (it sees the strip resampled to the clip's width).
+    ends: the strip's end_scores when already computed (they do not depend on the length,
+    and the table's clip length is learnt from them before any chain is counted)."""
     m = int(round(length_mm / STEP_MM))
     n = evidence.shape[0] - m
     if n <= 0 or evidence.shape[0] < 4:
-        return CountResult(0, (), (), 0.0, 0.0, 1.0)
-    near, far = end_scores(evidence, weight, det, cap)
+        return CountResult(0, (), 0.0, 0.0, 1.0)
+    if ends is None:
+        ends = end_scores(evidence, weight, detector if detector is not None else load_detector(), cap)
+    near, far = ends
     scores = (near[:n] + far[m:m + n]).reshape(-1, 1).astype(np.float32)
     qmin = max(1, int(round(pitch_range[0] * length_mm / STEP_MM)))
     qmax = max(qmin, int(round(pitch_range[1] * length_mm / STEP_MM)))
@@ -196,7 +198,7 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     end_ok = (rows + m <= l_ + b) & (rows + m >= l_ - a)
     total, seq = _dp(scores, costs, qmin, qmax, clip_cost, start_ok, end_ok, 1.0)
     if not seq:
-        return CountResult(0, (), (), 0.0, 0.0, 1.0)
+        return CountResult(0, (), 0.0, 0.0, 1.0)
     count = len(seq)
     # margin: the smallest change of the per-clip price that changes the count
     margin = math.inf
@@ -217,8 +219,7 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     agree = end_agree_mm / STEP_MM
     if abs(seq[0][0] - f) > agree or abs(seq[-1][0] + m - l_) > agree:
         conf *= 0.3
-    return CountResult(count, tuple(u * STEP_MM for u, _ in seq), tuple(0 for _ in seq),
-                       margin, float(conf), neutral, float(total))
+    return CountResult(count, tuple(u * STEP_MM for u, _ in seq), margin, float(conf), neutral, float(total))
 
 
 def _dp(scores: F32, costs: F32, qmin: int, qmax: int, lam: float, start_ok: NDArray[np.bool_],

@@ -72,8 +72,18 @@ class RailwaysConfig:
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
     clip_cost: float = 2.0              # the counter's price per clip (an extra clip must earn it)
+    end_cap: float = 3.0                # the clip end detector's log-odds are capped at this
+    clip_votes_contrast: float = 1.3    # the chains' best clip length must be voted this many times the median
     solid_mm: float = 0.0               # wire evidence this wide both ways is a patch (cube, printing), not
                                         # wire; 0 = off (2.5 helped on true centre lines, hurt on traced ones)
+    link_wire_reach_mm: float = 50.0    # a link's traced end is carried on by its wire this far (onto its card)
+    link_wire_fan_deg: float = 35.0     # headings tried either side of the traced end's
+    link_wire_gap_mm: float = 4.0       # across gaps in that wire this long
+    link_wire_min: float = 0.3          # wire evidence that is the link's wire
+    link_wire_straight_share: float = 0.7   # the straightest heading whose wire runs this share of the longest
+    path_to_clips: bool = False         # a link's path runs from its first clip's end to its last's, not
+                                        # to the wire seen (dev 4608: ends within 6 mm 12 -> 28%, but
+                                        # crossing lists 26.6 -> 24.0%, counts equal: off)
     end_before_mm: float = 16.0         # an end clip may reach this far outside the wire's end seen
     end_after_mm: float = 8.0           # ... or stop this far inside it
     touch_mm: float = 0.5               # footprints closer than this touch

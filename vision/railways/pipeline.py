@@ -19,9 +19,10 @@ from numpy.typing import NDArray
 
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
-from vision.railways.chains import (LazyMap, Sampled, bridge, chain_paths, extend, sample, strip,
+from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, extend, sample, strip,
                                     strip_grid, wire_maps)
-from vision.railways.clip_counter import STEP_MM, CountResult, count_clips
+from vision.railways.clip_counter import STEP_MM, CountResult, count_clips, end_scores, load_detector
+from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches
 from vision.railways.frame import BAND_ROWS, TopView, background, blind_full, lab_rows, top_view
@@ -100,8 +101,26 @@ def _weights(cover: Sampled, same_large: Sampled | None, mx: F32, my: F32) -> F3
     return np.asarray(w, dtype=np.float32)
 
 
-def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
-                 clip_len: float, cfg: RailwaysConfig) -> tuple[CountResult, F64]:
+@dataclass
+class ChainStrip:
+    """One chain straightened for counting: its wire evidence and visibility (rows STEP_MM
+    apart), where its wire was seen to begin and end (rows), the strip's centre points,
+    and the clip end detector's scores (which do not depend on the clip length, so the
+    table's length is learnt from them before any chain is counted)."""
+
+    evidence: F32
+    weight: F32
+    lo: int
+    hi: int
+    points: F64
+    ends: tuple[F32, F32]
+    unseen_end: bool
+
+
+def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
+                 clip_len: float, cfg: RailwaysConfig) -> ChainStrip | None:
+    """The strip of the chain along path (extended by a clip at each end), or None when
+    too short to count."""
     width = clip_len * cfg.clip_width_ratio
     wire_mm = clip_len * cfg.wire_ratio
     half = width / 2 + wire_mm + 2.5
@@ -112,7 +131,7 @@ def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     w = _weights(cover, same_large, mx, my)
     n = len(e)
     if n < 4:
-        return CountResult(0, (), (), 0.0, 0.0, 1.0), path
+        return None
     # the skeleton stops short of the chain ends; find where the wire really ends
     r0 = int(round(ext_by / STEP_MM))
     r1 = max(r0, n - 1 - int(round(ext_by / STEP_MM)))
@@ -120,11 +139,42 @@ def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
                               int(round(cfg.solid_mm / STEP_MM)))
     unseen0 = float(w[max(0, lo - 8):lo + 1].mean()) < 0.5
     unseen1 = float(w[hi:hi + 9].mean()) < 0.5
-    before, after = (cfg.end_before_mm, cfg.end_after_mm) if not (unseen0 or unseen1) else (12.0, 12.0)
-    res = count_clips(e, w, clip_len, width, wire_mm, lo * STEP_MM, hi * STEP_MM, clip_cost=cfg.clip_cost,
-                      end_before_mm=before, end_after_mm=after)
-    seen_path = pts[lo:hi + 1] if hi > lo else pts
+    ends = end_scores(e, w, load_detector(), cfg.end_cap)
+    return ChainStrip(e, w, lo, hi, np.asarray(pts, dtype=np.float64), ends, unseen0 or unseen1)
+
+
+def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[CountResult, F64]:
+    """The chain's count with this clip length, and its path where its wire was seen."""
+    before, after = (cfg.end_before_mm, cfg.end_after_mm) if not st.unseen_end else (12.0, 12.0)
+    res = count_clips(st.evidence, st.weight, clip_len, clip_len * cfg.clip_width_ratio,
+                      clip_len * cfg.wire_ratio, st.lo * STEP_MM, st.hi * STEP_MM, clip_cost=cfg.clip_cost,
+                      cap=cfg.end_cap, end_before_mm=before, end_after_mm=after, ends=st.ends)
+    lo, hi = st.lo, st.hi
+    if res.count and cfg.path_to_clips:
+        # the link ends where its end clips do, not where wire was last seen (a cube or a
+        # card's printing of its colour may lie past the end clip)
+        lo = int(round(res.starts_mm[0] / STEP_MM))
+        hi = min(len(st.points) - 1, int(round((res.starts_mm[-1] + clip_len) / STEP_MM)))
+    seen_path = st.points[lo:hi + 1] if hi > lo else st.points
     return res, np.asarray(seen_path, dtype=np.float64)
+
+
+def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
+                 clip_len: float, cfg: RailwaysConfig) -> tuple[CountResult, F64]:
+    st = _chain_strip(view, wire, cover, same_large, path, clip_len, cfg)
+    if st is None:
+        return CountResult(0, (), 0.0, 0.0, 1.0), path
+    return _count_strip(st, clip_len, cfg)
+
+
+def table_clip_length(strips: list[ChainStrip], cfg: RailwaysConfig) -> float | None:
+    """This table's clip length learnt from its chains' clip ends (vision.railways.
+    clip_length), or None when their votes do not single one out."""
+    votes = empty_votes(cfg.clip_min_mm, cfg.clip_max_mm)
+    for st in strips:
+        votes = chain_votes(st.ends[0], st.ends[1], votes)
+    got = learnt_length(votes, cfg.clip_votes_contrast)
+    return got[0] if got is not None else None
 
 
 def _end_station(pt: F64, direction: F64, stations: list[Station], cfg: RailwaysConfig) -> Station | None:
@@ -181,10 +231,6 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     del ink_mm
     per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg)
     del band
-    river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], view_lab, bg_lab, cfg,
-                       lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path,
-                                                              length, cfg))
-    clip_len = river.clip_length_mm if river is not None else cfg.default_clip_mm
     named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}
     covers: dict[str, LazyMap] = {}
     blinds: dict[str, LazyMap] = {}
@@ -195,29 +241,46 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         paths = [q for p in chain_paths(cb, view.origin_mm, cfg)
                  for q in split_corners(p, cfg.kink_span_mm, cfg.kink_deg)]
         items += [(colour, p, n) for p, n in bridge(paths, cfg)]
+    # every chain straightened first (at the standard length): the table's clip length is
+    # learnt from all of them before any is counted
+    chains: list[tuple[str, F64, int, float, ChainStrip]] = []
     for colour, path, pieces in items:
         if sk.path_length(path) < 12:
             continue
         named_as, share = path_colour(view_lab, bg_lab, view, path, cfg.colour_half_mm, CLIP_COLOURS, cfg)
         if named_as in RIVER_COLOURS:
-            continue                    # the River (read above)
+            continue                    # the River (read below)
         # the band's colour and the chain's own pixels must agree for a sure colour (taking
         # the pixels' name instead was measured: no better on the dev tables)
         share = share if named_as == colour else 0.0
         if colour not in covers:
             covers[colour] = _cover(stack_max, wires[colour])
             blinds[colour] = LazyMap.of(blind_full(blind[colour], (w, h)))
-        wf = named[colour]
-        cover, same_f = covers[colour], blinds[colour]
-        res, seen = _count_chain(view, wf, cover, same_f, path, clip_len, cfg)
+        if cfg.link_wire_reach_mm > 0:
+            # the band stops short of the chain's end: at a station's card (masked; the end
+            # clip lies partly on it), at a cube, under another chain (carrying only ends
+            # near a station was measured: fewer links found)
+            path = carry_by_wire(path, named[colour], view, cfg.default_clip_mm * cfg.clip_width_ratio / 2,
+                                 cfg.link_wire_reach_mm, cfg.link_wire_fan_deg, cfg.link_wire_gap_mm,
+                                 cfg.link_wire_min, straight_share=cfg.link_wire_straight_share)
+        cs = _chain_strip(view, named[colour], covers[colour], blinds[colour], path, cfg.default_clip_mm, cfg)
+        if cs is not None:
+            chains.append((colour, path, pieces, share, cs))
+    learnt = table_clip_length([c[4] for c in chains], cfg)
+    river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], view_lab, bg_lab, cfg,
+                       lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path,
+                                                              length, cfg), learnt)
+    clip_len = river.clip_length_mm if river is not None else (learnt or cfg.default_clip_mm)
+    for colour, path, pieces, share, cs in chains:
+        res, seen = _count_strip(cs, clip_len, cfg)
         if res.count == 0:
             continue
         if changed is not None:
             # the table before this link was built: keep only what changed
             frac = float(np.mean(strip(LazyMap.of(changed), view, seen, 3.0)[0]))
             if frac > 0.5:
-                res2, _ = _count_chain(view, _changed_wire(wires[colour], changed), cover, same_f, path,
-                                       clip_len, cfg)
+                res2, _ = _count_chain(view, _changed_wire(wires[colour], changed), covers[colour],
+                                       blinds[colour], path, clip_len, cfg)
                 if res2.count and res2.confidence >= res.confidence:
                     res = res2
         ends = []
@@ -304,6 +367,15 @@ def _r(v: float) -> float:
     return round(float(v), 1)
 
 
+def _json_path(path: F64) -> list[list[float]]:
+    """The path every 10 mm, and its very end (resampling alone drops up to 10 mm of it:
+    where a link ends says which station it joins)."""
+    pts = sk.resample(path, 10.0)
+    if len(path) > 1 and len(pts) and float(np.hypot(*(path[-1] - pts[-1]))) > 0.5:
+        pts = np.vstack([pts, path[-1:]])
+    return [[_r(x), _r(y)] for x, y in pts]
+
+
 def _to_json(links: list[LinkReading], river: RiverReading | None, stations: list[Station],
              obstacles: list[Obstacle], clip_len: float, cfg: RailwaysConfig) -> dict[str, Any]:
     return {
@@ -311,12 +383,12 @@ def _to_json(links: list[LinkReading], river: RiverReading | None, stations: lis
         "links": [{
             "colour": lk.colour, "clips": lk.count.count, "confidence": round(lk.confidence, 3),
             "confident": lk.confidence >= cfg.confident,
-            "path_mm": [[_r(x), _r(y)] for x, y in sk.resample(lk.path_mm, 10.0)],
+            "path_mm": _json_path(lk.path_mm),
             "stations": lk.stations, "crosses": lk.crosses,
         } for lk in links],
         "river": None if river is None else {
             "clips": river.clips, "silver": river.silver, "confidence": round(river.confidence, 3),
-            "path_mm": [[_r(x), _r(y)] for x, y in sk.resample(river.path_mm, 10.0)],
+            "path_mm": _json_path(river.path_mm),
             "silver_mm": [[_r(x), _r(y)] for x, y in river.silver_mm],
             "clip_length_source": river.clip_length_source,
         },

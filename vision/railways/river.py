@@ -23,11 +23,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.railways import skeleton as sk
-from vision.railways.chains import LazyMap, Sampled, bridge, chain_paths, sample, strip, strip_grid
+from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, sample, strip,
+                                    strip_grid, wire_profile)
 from vision.railways.clip_counter import STEP_MM, CountResult, oriented_evidence
 from vision.railways.config import CLIP_COLOURS, RIVER_COLOURS, RailwaysConfig
-from vision.railways.frame import TopView, lab_of
-from vision.railways.trace import station_mask
+from vision.railways.frame import TopView
+from vision.railways.trace import colour_costs_per_slice, station_mask
 
 U8 = NDArray[Any]
 F32 = NDArray[Any]
@@ -49,7 +50,7 @@ class RiverReading:
     pitch_mm: float
     confidence: float
     silver_mm: list[tuple[float, float]] = field(default_factory=list)   # the silver clips' middles (table mm)
-    clip_length_source: str = "default"                     # "silver", "bends" or "default"
+    clip_length_source: str = "default"                     # "chains", "silver" or "default"
 
 
 def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig, silver_band: U8 | None = None) -> F64 | None:
@@ -197,52 +198,17 @@ def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
 
 
 def extend_by_wire(path: F64, blue: Sampled, view: TopView, cfg: RailwaysConfig) -> F64:
-    """The path carried on straight at each end for as long as blue wire goes on: where
-    the River lies on a card (its silver end lies on the Metropolis board, by the
-    rules) the band is masked, but its wire is still seen. The traced end may bend
-    along the card's edge, so a fan of headings is tried."""
-    half = cfg.default_clip_mm * cfg.clip_width_ratio / 2
-    n = int(cfg.river_wire_reach_mm / STEP_MM)
-    steps = (np.arange(0, n + 1) * STEP_MM)[:, None]
-    gap = int(cfg.river_wire_gap_mm / STEP_MM)
-    for _ in range(2):
-        d0 = sk.end_direction(path, False, 20.0, 5.0)
-        e = path[-1]
-        runs: list[tuple[float, int, F64]] = []
-        for deg in np.arange(-cfg.river_wire_fan_deg, cfg.river_wire_fan_deg + 1e-9, 5.0):
-            a = math.radians(float(deg))
-            d = np.array([d0[0] * math.cos(a) - d0[1] * math.sin(a), d0[0] * math.sin(a) + d0[1] * math.cos(a)])
-            ray = e[None, :] + d[None, :] * steps
-            prof = _profile(blue, view, ray, half)
-            last, miss = 0, 0
-            for i in range(1, len(prof)):
-                if prof[i] > cfg.river_wire_min:
-                    last, miss = i, 0
-                else:
-                    miss += 1
-                    if miss > gap:
-                        break
-            runs.append((abs(float(deg)), last, ray[1:last + 1]))
-        # the straightest heading whose wire runs nearly as far as the longest: a card's
-        # edge beside the River's end can run on further, off to the side
-        longest = max(r[1] for r in runs)
-        best = min((r for r in runs if r[1] >= 0.7 * longest), key=lambda r: r[0])[1:]
-        if best[0] > 0:
-            path = np.vstack([path, best[1]])
-        path = path[::-1]
-    return path
-
-
-def _profile(values: Sampled, view: TopView, path: F64, half_mm: float) -> F32:
-    e, _, _ = strip(values, view, path, half_mm)
-    return np.asarray(cv2.blur(e.max(axis=1).reshape(-1, 1), (1, 5)).ravel(), dtype=np.float32)
+    """The path carried on by its blue wire (chains.carry_by_wire): the River's silver
+    end lies on the Metropolis board, by the rules, where the band is masked."""
+    return carry_by_wire(path, blue, view, cfg.default_clip_mm * cfg.clip_width_ratio / 2, cfg.river_wire_reach_mm,
+                         cfg.river_wire_fan_deg, cfg.river_wire_gap_mm, cfg.river_wire_min)
 
 
 def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Sampled, view: TopView,
                  path: F64, cfg: RailwaysConfig) -> F32:
     """How much more each millimetre along the path looks like a silver clip than a blue
     one (one value per mm): the colour of the pixels that differ most from the table
-    (grey metal or blue coating, trace.colour_costs) plus which colour's wire evidence is
+    (grey metal or blue coating, trace.colour_costs_per_slice) plus which colour's wire evidence is
     stronger. Both are put on one scale by their spread along the River."""
     half = cfg.default_clip_mm * cfg.clip_width_ratio / 2
     mx, my, pts, _ = strip_grid(view, path, half)
@@ -251,7 +217,8 @@ def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Samp
     k = int(round(1.0 / STEP_MM))
     nq = max(0, (len(a) - 1) // k)
     rows = (np.arange(nq) * k)[:, None] + np.arange(k + 1)[None, :]       # each mm and its next row
-    costs = _colour_costs_per_slice(a[rows].reshape(nq, -1, 3), b[rows].reshape(nq, -1, 3), cfg)
+    costs = colour_costs_per_slice(a[rows].reshape(nq, -1, 3), b[rows].reshape(nq, -1, 3),
+                                   {c: CLIP_COLOURS[c] for c in RIVER_COLOURS}, cfg)
     with np.errstate(invalid="ignore", divide="ignore"):
         q = np.log((costs["blue"] + 1.0) / (costs["silver"] + 1.0))
     q = np.where(np.isfinite(q), q, 0.0).astype(np.float32)
@@ -266,28 +233,6 @@ def silver_score(view_lab: Sampled, bg_lab: Sampled, silver: Sampled, blue: Samp
         mad = float(np.median(np.abs(v - med))) + 1e-6
         return np.asarray((v - med) / (1.4826 * mad), dtype=np.float32)
     return z(q) + z(np.asarray(w, dtype=np.float32))
-
-
-def _colour_costs_per_slice(px: F32, bg: F32, cfg: RailwaysConfig) -> dict[str, F64]:
-    """trace.colour_costs for the River's two colours, for many slices at once (slices x
-    pixels x Lab): the same model and the same pixels kept, without a call per slice."""
-    d = px.astype(np.float64) - bg
-    n = np.sqrt(np.einsum("spk,spk->sp", d, d))
-    if n.shape[0] == 0 or n.shape[1] == 0:
-        return {c: np.zeros(n.shape[0]) for c in RIVER_COLOURS}
-    cut = np.maximum(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share), axis=1), cfg.ink_threshold)
-    keep = n >= cut[:, None]
-    cnt = keep.sum(axis=1)
-    out: dict[str, F64] = {}
-    for name in RIVER_COLOURS:
-        v = lab_of(CLIP_COLOURS[name])[None, None, :] - bg
-        vv = np.einsum("spk,spk->sp", v, v)
-        al = np.clip(np.einsum("spk,spk->sp", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
-        r = d - al[..., None] * v
-        r2 = np.einsum("spk,spk->sp", r, r)
-        r2 = np.where(vv < cfg.blind_contrast ** 2, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
-        out[name] = np.where(cnt > 0, (r2 * keep).sum(axis=1) / np.maximum(cnt, 1), np.inf)
-    return out
 
 
 def silver_centres(score: F32, clip_len: float, cfg: RailwaysConfig) -> list[float]:
@@ -347,8 +292,8 @@ def silver_length(silver: Sampled, blue: Sampled, view: TopView, path: F64, cent
     half = clip_len * cfg.clip_width_ratio / 2 + 1.0
     a = max(0.0, centre_mm - 1.0 * clip_len)
     sub = _cut(path, a, centre_mm + 1.0 * clip_len)
-    ps = _profile(silver, view, sub, half)
-    pb = _profile(blue, view, sub, half)
+    ps = wire_profile(silver, view, sub, half)
+    pb = wire_profile(blue, view, sub, half)
     on = (ps > cfg.silver_evidence_min) & (ps > 0.5 * pb)
     c = int(round((centre_mm - a) / STEP_MM))
     if not (0 <= c < len(on)):
@@ -380,11 +325,13 @@ def _cut(path: F64, a_mm: float, b_mm: float) -> F64:
 
 def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards: list[F64],
                view_lab: Sampled, bg_lab: Sampled, cfg: RailwaysConfig,
-               count_chain: CountChain) -> RiverReading | None:
+               count_chain: CountChain, chains_length_mm: float | None = None) -> RiverReading | None:
     """The River read from the chain band's blue and silver cells (`bands`, per colour at
     1 px/mm, see trace.colour_bands), the blue and silver wire evidence (top-view size)
     and the view's and the table's Lab (trace.lab_map); `cards` are the station outlines
-    (table mm). None when no River is seen."""
+    (table mm); chains_length_mm: the clip length learnt from the table's chains
+    (pipeline.table_clip_length), taken before the silver clips' when known. None when no
+    River is seen."""
     # the band between a card's coloured parts (the Metropolis board's seams) is no River
     h, w = bands["blue"].shape[:2]
     on_card = station_mask((h, w), cards, view.origin_mm, cfg.river_card_grow_mm)
@@ -403,7 +350,10 @@ def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards:
     ij = np.clip(np.floor(fine - np.asarray(view.origin_mm)).astype(int), 0, [w - 1, h - 1])
     score = np.where(on_card[ij[:, 1], ij[:, 0]] > 0, np.minimum(score, 0.0), score).astype(np.float32)
     centres = silver_centres(score, cfg.default_clip_mm, cfg)
-    clip_len, source = learn_clip_length(silver, blue, view, path, centres, cfg)
+    if chains_length_mm is not None:
+        clip_len, source = chains_length_mm, "chains"
+    else:
+        clip_len, source = learn_clip_length(silver, blue, view, path, centres, cfg)
 
     def wire(r: slice, c: slice) -> F32:
         return np.maximum(wires["blue"][r, c], wires["silver"][r, c]).astype(np.float32) / np.float32(255.0)

@@ -77,30 +77,38 @@ def chain_band(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> U8:
 def colour_costs(px_lab: F32, bg_lab: F32, refs: dict[str, tuple[int, int, int]],
                  cfg: RailwaysConfig) -> dict[str, float]:
     """How badly each colour explains the pixels (N x 3 Lab) that differ most from the
-    table under them (N x 3): each such pixel should be a mix of the colour and the
-    table, pixel = a * colour + (1 - a) * table with 0 <= a <= 1. The cost is the mean
-    squared distance from that line. The mix stops at the colour itself, so a black
-    chain's dark core cannot pass for silver or grey. A colour too close to the table
-    to mix visibly (a white chain on a white table) shows only as its shading: it
-    explains any pixel that is no further than `blind_shading` from the table."""
-    d = px_lab - bg_lab
-    n = np.sqrt(np.einsum("ij,ij->i", d, d))
-    if len(n) == 0:
-        return {k: float("inf") for k in refs}
-    keep = n >= max(float(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share))), cfg.ink_threshold)
-    if not keep.any():
-        return {k: float("inf") for k in refs}
-    d, bgk, n = d[keep], bg_lab[keep], n[keep]
-    out: dict[str, float] = {}
+    table under them (N x 3): colour_costs_per_slice for one slice."""
+    out = colour_costs_per_slice(np.asarray(px_lab)[None], np.asarray(bg_lab)[None], refs, cfg)
+    return {k: float(v[0]) for k, v in out.items()}
+
+
+def colour_costs_per_slice(px_lab: F32, bg_lab: F32, refs: dict[str, tuple[int, int, int]],
+                           cfg: RailwaysConfig) -> dict[str, F64]:
+    """Per slice (slices x pixels x Lab, with the table under each pixel): how badly each
+    colour explains the slice's pixels that differ most from the table. Each such pixel
+    should be a mix of the colour and the table, pixel = a * colour + (1 - a) * table with
+    0 <= a <= 1; the cost is the mean squared distance from that line. The mix stops at
+    the colour itself, so a black chain's dark core cannot pass for silver or grey. A
+    colour too close to the table to mix visibly (a white chain on a white table) shows
+    only as its shading: it explains any pixel that is no further than `blind_shading`
+    from the table. Infinite for a slice with no pixel differing enough (`ink_threshold`).
+    Why batched: the River's colour is weighed millimetre by millimetre along it."""
+    d = np.asarray(px_lab, dtype=np.float64) - bg_lab
+    n = np.sqrt(np.einsum("spk,spk->sp", d, d))
+    if n.shape[1] == 0:
+        return {k: np.full(n.shape[0], np.inf) for k in refs}
+    cut = np.maximum(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share), axis=1), cfg.ink_threshold)
+    keep = n >= cut[:, None]
+    cnt = keep.sum(axis=1)
+    out: dict[str, F64] = {}
     for name, bgr in refs.items():
-        v = lab_of(bgr)[None, :] - bgk
-        vv = np.einsum("ij,ij->i", v, v)
-        a = np.clip(np.einsum("ij,ij->i", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
-        r = d - a[:, None] * v
-        r2 = np.einsum("ij,ij->i", r, r)
-        blind = vv < cfg.blind_contrast ** 2
-        r2 = np.where(blind, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
-        out[name] = float(r2.mean())
+        v = lab_of(bgr)[None, None, :] - bg_lab
+        vv = np.einsum("spk,spk->sp", v, v)
+        a = np.clip(np.einsum("spk,spk->sp", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
+        r = d - a[..., None] * v
+        r2 = np.einsum("spk,spk->sp", r, r)
+        r2 = np.where(vv < cfg.blind_contrast ** 2, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
+        out[name] = np.where(cnt > 0, (r2 * keep).sum(axis=1) / np.maximum(cnt, 1), np.inf)
     return out
 
 
