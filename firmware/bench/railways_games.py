@@ -30,7 +30,8 @@ import numpy as np
 
 from firmware.bench.common import md_table, pct, verdict
 from firmware.games.base import Ask, Illegal, NoChange, Proposed
-from firmware.games.railways import RailwaysSession, link_to_json
+from firmware.games.railways import COUNT_REFUSALS, RailwaysSession, link_to_json
+from rules.errors import RulesError
 from rules.railways.cards import Catalogue, Role
 from rules.railways.engine import Refusal, rules_for
 from rules.railways.geometry import Rect, clips_for_distance
@@ -235,8 +236,12 @@ class GameScore:
     wrong: int = 0              # a proposed build that was not the true one
     false_changes: int = 0      # a frame with nothing new that was not NoChange
     illegal: int = 0
-    alerted: int = 0
+    alerted: int = 0            # at once, or after the players confirmed the count in a question
+    alerted_asked: int = 0      # ... of which after a question
     right_reason: int = 0
+    false_alerts: int = 0       # a legal build alerted as illegal
+    false_alerts_count: int = 0  # ... for a reason a miscount alone causes (too short, cards)
+    counts: list[tuple[int, int, float]] = field(default_factory=list)  # (true, read, confidence)
     setup_ok: bool = False
     scores_equal: bool = False
     diverged: str = ""
@@ -248,7 +253,7 @@ def _same_build(move: dict[str, Any], truth: BuiltLink, session: RailwaysSession
                 ends_mm: Sequence[Point]) -> bool:
     """The same colour, clip count and end stations (by where they lie: ids differ)."""
     link = move.get("link", {})
-    if link.get("colour") != truth.colour or int(link.get("clips", -1)) != truth.clips:
+    if move.get("refusal") or link.get("colour") != truth.colour or int(link.get("clips", -1)) != truth.clips:
         return False
     got: list[Point] = []
     for sid in (link.get("from_station"), link.get("to_station")):
@@ -265,6 +270,38 @@ def _same_build(move: dict[str, Any], truth: BuiltLink, session: RailwaysSession
 
 
 Reader = Callable[[int, Sequence[dict[str, Any]], Any], dict[str, Any]]
+
+
+def _read_count(reading: dict[str, Any], colour: str, ends_mm: Sequence[Point]) -> tuple[int, float] | None:
+    """The reader's count and confidence for the link of this colour whose path ends
+    lie at these two stations (within 60 mm of their centres, either way round)."""
+    for e in reading.get("links", []) or []:
+        path = e.get("path_mm") or []
+        if e.get("colour") != colour or len(path) < 2:
+            continue
+        a, b = (float(path[0][0]), float(path[0][1])), (float(path[-1][0]), float(path[-1][1]))
+        if all(min(math.dist(p, q) for q in (a, b)) < 60.0 for p in ends_mm):
+            return int(e.get("clips", 0)), float(e.get("confidence", 1.0))
+    return None
+
+
+def _confirmed_alert(v: Ask, bad: dict[str, Any], session: RailwaysSession) -> bool:
+    """Players asked the count of an illegal link pick the true count if offered, else a
+    refused count for the link's reason; it is alerted when the session then refuses it."""
+    reason = bad["reason"]
+    assert isinstance(reason, Refusal)
+    mine = [c for c in v.candidates if c.get("link", {}).get("colour") == bad["colour"]]
+    pick = next((c for c in mine if int(c["link"].get("clips", -1)) == bad["clips"]), None) or \
+        next((c for c in mine if c.get("refusal") == reason.name), None)
+    if pick is None or not pick.get("refusal"):
+        return False
+    before = len(session.moves)
+    try:
+        session.apply(dict(pick))
+    except RulesError:
+        return len(session.moves) == before
+    session.undo()   # the session took an illegal link: not an alert
+    return False
 
 
 def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Random,
@@ -298,7 +335,8 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
     correct = True
     for k, m in enumerate(game.moves):
         mv = m.move
-        if max_failures is not None and s.wrong + s.failed >= max_failures:
+        if max_failures is not None and s.wrong + s.failed >= max_failures and \
+                not any(j >= k for j in planned):   # an illegal link still to come is measured
             s.diverged = f"stopped after {max_failures} builds not read right (move {k})"
             correct = False
             break
@@ -317,7 +355,11 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
                 if bad is not None:
                     s.illegal += 1
                     v = session.interpret(read(k, (bad,), k))
-                    if isinstance(v, Illegal):
+                    if isinstance(v, Ask) and _confirmed_alert(v, bad, session):
+                        s.alerted += 1
+                        s.alerted_asked += 1
+                        s.right_reason += 1   # the candidate picked carries the reason
+                    elif isinstance(v, Illegal):
                         s.alerted += 1
                         reason = bad["reason"]
                         assert isinstance(reason, Refusal)
@@ -336,8 +378,15 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
             after = scene_after(game, k + 1).stations
             ends_mm = [(after[e][0].cx + ORIGIN[0], after[e][0].cy + ORIGIN[1])
                        for e in (mv.from_station, mv.to_station)]
-            v = session.interpret(read(k + 1, (), k))
+            reading = read(k + 1, (), k)
+            count = _read_count(reading, mv.colour, ends_mm)
+            if count is not None:
+                s.counts.append((mv.clips, count[0], count[1]))
+            v = session.interpret(reading)
             chosen: dict[str, Any] | None = None
+            if isinstance(v, Illegal):
+                s.false_alerts += 1
+                s.false_alerts_count += int(v.move.get("refusal") in {r.name for r in COUNT_REFUSALS})
             if isinstance(v, Proposed):
                 s.proposed += 1
                 if _same_build(v.move, mv, session, ends_mm):
@@ -455,7 +504,8 @@ def measure(scenes: int, seed: int, resolution: tuple[int, int] | None,
         out.append(score)
         if not oracle:   # the vision run is long: say how it goes
             print(f"railways-games: game {i + 1}/{scenes}: {len(game.start.players)}p {game.variant}, "
-                  f"builds {score.exact}/{score.builds} exact, illegal {score.alerted}/{score.illegal}, "
+                  f"builds {score.exact}/{score.builds} exact, {score.asked} asked, "
+                  f"illegal {score.alerted}/{score.illegal}, false alerts {score.false_alerts}, "
                   f"{'right' if score.scores_equal else 'WRONG'} {score.diverged} "
                   f"({score.seconds:.0f} s)", file=sys.stderr, flush=True)
     return out, stats
@@ -480,6 +530,13 @@ def _section(title: str, scores: list[GameScore], note: str) -> str:
         ["builds not offered (corrected by hand)", pct(sum(s.failed for s in scores), builds), "", ""],
         ["illegal links alerted", pct(alerted, illegal), "every one",
          verdict(alerted == illegal) if illegal else "not measured"],
+        ["... of which after the players confirmed the count asked",
+         pct(sum(s.alerted_asked for s in scores), alerted), "", ""],
+        ["legal builds alerted as illegal (false alerts), all reasons",
+         str(sum(s.false_alerts for s in scores)), "0", ""],
+        ["... of which for a reason a miscount alone causes (too short, cards, stock)",
+         str(sum(s.false_alerts_count for s in scores)), "0",
+         verdict(sum(s.false_alerts_count for s in scores) == 0)],
         ["... with the intended reason first or among the refusals", pct(sum(s.right_reason for s in scores), illegal),
          "", ""],
         ["frames after a take-back not read as unchanged", str(sum(s.false_changes for s in scores)), "0", ""],
@@ -487,10 +544,33 @@ def _section(title: str, scores: list[GameScore], note: str) -> str:
          str(sum(bool(s.diverged) for s in scores)), "0", ""],
     ]
     lines = [f"### {title}", "", note, "", md_table(["measure", "value", "target", ""], rows)]
+    counts = [c for s in scores for c in s.counts]
+    if counts and any(t != r for t, r, _ in counts):
+        lines += ["", _count_errors(counts)]
     fails = [f"- game {i}: {f}" for i, s in enumerate(scores) for f in ([s.diverged] if s.diverged else []) + s.failures]
     if fails:
         lines += ["", "First problems:", ""] + fails[:12]
     return "\n".join(lines)
+
+
+def _count_errors(counts: Sequence[tuple[int, int, float]]) -> str:
+    """The reader's count of each new link found, against the truth (a reader figure the
+    session's count range must cover): read - true, split by the reader's `confident`."""
+    from firmware.games.railways import LOW_CONFIDENCE, plausible_counts
+    rows = []
+    for name, sure in (("confident", True), ("unsure", False)):
+        part = [(t, r) for t, r, c in counts if (c >= LOW_CONFIDENCE) == sure]
+        if not part:
+            continue
+        hist: dict[int, int] = {}
+        for t, r in part:
+            hist[r - t] = hist.get(r - t, 0) + 1
+        text = ", ".join(f"{d:+d}: {hist[d]}" for d in sorted(hist))
+        covered = sum(t in plausible_counts(r, 0.0 if not sure else 1.0) for t, r in part)
+        rows.append([name, str(len(part)), pct(sum(t == r for t, r in part), len(part)),
+                     pct(covered, len(part)), text])
+    return md_table(["new links found", "n", "count exact", "true count in the session's range",
+                     "read - true: links"], rows)
 
 
 def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> str:
@@ -521,5 +601,15 @@ def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> st
     return "\n".join(out) + "\n"
 
 
+def truth_only(scenes: int, seed: int) -> str:
+    """The true-readings games alone (no rendering, no reader): the session's own figure."""
+    scores, _ = measure(scenes, seed, None, oracle=True)
+    return _section(f"Session and rules on the true readings, {scenes} games (seed {seed}; not a vision figure)",
+                    scores, "The reader replaced by the drawn geometry in the reader's JSON.")
+
+
 if __name__ == "__main__":  # pragma: no cover
-    print(run(int(sys.argv[1]) if len(sys.argv) > 1 else 5, 0, None))
+    # python -m firmware.bench.railways_games [--truth] SCENES [SEED]
+    args = [a for a in sys.argv[1:] if a != "--truth"]
+    n_games, first_seed = int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 0
+    print(truth_only(n_games, first_seed) if "--truth" in sys.argv else run(n_games, first_seed, None))

@@ -50,7 +50,12 @@ from rules.railways.state import (
 STATION_MM = 60.0           # a station card as vision/synth draws it
 BOARD_MM = 140.0            # the Metropolis board
 MATCH_FRACTION = 0.6        # a reader station within this many sizes of ours is ours
-LOW_CONFIDENCE = 0.5        # below this the clip count is asked, not proposed
+LOW_CONFIDENCE = 0.5        # below this the clip count is asked, not proposed (the reader's `confident`)
+UNSURE_BELOW = (1, 6)       # an unsure count n may be 1 + n // 6 clips too many ...
+UNSURE_ABOVE = (2, 5)       # ... or 2 + n // 5 too few (the reader's counts run short)
+# refusals that a miscount alone can cause: never alerted on an unsure count
+COUNT_REFUSALS = frozenset({Refusal.TOO_SHORT, Refusal.NO_CLIPS, Refusal.NOT_ENOUGH_CARDS_PAID,
+                            Refusal.CARDS_NOT_IN_HAND, Refusal.NOT_ENOUGH_CLIPS})
 END_FREE_MM = 30.0          # a link's path may lie inside a station this far from its ends
 NEW_STATION_TOUCH_MM = 2.0  # a new station closer than this to another touches it
 SAME_PATH_MM = 12.0         # two readings of one chain lie this close on average
@@ -334,9 +339,12 @@ class RailwaysSession(RecordsMoves):
                 if isinstance(verdict, Proposed):
                     options.append(verdict.move)
                     labels.append(verdict.text)
+                elif isinstance(verdict, Ask):   # an unsure count: each plausible count
+                    options += verdict.candidates
+                    labels += verdict.labels
             fp = tuple(r for s in fresh for r in _footprint(s.path))
             return Ask(f"{len(fresh)} new links at once", tuple(options), tuple(labels), fp)
-        return self._judge(fresh[0], observation, matched, new_stations, ask_low=True)
+        return self._judge(fresh[0], observation, matched, new_stations)
 
     def _match_stations(self, obs: dict[str, Any]) -> tuple[dict[str, tuple[str, int | None]],
                                                               dict[str, dict[str, Any]]]:
@@ -370,7 +378,16 @@ class RailwaysSession(RecordsMoves):
         return st is not None and bool(self.rules.card(st).sections)
 
     def _judge(self, s: _Seen, obs: dict[str, Any], matched: dict[int, str],
-               new_stations: dict[str, dict[str, Any]], ask_low: bool = False) -> Verdict:
+               new_stations: dict[str, dict[str, Any]]) -> Verdict:
+        """One new link: proposed, alerted, or its count asked.
+
+        A sure count stands as read. An unsure count is judged at every plausible count
+        (plausible_counts): illegal at all of them (a departure not owned, a station
+        crossed, too short however it is miscounted) it is alerted; otherwise the players
+        are asked, offered each legal count and, once per reason, a count the rules refuse
+        only for its length or cost ("red 6: Link too short"), so a link that really is
+        too short is confirmed and then refused (applying that candidate raises
+        IllegalMove with the rule). An undercount never becomes an alert by itself."""
         pos = self.pos
         assert pos is not None
         fp = _footprint(s.path)
@@ -399,27 +416,45 @@ class RailwaysSession(RecordsMoves):
                    "middle_touch": bool(s.entry.get("middle_touch", False)),
                    "self_touch": bool(s.entry.get("self_touch", False))}
         conf = s.entry.get("confidence", 1.0)
-        low = isinstance(conf, (int, float)) and conf < LOW_CONFIDENCE
-        counts = [s.clips] + ([c for c in (s.clips - 1, s.clips + 1) if c >= 1] if low else [])
+        counts = plausible_counts(s.clips, float(conf) if isinstance(conf, (int, float)) else 1.0)
         before, pos_then = self._turns_between(pos, s.colour)
         verdicts = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp, pos_then, before)
                     for n in counts]
         top = verdicts[0]
-        if isinstance(top, Illegal) and {r for r, _ in self.rules.refusals(
-                pos_then, link_from_json(dict(top.move["link"])))} == {Refusal.CARDS_NOT_IN_HAND}:
+        if self._only(pos_then, top, {Refusal.CARDS_NOT_IN_HAND}) or (
+                not any(isinstance(v, Proposed) for v in verdicts)
+                and any(self._only(pos_then, v, {Refusal.CARDS_NOT_IN_HAND}) for v in verdicts)):
             # the hand cannot pay: a whole round of draws went by unseen (the players tell End of Line)
             more, pos_more = self._turns_between(pos, s.colour, 1)
             if more:
                 again = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp, pos_more, more)
                          for n in counts]
-                if isinstance(again[0], Proposed):
-                    verdicts = again
-        if low and ask_low:
-            legal = [v for v in verdicts if isinstance(v, Proposed)]
-            if legal:
-                return Ask(f"{s.colour} link: how many clips?", tuple(v.move for v in legal),
-                           tuple(v.text for v in legal), fp)
-        return verdicts[0]
+                if isinstance(again[0], Proposed) or (
+                        not any(isinstance(v, Proposed) for v in verdicts)
+                        and any(isinstance(v, Proposed) for v in again)):
+                    verdicts, pos_then = again, pos_more
+        if len(counts) == 1 or not any(isinstance(v, Proposed) for v in verdicts):
+            return verdicts[0]   # a sure count, or illegal whatever the count: the verdict stands
+        options: list[Move] = []
+        labels: list[str] = []
+        reasons: set[str] = set()
+        for n, v in zip(counts, verdicts):
+            if isinstance(v, Proposed):
+                options.append(v.move)
+                labels.append(v.text)
+            elif isinstance(v, Illegal) and self._only(pos_then, v, COUNT_REFUSALS) \
+                    and v.move.get("refusal") not in reasons:
+                reasons.add(str(v.move.get("refusal")))
+                options.append(v.move)
+                labels.append(f"{s.colour} {n}: {v.short}")
+        return Ask(f"{s.colour} link: how many clips?", tuple(options), tuple(labels), fp)
+
+    def _only(self, pos: Position, v: Verdict, reasons: set[Refusal] | frozenset[Refusal]) -> bool:
+        """An Illegal verdict refused for these reasons and no other."""
+        if not isinstance(v, Illegal) or "link" not in v.move:
+            return False
+        got = {r for r, _ in self.rules.refusals(pos, link_from_json(dict(v.move["link"])))}
+        return bool(got) and got <= reasons
 
     def _turns_between(self, pos: Position, colour: str, rounds: int = 0) -> tuple[list[Move], Position]:
         """A link by a player who is not to move: the players before them drew (or passed,
@@ -745,6 +780,25 @@ class RailwaysSession(RecordsMoves):
         return out
 
 
+def plausible_counts(clips: int, confidence: float) -> list[int]:
+    """The clip counts a link read as `clips` may really have, the read count first, then
+    nearer before farther (one more before one fewer). A confident count is itself only.
+    An unsure one spans more the longer the chain: the reader's count errors grow with
+    length and run short (docs/benchmarks.md section 6), and a true count left out of
+    this range would be refused or never offered."""
+    if confidence >= LOW_CONFIDENCE:
+        return [clips]
+    below = UNSURE_BELOW[0] + clips // UNSURE_BELOW[1]
+    above = UNSURE_ABOVE[0] + clips // UNSURE_ABOVE[1]
+    out = [clips]
+    for d in range(1, max(below, above) + 1):
+        if d <= above:
+            out.append(clips + d)
+        if d <= below and clips - d >= 1:
+            out.append(clips - d)
+    return out
+
+
 def _could_be_a_build(s: _Seen) -> bool:
     """A reading that cannot be a link a player laid (no end at any station, or both ends
     at the same one) is reader noise, never a move or an alert."""
@@ -813,4 +867,4 @@ KIND = GameKind(
     make=make,
 )
 
-__all__ = ["KIND", "RailwaysSession", "link_from_json", "link_to_json", "Refusal"]
+__all__ = ["KIND", "RailwaysSession", "link_from_json", "link_to_json", "plausible_counts", "Refusal"]

@@ -277,12 +277,12 @@ def test_reader_noise_is_not_a_move() -> None:
 
 
 def test_low_confidence_asks_the_count() -> None:
-    """An unsure clip count is asked with the legal neighbouring counts."""
+    """An unsure clip count is asked with the legal counts of its range, the read one first."""
     s = new_session()
     v = s.interpret(observe(dict(RED_TO_TOWN, confidence=0.2)))
     assert isinstance(v, Ask)
     assert v.text == "red link: how many clips?"
-    assert [c["link"]["clips"] for c in v.candidates] == [5, 4, 6]
+    assert [c["link"]["clips"] for c in v.candidates] == [5, 6, 4, 7, 8]
 
 
 def test_new_station_placed_with_its_link() -> None:
