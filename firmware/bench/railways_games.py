@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 import sys
 import time
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ import numpy as np
 
 from firmware.bench.common import md_table, pct, verdict
 from firmware.games.base import Ask, Illegal, NoChange, Proposed
-from firmware.games.railways import COUNT_REFUSALS, RailwaysSession, link_to_json
+from firmware.games.railways import RailwaysSession, link_to_json
 from rules.errors import RulesError
 from rules.railways.cards import Catalogue, Role
 from rules.railways.engine import Refusal, rules_for
@@ -240,7 +241,7 @@ class GameScore:
     alerted_asked: int = 0      # ... of which after a question
     right_reason: int = 0
     false_alerts: int = 0       # a legal build alerted as illegal
-    false_alerts_count: int = 0  # ... for a reason a miscount alone causes (too short, cards)
+    false_alerts_count: int = 0  # ... of the true link, refused for its count (a miscount)
     counts: list[tuple[int, int, float]] = field(default_factory=list)  # (true, read, confidence)
     setup_ok: bool = False
     scores_equal: bool = False
@@ -275,14 +276,16 @@ Reader = Callable[[int, Sequence[dict[str, Any]], Any], dict[str, Any]]
 def _read_count(reading: dict[str, Any], colour: str, ends_mm: Sequence[Point]) -> tuple[int, float] | None:
     """The reader's count and confidence for the link of this colour whose path ends
     lie at these two stations (within 60 mm of their centres, either way round)."""
+    best: tuple[float, int, float] | None = None
     for e in reading.get("links", []) or []:
         path = e.get("path_mm") or []
         if e.get("colour") != colour or len(path) < 2:
             continue
         a, b = (float(path[0][0]), float(path[0][1])), (float(path[-1][0]), float(path[-1][1]))
-        if all(min(math.dist(p, q) for q in (a, b)) < 60.0 for p in ends_mm):
-            return int(e.get("clips", 0)), float(e.get("confidence", 1.0))
-    return None
+        gaps = [min(math.dist(p, q) for q in (a, b)) for p in ends_mm]
+        if max(gaps) < 60.0 and (best is None or sum(gaps) < best[0]):
+            best = (sum(gaps), int(e.get("clips", 0)), float(e.get("confidence", 1.0)))
+    return None if best is None else (best[1], best[2])
 
 
 def _confirmed_alert(v: Ask, bad: dict[str, Any], session: RailwaysSession) -> bool:
@@ -386,7 +389,10 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
             chosen: dict[str, Any] | None = None
             if isinstance(v, Illegal):
                 s.false_alerts += 1
-                s.false_alerts_count += int(v.move.get("refusal") in {r.name for r in COUNT_REFUSALS})
+                # from a miscount: the true link but for its count
+                link = dict(v.move.get("link", {}), clips=mv.clips)
+                s.false_alerts_count += int(_same_build({"link": link, "new_station_mm": v.move.get("new_station_mm")},
+                                                        mv, session, ends_mm))
             if isinstance(v, Proposed):
                 s.proposed += 1
                 if _same_build(v.move, mv, session, ends_mm):
@@ -406,7 +412,8 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
                 correct = False
                 s.failures.append(f"move {k}: {type(v).__name__} {getattr(v, 'text', getattr(v, 'message', ''))}"
                                   f" (truth {mv.colour} {mv.clips} {mv.from_station}-{mv.to_station})")
-                chosen = _truth_move(mv, m.path, m.new_station)   # the players fix it by hand
+                # the players fix it by hand (the link entered as it lies)
+                chosen = _truth_move(mv, m.path, m.new_station, session, after)
             chosen = dict(chosen)
             chosen["cards"] = mv.cards_discarded
             session.apply(chosen)
@@ -424,9 +431,27 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
     return s
 
 
-def _truth_move(b: BuiltLink, path: Sequence[Point], new_station: Rect | None) -> dict[str, Any]:
-    move: dict[str, Any] = {"type": "build", "link": link_to_json(b), "path_mm": [_mm(p) for p in path]}
-    if new_station is not None:
+def _truth_move(b: BuiltLink, path: Sequence[Point], new_station: Rect | None, session: RailwaysSession,
+                stations: dict[str, tuple[Rect, str]]) -> dict[str, Any]:
+    """The true build in the session's words: its stations are the session's by where they
+    lie (the ids differ). A station the set-up missed is first entered by the players
+    (a 'station' move, applied here)."""
+    assert session.pos is not None
+    ids: list[str] = []
+    for sid in (b.from_station, b.to_station):
+        if sid == b.to_station and b.new_card:
+            ids.append(f"N{len(session.pos.stations) + 1}")
+            continue
+        r, card = stations[sid]
+        c = _mm((r.cx, r.cy))
+        near = [k for k, spot in session.spots.items() if spot.dist((c[0], c[1])) <= 0.6 * spot.size]
+        if not near:
+            session.apply({"type": "station", "card": card, "centre_mm": c, "size_mm": r.w})
+            near = [k for k, spot in session.spots.items() if spot.dist((c[0], c[1])) <= 0.6 * spot.size]
+        ids.append(near[0])
+    fixed = replace(b, from_station=ids[0], to_station=ids[1])
+    move: dict[str, Any] = {"type": "build", "link": link_to_json(fixed), "path_mm": [_mm(p) for p in path]}
+    if b.new_card is not None and new_station is not None:
         c = _mm((new_station.cx, new_station.cy))
         move["new_station_mm"] = [c[0], c[1], new_station.w]
     return move
@@ -434,9 +459,22 @@ def _truth_move(b: BuiltLink, path: Sequence[Point], new_station: Rect | None) -
 
 # ---- readers -------------------------------------------------------------------------------------
 
-def oracle_reader(game: SimGame, catalogue: Catalogue) -> Reader:
+# Count errors for the miscounted true readings: read - true, drawn per link. Shaped like
+# the reader's errors on new links (docs/benchmarks.md section 7: mostly short, by up to 3).
+MISCOUNTS = (-3, -2, -2, -1, -1, -1, 0, 0, 0, +1, +1, +2)
+UNSURE = 0.3   # the confidence given to a miscounted true reading (below `confident`)
+
+
+def oracle_reader(game: SimGame, catalogue: Catalogue, miscount: Sequence[int] = ()) -> Reader:
+    """The true readings; with `miscount`, every link's count is off by one of its values
+    (drawn once per link, seeded) and flagged unsure, as the reader would leave it."""
     def read(moves: int, extra: Sequence[dict[str, Any]], _prev: Any) -> dict[str, Any]:
-        return true_reading(game, moves, catalogue, extra)
+        out = true_reading(game, moves, catalogue, extra)
+        if miscount:
+            for i, e in enumerate(out["links"]):
+                d = random.Random(f"{i}:{e['colour']}:{e['clips']}:{e['stations']}").choice(miscount)
+                e["clips"], e["confidence"] = max(1, e["clips"] + d), UNSURE
+        return out
     return read
 
 
@@ -491,13 +529,13 @@ def games_for(scenes: int, seed: int, catalogue: Catalogue) -> list[tuple[int, S
 
 
 def measure(scenes: int, seed: int, resolution: tuple[int, int] | None,
-            oracle: bool) -> tuple[list[GameScore], dict[str, float]]:
+            oracle: bool, miscount: Sequence[int] = ()) -> tuple[list[GameScore], dict[str, float]]:
     catalogue = bench_catalogue()
     stats: dict[str, float] = {}
     out = []
     for i, (gseed, game) in enumerate(games_for(scenes, seed, catalogue)):
         rng = random.Random(gseed + 1)
-        read = (oracle_reader(game, catalogue) if oracle
+        read = (oracle_reader(game, catalogue, miscount) if oracle
                 else vision_reader(game, catalogue, gseed, resolution or (2304, 1296), stats))
         kinds = [KINDS[i % len(KINDS)]] if i % 2 == 0 else []
         score = play_game(game, catalogue, read, rng, kinds, None if oracle else 3)
@@ -534,7 +572,7 @@ def _section(title: str, scores: list[GameScore], note: str) -> str:
          pct(sum(s.alerted_asked for s in scores), alerted), "", ""],
         ["legal builds alerted as illegal (false alerts), all reasons",
          str(sum(s.false_alerts for s in scores)), "0", ""],
-        ["... of which for a reason a miscount alone causes (too short, cards, stock)",
+        ["... of which the true link refused for a miscount",
          str(sum(s.false_alerts_count for s in scores)), "0",
          verdict(sum(s.false_alerts_count for s in scores) == 0)],
         ["... with the intended reason first or among the refusals", pct(sum(s.right_reason for s in scores), illegal),
@@ -569,7 +607,7 @@ def _count_errors(counts: Sequence[tuple[int, int, float]]) -> str:
         covered = sum(t in plausible_counts(r, 0.0 if not sure else 1.0) for t, r in part)
         rows.append([name, str(len(part)), pct(sum(t == r for t, r in part), len(part)),
                      pct(covered, len(part)), text])
-    return md_table(["new links found", "n", "count exact", "true count in the session's range",
+    return md_table(["new links found", "n", "count exact", "true count in the read count's range (no gap floor)",
                      "read - true: links"], rows)
 
 
@@ -594,18 +632,24 @@ def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> st
                 f"total {time.perf_counter() - t:.0f} s.")
         out.append(_section("Camera + reader + session", scores, note))
         out.append("")
-    scores, _ = measure(n, seed, None, oracle=True)
-    out.append(_section("Session and rules on the true readings (not a vision figure)", scores,
-                        "The same games with the reader replaced by the drawn geometry in the "
-                        "reader's JSON: measures the game adapter and rules alone."))
+    out.append(truth_only(n, seed))
     return "\n".join(out) + "\n"
 
 
 def truth_only(scenes: int, seed: int) -> str:
-    """The true-readings games alone (no rendering, no reader): the session's own figure."""
+    """The true-readings games alone (no rendering, no reader): the session's own figures,
+    on exact readings and on readings whose counts are off and unsure."""
     scores, _ = measure(scenes, seed, None, oracle=True)
-    return _section(f"Session and rules on the true readings, {scenes} games (seed {seed}; not a vision figure)",
-                    scores, "The reader replaced by the drawn geometry in the reader's JSON.")
+    out = [_section("Session and rules on the true readings (not a vision figure)", scores,
+                    "The same games with the reader replaced by the drawn geometry in the "
+                    "reader's JSON: measures the game adapter and rules alone.")]
+    scores, _ = measure(scenes, seed, None, oracle=True, miscount=MISCOUNTS)
+    out.append(_section("Session and rules on miscounted true readings (not a vision figure)", scores,
+                        f"The true readings with every link's count off by one of {list(MISCOUNTS)} "
+                        f"(drawn per link) and its confidence {UNSURE}: every build is a question "
+                        "whose choices must hold the true count, and no miscount may raise an alert. "
+                        "'Games right' counts games where the players' answers were enough."))
+    return "\n\n".join(out)
 
 
 if __name__ == "__main__":  # pragma: no cover
