@@ -243,6 +243,7 @@ class GameScore:
     false_alerts: int = 0       # a legal build alerted as illegal
     false_alerts_count: int = 0  # ... of the true link, refused for its count (a miscount)
     counts: list[tuple[int, int, float]] = field(default_factory=list)  # (true, read, confidence)
+    facts_wrong: int = 0        # builds taken with crossings other than the truth's (scores differ)
     setup_ok: bool = False
     scores_equal: bool = False
     diverged: str = ""
@@ -256,6 +257,12 @@ def _same_build(move: dict[str, Any], truth: BuiltLink, session: RailwaysSession
     link = move.get("link", {})
     if move.get("refusal") or link.get("colour") != truth.colour or int(link.get("clips", -1)) != truth.clips:
         return False
+    return _same_ends(move, session, ends_mm)
+
+
+def _same_ends(move: dict[str, Any], session: RailwaysSession, ends_mm: Sequence[Point]) -> bool:
+    """A move's two stations lie where these are (within 30 mm of their centres)."""
+    link = move.get("link", {})
     got: list[Point] = []
     for sid in (link.get("from_station"), link.get("to_station")):
         spot = session.spots.get(str(sid))
@@ -288,12 +295,14 @@ def _read_count(reading: dict[str, Any], colour: str, ends_mm: Sequence[Point]) 
     return None if best is None else (best[1], best[2])
 
 
-def _confirmed_alert(v: Ask, bad: dict[str, Any], session: RailwaysSession) -> bool:
-    """Players asked the count of an illegal link pick the true count if offered, else a
-    refused count for the link's reason; it is alerted when the session then refuses it."""
+def _confirmed_alert(v: Ask, bad: dict[str, Any], session: RailwaysSession, ends_mm: Sequence[Point]) -> bool:
+    """Players asked about an illegal link pick it (its colour and stations) at the true count
+    if offered, else at a count refused for the link's reason; it is alerted when the
+    session then refuses it."""
     reason = bad["reason"]
     assert isinstance(reason, Refusal)
-    mine = [c for c in v.candidates if c.get("link", {}).get("colour") == bad["colour"]]
+    mine = [c for c in v.candidates if c.get("link", {}).get("colour") == bad["colour"]
+            and _same_ends(c, session, ends_mm)]
     pick = next((c for c in mine if int(c["link"].get("clips", -1)) == bad["clips"]), None) or \
         next((c for c in mine if c.get("refusal") == reason.name), None)
     if pick is None or not pick.get("refusal"):
@@ -358,7 +367,9 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
                 if bad is not None:
                     s.illegal += 1
                     v = session.interpret(read(k, (bad,), k))
-                    if isinstance(v, Ask) and _confirmed_alert(v, bad, session):
+                    here = scene_after(game, k).stations
+                    bad_mm = [(here[e][0].cx + ORIGIN[0], here[e][0].cy + ORIGIN[1]) for e in (bad["from"], bad["to"])]
+                    if isinstance(v, Ask) and _confirmed_alert(v, bad, session, bad_mm):
                         s.alerted += 1
                         s.alerted_asked += 1
                         s.right_reason += 1   # the candidate picked carries the reason
@@ -416,6 +427,10 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
                 chosen = _truth_move(mv, m.path, m.new_station, session, after)
             chosen = dict(chosen)
             chosen["cards"] = mv.cards_discarded
+            got_facts = _facts(chosen["link"])
+            if got_facts != _facts(link_to_json(mv)):
+                s.facts_wrong += 1
+                s.failures.append(f"move {k}: crossings {got_facts} taken, truth {_facts(link_to_json(mv))}")
             session.apply(chosen)
         except Exception as e:  # the session lost step with the game: record and stop
             s.diverged = f"move {k}: {type(e).__name__}: {str(e)[:160]}"
@@ -429,6 +444,11 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
             s.failures.append(f"final {result.totals} != truth {game.final.totals}")
     s.seconds = time.perf_counter() - t0
     return s
+
+
+def _facts(link: dict[str, Any]) -> tuple[int, int, int]:
+    """What a build's crossings score: links touched, obstacle parts, River parts."""
+    return (len(link.get("touches_links") or ()), int(link.get("obstacles", 0)), int(link.get("river_parts", 0)))
 
 
 def _truth_move(b: BuiltLink, path: Sequence[Point], new_station: Rect | None, session: RailwaysSession,
@@ -566,6 +586,8 @@ def _section(title: str, scores: list[GameScore], note: str) -> str:
         ["builds asked (players pick the true one)", pct(asked, builds), "", ""],
         ["builds proposed wrong", pct(sum(s.wrong for s in scores), builds), "", ""],
         ["builds not offered (corrected by hand)", pct(sum(s.failed for s in scores), builds), "", ""],
+        ["builds taken with other crossings than the truth (links touched, obstacles, River)",
+         pct(sum(s.facts_wrong for s in scores), builds), "", ""],
         ["illegal links alerted", pct(alerted, illegal), "every one",
          verdict(alerted == illegal) if illegal else "not measured"],
         ["... of which after the players confirmed the count asked",

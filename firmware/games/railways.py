@@ -328,11 +328,20 @@ class RailwaysSession(RecordsMoves):
         if vanished and fresh:
             # an old link the reader missed is likelier than one moved, unless the new link
             # looks like it (same colour and clip count): then ask
-            moved = [lid for lid in vanished for f in fresh
+            moved = [(lid, f) for lid in vanished for f in fresh
                      if links[lid].colour == f.colour and links[lid].clips == f.clips]
             if moved:
-                return Ask(f"Link moved? {moved[0]} gone, new {fresh[0].colour} link",
-                           (), (), _footprint(fresh[0].path))
+                # the count alone is weak evidence (counts are rarely sure): the new link is
+                # offered as a build too, and the players say which
+                lid, f = moved[0]
+                offered: tuple[Move, ...] = ()
+                named: tuple[str, ...] = ()
+                v = self._judge(f, observation, matched, new_stations) if len(fresh) == 1 else None
+                if isinstance(v, Proposed):
+                    offered, named = (v.move,), (v.text,)
+                elif isinstance(v, Ask):
+                    offered, named = v.candidates, v.labels
+                return Ask(f"Link moved? {lid} gone, new {f.colour} link", offered, named, _footprint(f.path))
             vanished = []
         if vanished and not fresh:
             if len(vanished) > 2:

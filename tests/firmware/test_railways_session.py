@@ -262,6 +262,8 @@ def test_vanished_link_is_a_question() -> None:
     moved = s.interpret(observe(dict(RED_TO_TOWN, stations=["S1", "S4"],
                                      path_mm=[[406.0, 406.0], [560.0, 430.0], [674.0, 500.0]])))
     assert isinstance(moved, Ask) and moved.text == "Link moved? L1 gone, new red link"
+    # (or a build: the count alone says little, the players choose)
+    assert moved.labels[0] == "white drew; red drew; white drew; red 11: S-red-B1 red +15"
 
 
 def test_reader_noise_is_not_a_move() -> None:
