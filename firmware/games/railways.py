@@ -14,6 +14,14 @@ its stations by position (table millimetres), and the reader's link references t
 links by colour and end stations. The geometric facts the engine needs (links touched,
 obstacles, River parts, stations crossed) come from the reader; a station crossed is
 also checked here from the link's path, so a missed report cannot hide an illegal link.
+
+A clip count is trusted only when the reader is confident, and the reader almost never
+is. An unsure count never raises an alert by itself: the link is judged at each count it
+may have (plausible_counts: around the read count, never below the fewest clips that
+span the gap between its stations). Illegal at every one of them (a departure not
+owned, a station crossed, too short however miscounted) it is alerted; otherwise the
+players are asked, offered the legal counts and a count refused for its length alone
+("red 3: Link too short"), which, chosen, the session refuses with the rule.
 """
 
 from __future__ import annotations
