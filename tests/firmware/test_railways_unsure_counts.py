@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from firmware.bench.railways_games import MISCOUNTS, bench_catalogue, oracle_reader, play_game
 from firmware.games.base import Ask, Illegal, NoChange, Proposed
 from firmware.games.railways import RailwaysSession, plausible_counts
 from rules.errors import IllegalMove
 from rules.railways.engine import Refusal
+from rules.railways.simulate import simulate_game
 from tests.firmware.test_railways_session import RED_TO_TOWN, WHITE_TO_CITY, new_session, observe
 
 
@@ -186,3 +190,17 @@ def test_a_station_missed_at_setup_is_entered_without_a_card() -> None:
     with pytest.raises(Exception) as e:
         s.apply({"type": "station", "card": "castle", "centre_mm": [900.0, 900.0]})
     assert "castle" in str(e.value)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.integers(2, 5), st.sampled_from(["metropolis", "gigantopolis"]))
+def test_whole_games_on_miscounted_readings_ask_and_never_false_alert(seed: int, players: int, variant: str) -> None:
+    """Every count off by -3..+2 and unsure: each build is asked with the true one offered,
+    no legal build is alerted, each illegal link is still alerted (at once or once confirmed)."""
+    catalogue = bench_catalogue()
+    game = simulate_game(random.Random(seed), players, variant, catalogue)
+    read = oracle_reader(game, catalogue, MISCOUNTS)
+    score = play_game(game, catalogue, read, random.Random(seed), ("too-short",))
+    assert score.diverged == "" and score.failures == [] and score.false_alerts == 0
+    assert score.asked == score.builds and score.scores_equal
+    assert score.alerted == score.illegal
