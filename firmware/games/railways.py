@@ -369,8 +369,16 @@ class RailwaysSession(RecordsMoves):
                 elif isinstance(verdict, Ask):   # an unsure count: each plausible count
                     options += verdict.candidates
                     labels += verdict.labels
+                elif isinstance(verdict, Illegal):   # offered too: chosen, it is refused (alerted)
+                    label = f"{s.colour} {s.clips}: {verdict.short}"
+                    if label not in labels:
+                        options.append(verdict.move)
+                        labels.append(label)
             fp = tuple(r for s in fresh for r in _footprint(s.path))
-            return Ask(f"{len(fresh)} new links at once", tuple(options), tuple(labels), fp)
+            first = {label: i for i, label in reversed(list(enumerate(labels)))}   # one of each label
+            keep = sorted(first.values())
+            return Ask(f"{len(fresh)} new links at once", tuple(options[i] for i in keep),
+                       tuple(labels[i] for i in keep), fp)
         return self._judge(fresh[0], observation, matched, new_stations)
 
     def _match_stations(self, obs: dict[str, Any]) -> tuple[dict[str, tuple[str, int | None]],
@@ -486,7 +494,8 @@ class RailwaysSession(RecordsMoves):
         """A link with one end at no station: the reader lost the chain's last clips (its
         path stops short, its count with it). The stations of the game near where the path
         stops are asked, each judged as that end (its count from the gap up, see
-        _fewest_clips); none near, or none legal, and the players are asked to look."""
+        _fewest_clips; one illegal whatever its count is offered as refused, so a link
+        that is illegal still ends in an alert); none near and the players are asked to look."""
         k = next(i for i, x in enumerate(s.ends) if x is None and i not in s.new_ends)
         other = s.ends[1 - k]
         tip = s.path[0] if k == 0 else s.path[-1] if s.path else None
@@ -510,6 +519,10 @@ class RailwaysSession(RecordsMoves):
                 elif isinstance(v, Ask):
                     options += v.candidates
                     labels += v.labels
+                elif isinstance(v, Illegal):   # chosen, it is refused (alerted)
+                    link = v.move["link"]
+                    options.append(v.move)
+                    labels.append(f"{s.colour} {link['from_station']}-{link['to_station']}: {v.short}")
         return Ask(f"{s.colour} link: an end is not at a station", tuple(options), tuple(labels), fp)
 
     def _fewest_clips(self, s: _Seen, new_spot: Spot | None, obs: dict[str, Any]) -> int:

@@ -204,3 +204,27 @@ def test_whole_games_on_miscounted_readings_ask_and_never_false_alert(seed: int,
     assert score.diverged == "" and score.failures == [] and score.false_alerts == 0
     assert score.asked == score.builds and score.scores_equal
     assert score.alerted == score.illegal
+
+
+def test_an_end_at_no_station_illegal_whichever_station_is_offered_refused() -> None:
+    """White's link from red's Starting City, its far end lost: each near station is offered
+    as refused, and choosing one alerts with the rule (never applied)."""
+    s = new_session()
+    cut = dict(RED_TO_TOWN, colour="white", clips=2, confidence=0.1, stations=["S1", "?"],
+               path_mm=[[380.0, 406.0], [380.0, 450.0]])
+    v = s.interpret(observe(cut))
+    assert isinstance(v, Ask)
+    assert v.labels == ("white S-red-B2: Start not yours", "white S-red-M: Start not yours")
+    with pytest.raises(IllegalMove) as e:
+        s.apply(v.candidates[0])
+    assert e.value.reason is Refusal.DEPARTURE_NOT_OWNED
+    assert s.moves[-1]["type"] == "setup"
+
+
+def test_an_illegal_link_among_several_new_ones_is_offered_refused() -> None:
+    """Two new links at once, one of them from a station not the builder's: the question
+    offers it as refused beside the legal one."""
+    s = new_session()
+    v = s.interpret(observe(RED_TO_TOWN, dict(WHITE_TO_CITY, colour="red", stations=["S2", "S4"])))
+    assert isinstance(v, Ask) and v.text == "2 new links at once"
+    assert v.labels == ("red 5: S-red-B2 red +7", "red 9: Start not yours")
