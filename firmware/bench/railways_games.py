@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 import sys
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ import numpy as np
 from firmware.bench.common import md_table, pct, verdict
 from firmware.games.base import Ask, Illegal, NoChange, Proposed
 from firmware.games.railways import RailwaysSession, link_to_json
+from rules.errors import RulesError
 from rules.railways.cards import Catalogue, Role
 from rules.railways.engine import Refusal, rules_for
 from rules.railways.geometry import Rect, clips_for_distance
@@ -235,8 +237,13 @@ class GameScore:
     wrong: int = 0              # a proposed build that was not the true one
     false_changes: int = 0      # a frame with nothing new that was not NoChange
     illegal: int = 0
-    alerted: int = 0
+    alerted: int = 0            # at once, or after the players confirmed the count in a question
+    alerted_asked: int = 0      # ... of which after a question
     right_reason: int = 0
+    false_alerts: int = 0       # a legal build alerted as illegal
+    false_alerts_count: int = 0  # ... of the true link, refused for its count (a miscount)
+    counts: list[tuple[int, int, float]] = field(default_factory=list)  # (true, read, confidence)
+    facts_wrong: int = 0        # builds taken with crossings other than the truth's (scores differ)
     setup_ok: bool = False
     scores_equal: bool = False
     diverged: str = ""
@@ -248,8 +255,14 @@ def _same_build(move: dict[str, Any], truth: BuiltLink, session: RailwaysSession
                 ends_mm: Sequence[Point]) -> bool:
     """The same colour, clip count and end stations (by where they lie: ids differ)."""
     link = move.get("link", {})
-    if link.get("colour") != truth.colour or int(link.get("clips", -1)) != truth.clips:
+    if move.get("refusal") or link.get("colour") != truth.colour or int(link.get("clips", -1)) != truth.clips:
         return False
+    return _same_ends(move, session, ends_mm)
+
+
+def _same_ends(move: dict[str, Any], session: RailwaysSession, ends_mm: Sequence[Point]) -> bool:
+    """A move's two stations lie where these are (within 30 mm of their centres)."""
+    link = move.get("link", {})
     got: list[Point] = []
     for sid in (link.get("from_station"), link.get("to_station")):
         spot = session.spots.get(str(sid))
@@ -265,6 +278,42 @@ def _same_build(move: dict[str, Any], truth: BuiltLink, session: RailwaysSession
 
 
 Reader = Callable[[int, Sequence[dict[str, Any]], Any], dict[str, Any]]
+
+
+def _read_count(reading: dict[str, Any], colour: str, ends_mm: Sequence[Point]) -> tuple[int, float] | None:
+    """The reader's count and confidence for the link of this colour whose path ends
+    lie at these two stations (within 60 mm of their centres, either way round)."""
+    best: tuple[float, int, float] | None = None
+    for e in reading.get("links", []) or []:
+        path = e.get("path_mm") or []
+        if e.get("colour") != colour or len(path) < 2:
+            continue
+        a, b = (float(path[0][0]), float(path[0][1])), (float(path[-1][0]), float(path[-1][1]))
+        gaps = [min(math.dist(p, q) for q in (a, b)) for p in ends_mm]
+        if max(gaps) < 60.0 and (best is None or sum(gaps) < best[0]):
+            best = (sum(gaps), int(e.get("clips", 0)), float(e.get("confidence", 1.0)))
+    return None if best is None else (best[1], best[2])
+
+
+def _confirmed_alert(v: Ask, bad: dict[str, Any], session: RailwaysSession, ends_mm: Sequence[Point]) -> bool:
+    """Players asked about an illegal link pick it (its colour and stations) at the true count
+    if offered, else at a count refused for the link's reason; it is alerted when the
+    session then refuses it."""
+    reason = bad["reason"]
+    assert isinstance(reason, Refusal)
+    mine = [c for c in v.candidates if c.get("link", {}).get("colour") == bad["colour"]
+            and _same_ends(c, session, ends_mm)]
+    pick = next((c for c in mine if int(c["link"].get("clips", -1)) == bad["clips"]), None) or \
+        next((c for c in mine if c.get("refusal") == reason.name), None)
+    if pick is None or not pick.get("refusal"):
+        return False
+    before = len(session.moves)
+    try:
+        session.apply(dict(pick))
+    except RulesError:
+        return len(session.moves) == before
+    session.undo()   # the session took an illegal link: not an alert
+    return False
 
 
 def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Random,
@@ -298,7 +347,8 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
     correct = True
     for k, m in enumerate(game.moves):
         mv = m.move
-        if max_failures is not None and s.wrong + s.failed >= max_failures:
+        if max_failures is not None and s.wrong + s.failed >= max_failures and \
+                not any(j >= k for j in planned):   # an illegal link still to come is measured
             s.diverged = f"stopped after {max_failures} builds not read right (move {k})"
             correct = False
             break
@@ -317,7 +367,13 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
                 if bad is not None:
                     s.illegal += 1
                     v = session.interpret(read(k, (bad,), k))
-                    if isinstance(v, Illegal):
+                    here = scene_after(game, k).stations
+                    bad_mm = [(here[e][0].cx + ORIGIN[0], here[e][0].cy + ORIGIN[1]) for e in (bad["from"], bad["to"])]
+                    if isinstance(v, Ask) and _confirmed_alert(v, bad, session, bad_mm):
+                        s.alerted += 1
+                        s.alerted_asked += 1
+                        s.right_reason += 1   # the candidate picked carries the reason
+                    elif isinstance(v, Illegal):
                         s.alerted += 1
                         reason = bad["reason"]
                         assert isinstance(reason, Refusal)
@@ -336,8 +392,18 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
             after = scene_after(game, k + 1).stations
             ends_mm = [(after[e][0].cx + ORIGIN[0], after[e][0].cy + ORIGIN[1])
                        for e in (mv.from_station, mv.to_station)]
-            v = session.interpret(read(k + 1, (), k))
+            reading = read(k + 1, (), k)
+            count = _read_count(reading, mv.colour, ends_mm)
+            if count is not None:
+                s.counts.append((mv.clips, count[0], count[1]))
+            v = session.interpret(reading)
             chosen: dict[str, Any] | None = None
+            if isinstance(v, Illegal):
+                s.false_alerts += 1
+                # from a miscount: the true link but for its count
+                link = dict(v.move.get("link", {}), clips=mv.clips)
+                s.false_alerts_count += int(_same_build({"link": link, "new_station_mm": v.move.get("new_station_mm")},
+                                                        mv, session, ends_mm))
             if isinstance(v, Proposed):
                 s.proposed += 1
                 if _same_build(v.move, mv, session, ends_mm):
@@ -357,9 +423,14 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
                 correct = False
                 s.failures.append(f"move {k}: {type(v).__name__} {getattr(v, 'text', getattr(v, 'message', ''))}"
                                   f" (truth {mv.colour} {mv.clips} {mv.from_station}-{mv.to_station})")
-                chosen = _truth_move(mv, m.path, m.new_station)   # the players fix it by hand
+                # the players fix it by hand (the link entered as it lies)
+                chosen = _truth_move(mv, m.path, m.new_station, session, after)
             chosen = dict(chosen)
             chosen["cards"] = mv.cards_discarded
+            got_facts = _facts(chosen["link"])
+            if got_facts != _facts(link_to_json(mv)):
+                s.facts_wrong += 1
+                s.failures.append(f"move {k}: crossings {got_facts} taken, truth {_facts(link_to_json(mv))}")
             session.apply(chosen)
         except Exception as e:  # the session lost step with the game: record and stop
             s.diverged = f"move {k}: {type(e).__name__}: {str(e)[:160]}"
@@ -375,9 +446,32 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
     return s
 
 
-def _truth_move(b: BuiltLink, path: Sequence[Point], new_station: Rect | None) -> dict[str, Any]:
-    move: dict[str, Any] = {"type": "build", "link": link_to_json(b), "path_mm": [_mm(p) for p in path]}
-    if new_station is not None:
+def _facts(link: dict[str, Any]) -> tuple[int, int, int]:
+    """What a build's crossings score: links touched, obstacle parts, River parts."""
+    return (len(link.get("touches_links") or ()), int(link.get("obstacles", 0)), int(link.get("river_parts", 0)))
+
+
+def _truth_move(b: BuiltLink, path: Sequence[Point], new_station: Rect | None, session: RailwaysSession,
+                stations: dict[str, tuple[Rect, str]]) -> dict[str, Any]:
+    """The true build in the session's words: its stations are the session's by where they
+    lie (the ids differ). A station the set-up missed is first entered by the players
+    (a 'station' move, applied here)."""
+    assert session.pos is not None
+    ids: list[str] = []
+    for sid in (b.from_station, b.to_station):
+        if sid == b.to_station and b.new_card:
+            ids.append(f"N{len(session.pos.stations) + 1}")
+            continue
+        r, card = stations[sid]
+        c = _mm((r.cx, r.cy))
+        near = [k for k, spot in session.spots.items() if spot.dist((c[0], c[1])) <= 0.6 * spot.size]
+        if not near:
+            session.apply({"type": "station", "card": card, "centre_mm": c, "size_mm": r.w})
+            near = [k for k, spot in session.spots.items() if spot.dist((c[0], c[1])) <= 0.6 * spot.size]
+        ids.append(near[0])
+    fixed = replace(b, from_station=ids[0], to_station=ids[1])
+    move: dict[str, Any] = {"type": "build", "link": link_to_json(fixed), "path_mm": [_mm(p) for p in path]}
+    if b.new_card is not None and new_station is not None:
         c = _mm((new_station.cx, new_station.cy))
         move["new_station_mm"] = [c[0], c[1], new_station.w]
     return move
@@ -385,9 +479,22 @@ def _truth_move(b: BuiltLink, path: Sequence[Point], new_station: Rect | None) -
 
 # ---- readers -------------------------------------------------------------------------------------
 
-def oracle_reader(game: SimGame, catalogue: Catalogue) -> Reader:
+# Count errors for the miscounted true readings: read - true, drawn per link. Shaped like
+# the reader's errors on new links (docs/benchmarks.md section 7: mostly short, by up to 3).
+MISCOUNTS = (-3, -2, -2, -1, -1, -1, 0, 0, 0, +1, +1, +2)
+UNSURE = 0.3   # the confidence given to a miscounted true reading (below `confident`)
+
+
+def oracle_reader(game: SimGame, catalogue: Catalogue, miscount: Sequence[int] = ()) -> Reader:
+    """The true readings; with `miscount`, every link's count is off by one of its values
+    (drawn once per link, seeded) and flagged unsure, as the reader would leave it."""
     def read(moves: int, extra: Sequence[dict[str, Any]], _prev: Any) -> dict[str, Any]:
-        return true_reading(game, moves, catalogue, extra)
+        out = true_reading(game, moves, catalogue, extra)
+        if miscount:
+            for i, e in enumerate(out["links"]):
+                d = random.Random(f"{i}:{e['colour']}:{e['clips']}:{e['stations']}").choice(miscount)
+                e["clips"], e["confidence"] = max(1, e["clips"] + d), UNSURE
+        return out
     return read
 
 
@@ -442,20 +549,21 @@ def games_for(scenes: int, seed: int, catalogue: Catalogue) -> list[tuple[int, S
 
 
 def measure(scenes: int, seed: int, resolution: tuple[int, int] | None,
-            oracle: bool) -> tuple[list[GameScore], dict[str, float]]:
+            oracle: bool, miscount: Sequence[int] = ()) -> tuple[list[GameScore], dict[str, float]]:
     catalogue = bench_catalogue()
     stats: dict[str, float] = {}
     out = []
     for i, (gseed, game) in enumerate(games_for(scenes, seed, catalogue)):
         rng = random.Random(gseed + 1)
-        read = (oracle_reader(game, catalogue) if oracle
+        read = (oracle_reader(game, catalogue, miscount) if oracle
                 else vision_reader(game, catalogue, gseed, resolution or (2304, 1296), stats))
         kinds = [KINDS[i % len(KINDS)]] if i % 2 == 0 else []
         score = play_game(game, catalogue, read, rng, kinds, None if oracle else 3)
         out.append(score)
         if not oracle:   # the vision run is long: say how it goes
             print(f"railways-games: game {i + 1}/{scenes}: {len(game.start.players)}p {game.variant}, "
-                  f"builds {score.exact}/{score.builds} exact, illegal {score.alerted}/{score.illegal}, "
+                  f"builds {score.exact}/{score.builds} exact, {score.asked} asked, "
+                  f"illegal {score.alerted}/{score.illegal}, false alerts {score.false_alerts}, "
                   f"{'right' if score.scores_equal else 'WRONG'} {score.diverged} "
                   f"({score.seconds:.0f} s)", file=sys.stderr, flush=True)
     return out, stats
@@ -478,8 +586,17 @@ def _section(title: str, scores: list[GameScore], note: str) -> str:
         ["builds asked (players pick the true one)", pct(asked, builds), "", ""],
         ["builds proposed wrong", pct(sum(s.wrong for s in scores), builds), "", ""],
         ["builds not offered (corrected by hand)", pct(sum(s.failed for s in scores), builds), "", ""],
+        ["builds taken with other crossings than the truth (links touched, obstacles, River)",
+         pct(sum(s.facts_wrong for s in scores), builds), "", ""],
         ["illegal links alerted", pct(alerted, illegal), "every one",
          verdict(alerted == illegal) if illegal else "not measured"],
+        ["... of which after the players confirmed the count asked",
+         pct(sum(s.alerted_asked for s in scores), alerted), "", ""],
+        ["legal builds alerted as illegal (false alerts), all reasons",
+         str(sum(s.false_alerts for s in scores)), "0", ""],
+        ["... of which the true link refused for a miscount",
+         str(sum(s.false_alerts_count for s in scores)), "0",
+         verdict(sum(s.false_alerts_count for s in scores) == 0)],
         ["... with the intended reason first or among the refusals", pct(sum(s.right_reason for s in scores), illegal),
          "", ""],
         ["frames after a take-back not read as unchanged", str(sum(s.false_changes for s in scores)), "0", ""],
@@ -487,10 +604,33 @@ def _section(title: str, scores: list[GameScore], note: str) -> str:
          str(sum(bool(s.diverged) for s in scores)), "0", ""],
     ]
     lines = [f"### {title}", "", note, "", md_table(["measure", "value", "target", ""], rows)]
+    counts = [c for s in scores for c in s.counts]
+    if counts and any(t != r for t, r, _ in counts):
+        lines += ["", _count_errors(counts)]
     fails = [f"- game {i}: {f}" for i, s in enumerate(scores) for f in ([s.diverged] if s.diverged else []) + s.failures]
     if fails:
         lines += ["", "First problems:", ""] + fails[:12]
     return "\n".join(lines)
+
+
+def _count_errors(counts: Sequence[tuple[int, int, float]]) -> str:
+    """The reader's count of each new link found, against the truth (a reader figure the
+    session's count range must cover): read - true, split by the reader's `confident`."""
+    from firmware.games.railways import LOW_CONFIDENCE, plausible_counts
+    rows = []
+    for name, sure in (("confident", True), ("unsure", False)):
+        part = [(t, r) for t, r, c in counts if (c >= LOW_CONFIDENCE) == sure]
+        if not part:
+            continue
+        hist: dict[int, int] = {}
+        for t, r in part:
+            hist[r - t] = hist.get(r - t, 0) + 1
+        text = ", ".join(f"{d:+d}: {hist[d]}" for d in sorted(hist))
+        covered = sum(t in plausible_counts(r, 0.0 if not sure else 1.0) for t, r in part)
+        rows.append([name, str(len(part)), pct(sum(t == r for t, r in part), len(part)),
+                     pct(covered, len(part)), text])
+    return md_table(["new links found", "n", "count exact", "true count in the read count's range (no gap floor)",
+                     "read - true: links"], rows)
 
 
 def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> str:
@@ -514,12 +654,28 @@ def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> st
                 f"total {time.perf_counter() - t:.0f} s.")
         out.append(_section("Camera + reader + session", scores, note))
         out.append("")
-    scores, _ = measure(n, seed, None, oracle=True)
-    out.append(_section("Session and rules on the true readings (not a vision figure)", scores,
-                        "The same games with the reader replaced by the drawn geometry in the "
-                        "reader's JSON: measures the game adapter and rules alone."))
+    out.append(truth_only(n, seed))
     return "\n".join(out) + "\n"
 
 
+def truth_only(scenes: int, seed: int) -> str:
+    """The true-readings games alone (no rendering, no reader): the session's own figures,
+    on exact readings and on readings whose counts are off and unsure."""
+    scores, _ = measure(scenes, seed, None, oracle=True)
+    out = [_section("Session and rules on the true readings (not a vision figure)", scores,
+                    "The same games with the reader replaced by the drawn geometry in the "
+                    "reader's JSON: measures the game adapter and rules alone.")]
+    scores, _ = measure(scenes, seed, None, oracle=True, miscount=MISCOUNTS)
+    out.append(_section("Session and rules on miscounted true readings (not a vision figure)", scores,
+                        f"The true readings with every link's count off by one of {list(MISCOUNTS)} "
+                        f"(drawn per link) and its confidence {UNSURE}: every build is a question "
+                        "whose choices must hold the true count, and no miscount may raise an alert. "
+                        "'Games right' counts games where the players' answers were enough."))
+    return "\n\n".join(out)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    print(run(int(sys.argv[1]) if len(sys.argv) > 1 else 5, 0, None))
+    # python -m firmware.bench.railways_games [--truth] SCENES [SEED]
+    args = [a for a in sys.argv[1:] if a != "--truth"]
+    n_games, first_seed = int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 0
+    print(truth_only(n_games, first_seed) if "--truth" in sys.argv else run(n_games, first_seed, None))

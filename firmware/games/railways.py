@@ -14,6 +14,14 @@ its stations by position (table millimetres), and the reader's link references t
 links by colour and end stations. The geometric facts the engine needs (links touched,
 obstacles, River parts, stations crossed) come from the reader; a station crossed is
 also checked here from the link's path, so a missed report cannot hide an illegal link.
+
+A clip count is trusted only when the reader is confident, and the reader almost never
+is. An unsure count never raises an alert by itself: the link is judged at each count it
+may have (plausible_counts: around the read count, never below the fewest clips that
+span the gap between its stations). Illegal at every one of them (a departure not
+owned, a station crossed, too short however miscounted) it is alerted; otherwise the
+players are asked, offered the legal counts and a count refused for its length alone
+("red 3: Link too short"), which, chosen, the session refuses with the rule.
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from rules.errors import CouldNotRead, RulesError
 from rules.railways.cards import Catalogue, Role, StationType
 from rules.railways.engine import BuildReport, FinalResult, Railways, Refusal, rules_for
 from rules.railways.geometry import Rect as Box
-from rules.railways.geometry import polyline_rect_distance
+from rules.railways.geometry import clips_for_distance, polyline_rect_distance
 from rules.railways.notation import format_position
 from rules.railways.reading import link_from_reading
 from rules.railways.state import (
@@ -50,10 +58,20 @@ from rules.railways.state import (
 STATION_MM = 60.0           # a station card as vision/synth draws it
 BOARD_MM = 140.0            # the Metropolis board
 MATCH_FRACTION = 0.6        # a reader station within this many sizes of ours is ours
-LOW_CONFIDENCE = 0.5        # below this the clip count is asked, not proposed
+LOW_CONFIDENCE = 0.5        # below this the clip count is asked, not proposed (the reader's `confident`)
+UNSURE_BELOW = (2, 6)       # an unsure count n may be 2 + n // 6 clips too many ...
+UNSURE_ABOVE = (3, 5)       # ... or 3 + n // 5 too few (the reader's counts run short)
+# refusals that a miscount alone can cause: never alerted on an unsure count
+DANGLING_MM = 120.0         # a link end at no station may be at a station this near where its path stops
+DANGLING_STATIONS = 2       # ... the nearest this many are offered
+CLIP_MM = 32.0              # a standard clip's length, when the reader did not measure it
+FLOOR_PITCH = 0.8           # the longest clip-to-clip pitch, as a fraction of a clip's length
+COUNT_REFUSALS = frozenset({Refusal.TOO_SHORT, Refusal.NO_CLIPS, Refusal.NOT_ENOUGH_CARDS_PAID,
+                            Refusal.CARDS_NOT_IN_HAND, Refusal.NOT_ENOUGH_CLIPS})
 END_FREE_MM = 30.0          # a link's path may lie inside a station this far from its ends
 NEW_STATION_TOUCH_MM = 2.0  # a new station closer than this to another touches it
 SAME_PATH_MM = 12.0         # two readings of one chain lie this close on average
+PIECE_PATH_MM = 4.5         # a piece of a chain read apart lies this close to it (half a clip's width)
 READER_TYPES = {"city": StationType.CITY, "town": StationType.TOWN, "suburban": StationType.SUBURBAN,
                 "suburb": StationType.SUBURBAN, "countryside": StationType.COUNTRYSIDE}
 START_TYPES = ("start", "starting-city", "starting_city")
@@ -303,21 +321,35 @@ class RailwaysSession(RecordsMoves):
         for s in seen:   # ends misread: the same colour along the same path is the same link
             if s.index in matched or len(s.path) < 2:
                 continue
-            for lid, known_link in links.items():
-                if lid not in matched.values() and known_link.colour == s.colour and \
-                        _path_gap(s.path, self.paths.get(lid, ())) < SAME_PATH_MM:
-                    matched[s.index] = lid
-                    break
+            # (a piece of a link is that link too, though another piece was matched already:
+            # a reader breaks chains at crossings and cards; then it must lie closer than
+            # two chains side by side can, and end at no new station, so a new link laid
+            # along an old one stays new)
+            gaps = {lid: _path_gap(s.path, self.paths.get(lid, ())) for lid, k in links.items()
+                    if k.colour == s.colour}
+            free = [lid for lid, g in gaps.items() if g < SAME_PATH_MM and lid not in matched.values()]
+            piece = [lid for lid, g in gaps.items() if g < PIECE_PATH_MM and not s.new_ends]
+            if free or piece:
+                matched[s.index] = (free or piece)[0]
         fresh = [s for s in seen if s.index not in matched and _could_be_a_build(s)]
         vanished = [k.lid for k in pos.links if k.lid not in matched.values()]
         if vanished and fresh:
             # an old link the reader missed is likelier than one moved, unless the new link
             # looks like it (same colour and clip count): then ask
-            moved = [lid for lid in vanished for f in fresh
+            moved = [(lid, f) for lid in vanished for f in fresh
                      if links[lid].colour == f.colour and links[lid].clips == f.clips]
             if moved:
-                return Ask(f"Link moved? {moved[0]} gone, new {fresh[0].colour} link",
-                           (), (), _footprint(fresh[0].path))
+                # the count alone is weak evidence (counts are rarely sure): the new link is
+                # offered as a build too, and the players say which
+                lid, f = moved[0]
+                offered: tuple[Move, ...] = ()
+                named: tuple[str, ...] = ()
+                v = self._judge(f, observation, matched, new_stations) if len(fresh) == 1 else None
+                if isinstance(v, Proposed):
+                    offered, named = (v.move,), (v.text,)
+                elif isinstance(v, Ask):
+                    offered, named = v.candidates, v.labels
+                return Ask(f"Link moved? {lid} gone, new {f.colour} link", offered, named, _footprint(f.path))
             vanished = []
         if vanished and not fresh:
             if len(vanished) > 2:
@@ -334,9 +366,20 @@ class RailwaysSession(RecordsMoves):
                 if isinstance(verdict, Proposed):
                     options.append(verdict.move)
                     labels.append(verdict.text)
+                elif isinstance(verdict, Ask):   # an unsure count: each plausible count
+                    options += verdict.candidates
+                    labels += verdict.labels
+                elif isinstance(verdict, Illegal):   # offered too: chosen, it is refused (alerted)
+                    label = f"{s.colour} {s.clips}: {verdict.short}"
+                    if label not in labels:
+                        options.append(verdict.move)
+                        labels.append(label)
             fp = tuple(r for s in fresh for r in _footprint(s.path))
-            return Ask(f"{len(fresh)} new links at once", tuple(options), tuple(labels), fp)
-        return self._judge(fresh[0], observation, matched, new_stations, ask_low=True)
+            first = {label: i for i, label in reversed(list(enumerate(labels)))}   # one of each label
+            keep = sorted(first.values())
+            return Ask(f"{len(fresh)} new links at once", tuple(options[i] for i in keep),
+                       tuple(labels[i] for i in keep), fp)
+        return self._judge(fresh[0], observation, matched, new_stations)
 
     def _match_stations(self, obs: dict[str, Any]) -> tuple[dict[str, tuple[str, int | None]],
                                                               dict[str, dict[str, Any]]]:
@@ -370,7 +413,16 @@ class RailwaysSession(RecordsMoves):
         return st is not None and bool(self.rules.card(st).sections)
 
     def _judge(self, s: _Seen, obs: dict[str, Any], matched: dict[int, str],
-               new_stations: dict[str, dict[str, Any]], ask_low: bool = False) -> Verdict:
+               new_stations: dict[str, dict[str, Any]]) -> Verdict:
+        """One new link: proposed, alerted, or its count asked.
+
+        A sure count stands as read. An unsure count is judged at every plausible count
+        (plausible_counts): illegal at all of them (a departure not owned, a station
+        crossed, too short however it is miscounted) it is alerted; otherwise the players
+        are asked, offered each legal count and, once per reason, a count the rules refuse
+        only for its length or cost ("red 6: Link too short"), so a link that really is
+        too short is confirmed and then refused (applying that candidate raises
+        IllegalMove with the rule). An undercount never becomes an alert by itself."""
         pos = self.pos
         assert pos is not None
         fp = _footprint(s.path)
@@ -378,6 +430,8 @@ class RailwaysSession(RecordsMoves):
             return Ask(f"A {s.colour} link: not a player", (), (), fp)
         new_card: str | None = None
         new_spot: Spot | None = None
+        if sum(x is None and k not in s.new_ends for k, x in enumerate(s.ends)) == 1:
+            return self._dangling(s, obs, matched, new_stations, fp)
         if s.new_ends and sum(x is None for x in s.ends) == 1:
             entry = new_stations[str(s.entry["stations"][s.new_ends[0]])]
             new_card = self.card_for_type(str(entry.get("type", "")))
@@ -399,27 +453,112 @@ class RailwaysSession(RecordsMoves):
                    "middle_touch": bool(s.entry.get("middle_touch", False)),
                    "self_touch": bool(s.entry.get("self_touch", False))}
         conf = s.entry.get("confidence", 1.0)
-        low = isinstance(conf, (int, float)) and conf < LOW_CONFIDENCE
-        counts = [s.clips] + ([c for c in (s.clips - 1, s.clips + 1) if c >= 1] if low else [])
+        floor = self._fewest_clips(s, new_spot, obs)
+        counts = plausible_counts(s.clips, float(conf) if isinstance(conf, (int, float)) else 1.0, floor)
         before, pos_then = self._turns_between(pos, s.colour)
-        verdicts = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp, pos_then, before)
-                    for n in counts]
-        top = verdicts[0]
-        if isinstance(top, Illegal) and {r for r, _ in self.rules.refusals(
-                pos_then, link_from_json(dict(top.move["link"])))} == {Refusal.CARDS_NOT_IN_HAND}:
-            # the hand cannot pay: a whole round of draws went by unseen (the players tell End of Line)
-            more, pos_more = self._turns_between(pos, s.colour, 1)
-            if more:
-                again = [self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp, pos_more, more)
-                         for n in counts]
-                if isinstance(again[0], Proposed):
-                    verdicts = again
-        if low and ask_low:
-            legal = [v for v in verdicts if isinstance(v, Proposed)]
-            if legal:
-                return Ask(f"{s.colour} link: how many clips?", tuple(v.move for v in legal),
-                           tuple(v.text for v in legal), fp)
-        return verdicts[0]
+        more: tuple[list[Move], Position] | None = None
+        verdicts: list[Verdict] = []
+        at: list[Position] = []
+        for n in counts:
+            v = self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp, pos_then, before)
+            where = pos_then
+            if self._only(pos_then, v, {Refusal.CARDS_NOT_IN_HAND}):
+                # the hand cannot pay this count: a whole round of draws went by unseen (the
+                # players tell End of Line); each count keeps the fewest draws that pay for it
+                more = more or self._turns_between(pos, s.colour, 1)
+                if more[0]:
+                    again = self._verdict_for(dict(reading, clips=n), s, new_card, new_spot, obs, fp,
+                                              more[1], more[0])
+                    if isinstance(again, Proposed):
+                        v, where = again, more[1]
+            verdicts.append(v)
+            at.append(where)
+        if len(counts) == 1 or not any(isinstance(v, Proposed) for v in verdicts):
+            return verdicts[0]   # a sure count, or illegal whatever the count: the verdict stands
+        options: list[Move] = []
+        labels: list[str] = []
+        reasons: set[str] = set()
+        for n, v, where in zip(counts, verdicts, at):
+            if isinstance(v, Proposed):
+                options.append(v.move)
+                labels.append(v.text)
+            elif isinstance(v, Illegal) and self._only(where, v, COUNT_REFUSALS) \
+                    and v.move.get("refusal") not in reasons:
+                reasons.add(str(v.move.get("refusal")))
+                options.append(v.move)
+                labels.append(f"{s.colour} {n}: {v.short}")
+        return Ask(f"{s.colour} link: how many clips?", tuple(options), tuple(labels), fp)
+
+    def _dangling(self, s: _Seen, obs: dict[str, Any], matched: dict[int, str],
+                  new_stations: dict[str, dict[str, Any]], fp: tuple[Rect, ...]) -> Verdict:
+        """A link with one end at no station: the reader lost the chain's last clips (its
+        path stops short, its count with it). The stations of the game near where the path
+        stops are asked, each judged as that end (its count from the gap up, see
+        _fewest_clips; one illegal whatever its count is offered as refused, so a link
+        that is illegal still ends in an alert); none near and the players are asked to look."""
+        k = next(i for i, x in enumerate(s.ends) if x is None and i not in s.new_ends)
+        other = s.ends[1 - k]
+        tip = s.path[0] if k == 0 else s.path[-1] if s.path else None
+        options: list[Move] = []
+        labels: list[str] = []
+        if tip is not None:
+            near = sorted((_box_gap(spot, tip), sid) for sid, spot in self.spots.items()
+                          if other is None or sid != other[0])
+            for gap, sid in near[:DANGLING_STATIONS]:
+                if gap > DANGLING_MM:
+                    break
+                spot = self.spots[sid]
+                ends = list(s.ends)
+                ends[k] = (sid, _quadrant(spot, tip) if self._has_sections(sid) else None)
+                # the path carried on to the station, so later readings of the whole chain match it
+                path = ((spot.x, spot.y),) + s.path if k == 0 else s.path + ((spot.x, spot.y),)
+                v = self._judge(replace(s, ends=ends, path=path), obs, matched, new_stations)
+                if isinstance(v, Proposed):
+                    options.append(v.move)
+                    labels.append(v.text)
+                elif isinstance(v, Ask):
+                    options += v.candidates
+                    labels += v.labels
+                elif isinstance(v, Illegal):   # chosen, it is refused (alerted)
+                    link = v.move["link"]
+                    options.append(v.move)
+                    labels.append(f"{s.colour} {link['from_station']}-{link['to_station']}: {v.short}")
+        return Ask(f"{s.colour} link: an end is not at a station", tuple(options), tuple(labels), fp)
+
+    def _fewest_clips(self, s: _Seen, new_spot: Spot | None, obs: dict[str, Any]) -> int:
+        """The fewest clips that can join the link's two stations: a chain reaches from
+        border to border, so the straight gap between them (less both half-diagonals,
+        whichever way the link leaves: cards are STATION_MM squares) bounds its count
+        from below, whatever was counted. The pitch is taken at FLOOR_PITCH of a clip's
+        length, longer than a chain's, so the bound stays below the truth."""
+        spots: list[Spot] = []
+        for end in s.ends:
+            if end is None:
+                if new_spot is None:
+                    return 1
+                spots.append(new_spot)
+                continue
+            sid, section = end
+            spot = self.spots.get(sid)
+            if spot is None:
+                return 1
+            if section:
+                q = spot.size / 4
+                dx, dy = {1: (-q, -q), 2: (q, -q), 3: (q, q), 4: (-q, q)}.get(section, (0.0, 0.0))
+                spot = Spot(spot.x + dx, spot.y + dy, spot.size / 2)
+            spots.append(spot)
+        a, b = spots
+        clip = obs.get("clip_length_mm")
+        clip_mm = float(clip) if isinstance(clip, (int, float)) and clip > 0 else CLIP_MM
+        gap = a.dist((b.x, b.y)) - (a.size + b.size) / math.sqrt(2)
+        return max(1, clips_for_distance(gap, FLOOR_PITCH * clip_mm, clip_mm)) if gap > 0 else 1
+
+    def _only(self, pos: Position, v: Verdict, reasons: set[Refusal] | frozenset[Refusal]) -> bool:
+        """An Illegal verdict refused for these reasons and no other."""
+        if not isinstance(v, Illegal) or "link" not in v.move:
+            return False
+        got = {r for r, _ in self.rules.refusals(pos, link_from_json(dict(v.move["link"])))}
+        return bool(got) and got <= reasons
 
     def _turns_between(self, pos: Position, colour: str, rounds: int = 0) -> tuple[list[Move], Position]:
         """A link by a player who is not to move: the players before them drew (or passed,
@@ -602,6 +741,18 @@ class RailwaysSession(RecordsMoves):
             colour = str(move.get("colour", pos.to_move))
             self.pos = self.rules.pass_turn(pos, Pass(colour))
             return Applied(f"{colour} passed", over=self.pos.phase is Phase.OVER)
+        if kind == "station":
+            # a Boundary station the set-up missed, entered by the players (it joins the game
+            # as if set out at the start: no card leaves a hand)
+            card = str(move.get("card", ""))
+            self.catalogue[card]   # an unknown card fails here, naming the catalogue
+            c = point_mm(move.get("centre_mm"))
+            if c is None:
+                raise CouldNotRead(f"railways station move {move!r} has no centre_mm; give the card's centre")
+            sid = f"X{len(pos.stations) + 1}"
+            self.pos = replace(pos, stations=pos.stations + (StationInPlay(sid, card, ()),))
+            self.spots[sid] = Spot(c[0], c[1], float(move.get("size_mm", STATION_MM)))
+            return Applied(f"Station {sid} added")
         if kind == "end":
             self.result = self.rules.final_result(pos)
             self.finished = True
@@ -745,6 +896,28 @@ class RailwaysSession(RecordsMoves):
         return out
 
 
+def plausible_counts(clips: int, confidence: float, floor: int = 1) -> list[int]:
+    """The clip counts a link read as `clips` may really have, the likeliest first, then
+    nearer before farther (one more before one fewer). A confident count is itself only.
+    An unsure one spans more the longer the chain: the reader's count errors grow with
+    length and run short (docs/benchmarks.md section 6), and a true count left out of
+    this range would be refused or never offered. No count is below `floor` (the fewest
+    clips that span the gap between the two stations): a count read below it is wrong
+    however sure, and the range starts from the floor instead."""
+    if confidence >= LOW_CONFIDENCE and clips >= floor:
+        return [clips]
+    base = max(clips, floor)
+    below = UNSURE_BELOW[0] + base // UNSURE_BELOW[1]
+    above = UNSURE_ABOVE[0] + base // UNSURE_ABOVE[1]
+    out = [base]
+    for d in range(1, max(below, above) + 1):
+        if d <= above:
+            out.append(base + d)
+        if d <= below and base - d >= max(1, floor):
+            out.append(base - d)
+    return out
+
+
 def _could_be_a_build(s: _Seen) -> bool:
     """A reading that cannot be a link a player laid (no end at any station, or both ends
     at the same one) is reader noise, never a move or an alert."""
@@ -754,6 +927,13 @@ def _could_be_a_build(s: _Seen) -> bool:
     if len(resolved) == 2 and resolved[0][0] == resolved[1][0]:
         return False
     return True
+
+
+def _box_gap(spot: Spot, p: Point) -> float:
+    """How far a point lies outside a station's card (0 inside)."""
+    dx = max(0.0, abs(p[0] - spot.x) - spot.size / 2)
+    dy = max(0.0, abs(p[1] - spot.y) - spot.size / 2)
+    return math.hypot(dx, dy)
 
 
 def _path_gap(a: Sequence[Point], b: Sequence[Point]) -> float:
@@ -813,4 +993,4 @@ KIND = GameKind(
     make=make,
 )
 
-__all__ = ["KIND", "RailwaysSession", "link_from_json", "link_to_json", "Refusal"]
+__all__ = ["KIND", "RailwaysSession", "link_from_json", "link_to_json", "plausible_counts", "Refusal"]

@@ -17,21 +17,22 @@ from rules.railways.simulate import placeholder_catalogue, simulate_game
 from rules.railways.state import Link, Phase
 
 # A hand-made table (table mm): two Starting Cities at the top, the Metropolis in the
-# middle, a Town bottom-left and a City bottom-right.
+# middle, a Town below red's Starting City and a City below white's. Distances fit the
+# counts used (a chain cannot be shorter than the gap between its stations).
 STATIONS: list[dict[str, Any]] = [
-    {"id": "S1", "type": "start", "player": "red", "centre_mm": [200.0, 200.0]},
-    {"id": "S2", "type": "start", "player": "white", "centre_mm": [800.0, 200.0]},
+    {"id": "S1", "type": "start", "player": "red", "centre_mm": [380.0, 380.0]},
+    {"id": "S2", "type": "start", "player": "white", "centre_mm": [700.0, 380.0]},
     {"id": "M1", "type": "town", "metropolis": True, "centre_mm": [505.0, 505.0]},
     {"id": "M2", "type": "suburban", "metropolis": True, "centre_mm": [575.0, 505.0]},
     {"id": "M3", "type": "town", "metropolis": True, "centre_mm": [575.0, 575.0]},
     {"id": "M4", "type": "suburban", "metropolis": True, "centre_mm": [505.0, 575.0]},
-    {"id": "S3", "type": "town", "centre_mm": [200.0, 800.0]},
-    {"id": "S4", "type": "city", "centre_mm": [800.0, 800.0]},
+    {"id": "S3", "type": "town", "centre_mm": [380.0, 515.0]},
+    {"id": "S4", "type": "city", "centre_mm": [700.0, 515.0]},
 ]
 RED_TO_TOWN = {"colour": "red", "clips": 5, "confidence": 0.95, "stations": ["S1", "S3"],
-               "path_mm": [[200.0, 226.0], [200.0, 500.0], [200.0, 774.0]], "crosses": []}
+               "path_mm": [[380.0, 406.0], [380.0, 447.0], [380.0, 489.0]], "crosses": []}
 WHITE_TO_CITY = {"colour": "white", "clips": 9, "confidence": 0.95, "stations": ["S2", "S4"],
-                 "path_mm": [[800.0, 226.0], [800.0, 500.0], [800.0, 774.0]], "crosses": []}
+                 "path_mm": [[700.0, 406.0], [700.0, 447.0], [700.0, 489.0]], "crosses": []}
 
 
 def observe(*links: dict[str, Any], stations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -137,7 +138,7 @@ def test_draws_are_inferred_from_the_turn_order() -> None:
     assert isinstance(v, Proposed)
     s.apply(v.move)
     again = dict(RED_TO_TOWN, stations=["S1", "M1"], clips=6,
-                 path_mm=[[226.0, 200.0], [400.0, 300.0], [505.0, 480.0]])
+                 path_mm=[[406.0, 380.0], [450.0, 430.0], [480.0, 480.0]])
     v = s.interpret(observe(RED_TO_TOWN, again))
     assert isinstance(v, Proposed)
     assert v.text == "white drew; red 6: S-red-M red +8"
@@ -158,7 +159,7 @@ def test_an_empty_hand_means_a_round_of_draws() -> None:
         s.apply(dict(v.move, cards=cards))
     assert s.pos is not None and s.pos.player("red").hand == ()
     again = dict(RED_TO_TOWN, stations=["S1", "M1"], clips=6,
-                 path_mm=[[226.0, 200.0], [400.0, 300.0], [505.0, 480.0]])
+                 path_mm=[[406.0, 380.0], [450.0, 430.0], [480.0, 480.0]])
     v = s.interpret(observe(RED_TO_TOWN, WHITE_TO_CITY, again))
     assert isinstance(v, Proposed)
     assert v.text == "red drew; white drew; red 6: S-red-M red +8"
@@ -189,7 +190,7 @@ def test_link_across_a_station_is_illegal_even_unreported() -> None:
     """A path through a third station is refused though the reader did not report it."""
     s = new_session()
     across = dict(RED_TO_TOWN, stations=["S1", "S4"], clips=12,
-                  path_mm=[[226.0, 226.0], [540.0, 540.0], [774.0, 774.0]])
+                  path_mm=[[406.0, 406.0], [540.0, 540.0], [674.0, 500.0]])
     v = s.interpret(observe(across))
     assert isinstance(v, Illegal)
     assert v.short == "Crosses a station"
@@ -208,7 +209,7 @@ def test_metropolis_section_from_the_reader_part() -> None:
     """A link ending on Metropolis part M2 (a Suburb section, 1 point) scores that section."""
     s = new_session()
     link = dict(RED_TO_TOWN, stations=["S1", "M2"], clips=8,
-                path_mm=[[226.0, 200.0], [560.0, 300.0], [575.0, 480.0]])
+                path_mm=[[406.0, 380.0], [560.0, 420.0], [575.0, 480.0]])
     v = s.interpret(observe(link))
     assert isinstance(v, Proposed)
     assert v.move["link"]["to_section"] == 2
@@ -259,8 +260,10 @@ def test_vanished_link_is_a_question() -> None:
     misread = s.interpret(observe(dict(RED_TO_TOWN, stations=["S1", "S4"])))
     assert isinstance(misread, NoChange)   # same colour along the same path: ends misread
     moved = s.interpret(observe(dict(RED_TO_TOWN, stations=["S1", "S4"],
-                                     path_mm=[[226.0, 226.0], [500.0, 380.0], [774.0, 774.0]])))
+                                     path_mm=[[406.0, 406.0], [560.0, 430.0], [674.0, 500.0]])))
     assert isinstance(moved, Ask) and moved.text == "Link moved? L1 gone, new red link"
+    # (or a build: the count alone says little, the players choose)
+    assert moved.labels[0] == "white drew; red drew; white drew; red 11: S-red-B1 red +15"
 
 
 def test_reader_noise_is_not_a_move() -> None:
@@ -277,25 +280,26 @@ def test_reader_noise_is_not_a_move() -> None:
 
 
 def test_low_confidence_asks_the_count() -> None:
-    """An unsure clip count is asked with the legal neighbouring counts."""
+    """An unsure clip count is asked with the legal counts of its range, the read one first."""
     s = new_session()
     v = s.interpret(observe(dict(RED_TO_TOWN, confidence=0.2)))
     assert isinstance(v, Ask)
     assert v.text == "red link: how many clips?"
-    assert [c["link"]["clips"] for c in v.candidates] == [5, 4, 6]
+    assert [c["link"]["clips"] for c in v.candidates] == [5, 6, 4, 7, 3, 8, 9]
+    assert v.labels[4] == "red 3: Link too short"
 
 
 def test_new_station_placed_with_its_link() -> None:
     """A station the game lacks at a new link's end is the card played from hand."""
     s = new_session()
-    stations = STATIONS + [{"id": "S9", "type": "suburban", "centre_mm": [200.0, 500.0]}]
-    link = dict(RED_TO_TOWN, clips=4, stations=["S1", "S9"], path_mm=[[200.0, 226.0], [200.0, 474.0]])
+    stations = STATIONS + [{"id": "S9", "type": "suburban", "centre_mm": [250.0, 380.0]}]
+    link = dict(RED_TO_TOWN, clips=4, stations=["S1", "S9"], path_mm=[[354.0, 380.0], [276.0, 380.0]])
     v = s.interpret(observe(link, stations=stations))
     assert isinstance(v, Proposed)
     assert v.move["link"]["new_card"] == "suburb"
     assert v.text == "red 4: S-red-N6 red +5"
     s.apply(v.move)
-    assert s.spots["N6"].y == 500.0
+    assert s.spots["N6"].x == 250.0
     assert s.pos is not None and s.pos.player("red").hand == ("?",)
     assert isinstance(s.interpret(observe(link, stations=stations)), NoChange)
 
