@@ -41,7 +41,7 @@ from firmware.journal import Journal, last_game, unfinished_game
 from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, foreign_change, normalise,
                              normalised_difference, reaching_in, touches)
 from firmware.screens import base as scr
-from rules.errors import RulesError
+from rules.errors import IllegalMove, RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
 
 log = logging.getLogger("tableref.loop")
@@ -771,7 +771,10 @@ class Referee:
         elif isinstance(verdict, Unclear):
             self.show(self.session.status_screen())
 
-    def _apply(self, move: dict[str, Any], frame: Frame | None, source: str | None = None) -> bool:
+    def _apply(self, move: dict[str, Any], frame: Frame | None, source: str | None = None,
+               answer: str | None = None) -> bool:
+        """Apply a move. `answer` is the label of the players' choice in a question: a
+        choice the rules refuse is then alerted, not merely refused."""
         assert self.session is not None
         m = dict(move)
         if frame is not None:
@@ -780,6 +783,15 @@ class Referee:
             m["source"] = source
         try:
             applied = self.session.apply(m)
+        except IllegalMove as e:
+            if answer is None:
+                self.note(f"refused: {e}")
+                self.show(scr.error_screen("Refused", str(e).split("[")[0][:40]))
+                return False
+            # the players confirmed what the camera saw, and the rules refuse it (a link
+            # that really is too short): an illegal move, alerted like one seen
+            self._alert(Illegal(m, answer.split(": ", 1)[-1], str(e)))
+            return False
         except RulesError as e:
             self.note(f"refused: {e}")
             self.show(scr.error_screen("Refused", str(e).split("[")[0][:40]))
@@ -833,7 +845,7 @@ class Referee:
                     index = (index - 1) % len(labels)
                 elif ev is ButtonEvent.SELECT:
                     if index < len(verdict.candidates):
-                        self._apply(verdict.candidates[index], frame, "confirmed")
+                        self._apply(verdict.candidates[index], frame, "confirmed", labels[index])
                     break
                 elif ev in (ButtonEvent.BACK, ButtonEvent.MENU):
                     break

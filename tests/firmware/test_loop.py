@@ -193,3 +193,49 @@ def test_the_table_a_resting_hand_uncovers_is_the_table_before_it(tmp_path: Path
     assert ref.run() == 0
     moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
     assert [m["cell"] for m in moves] == ["A1"], ref.events
+
+
+def test_a_refused_answer_to_a_question_is_alerted(tmp_path: Path) -> None:
+    """Players confirming a reading the rules refuse (a link that really is too short) get
+    the illegal-move alert, not a quiet "Refused"; nothing is applied."""
+    from firmware.alerts import NullAlerts
+    from firmware.games.base import Ask
+    from rules.errors import IllegalMove
+
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}, seed=1),
+              minitable.render({(0, 0): (1, 1)}, seed=1)]      # a question waits for two looks
+    ref = referee(tmp_path, frames, buttons=["NEXT", "SELECT"])
+    ref.alerts = NullAlerts()
+    real_interpret = None
+
+    def interpret(obs: dict, change: object = None) -> object:
+        assert ref.session is not None and real_interpret is not None
+        verdict = real_interpret(obs, change)
+        if type(verdict).__name__ != "Proposed":
+            return verdict
+        return Ask("how many?", ({"type": "x", "n": 8}, {"type": "x", "n": 6}),
+                   ("red 8: A-B", "red 6: Link too short"), verdict.footprint)  # type: ignore[attr-defined]
+
+    def apply(move: dict) -> object:
+        raise IllegalMove("red link of 6 clips is shorter than 8 [state]", "TOO_SHORT")
+
+    shown: list[bytes] = []
+    show = ref.display.show
+    ref.display.show = lambda im: (shown.append(im.tobytes()), show(im))  # type: ignore[method-assign]
+    original_start = ref._watch
+
+    def watch() -> None:
+        nonlocal real_interpret
+        assert ref.session is not None
+        real_interpret = ref.session.interpret
+        ref.session.interpret = interpret  # type: ignore[method-assign]
+        ref.session.apply = apply  # type: ignore[method-assign]
+        original_start()
+
+    ref._watch = watch  # type: ignore[method-assign]
+    ref.run()
+    assert ref.alerts.history == ["illegal"], (ref.alerts.history, ref.events)
+    assert any(e.startswith("illegal: red link of 6 clips") for e in ref.events), ref.events
+    from firmware.screens.base import error_screen, invert
+    assert invert(error_screen("Illegal move", "Link too short")).tobytes() in shown
+    assert not [r for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
