@@ -146,6 +146,10 @@ class TilesConfig:
     faint_symbol_de: float = 5.0
     """A second look at this contrast, for a tile whose face is the fronts' face colour
     but shows no print at symbol_min_de (a pale symbol under a lamp's glare)."""
+    pale_noise: float = 2.0
+    """A blank face's last look (CellLook.pale) takes a print this many times the face's
+    noise (ring spread) above it, against three times for a print that makes a tile: it
+    only turns a blank tile with the fronts' face up (a thin outline blurred into noise)."""
     shape_angles: int = 64
     shape_radii: int = 16
     shape_span: float = 0.42
