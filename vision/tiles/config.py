@@ -125,8 +125,11 @@ class TilesConfig:
     """The centre region (Chebyshev half-size, pitches) where a symbol is looked for."""
     min_centre_contrast: float = 10.0
     """Coarse pass: mean delta E of the centre against the ring that means a symbol."""
-    plain_spread: float = 6.0
-    """Coarse pass: a ring this uniform (RMS delta E) can be a tile's plain back."""
+    plain_spread: float = 8.0
+    """Coarse pass: a ring this uniform (RMS delta E) can be a tile's plain back (a dim
+    frame's noise or a textured back's print spreads a plain back's ring to some 7; at
+    6, 11 of 181 backs of dev seeds 7300-7399 were never looked at; at 10 a noisy patch
+    of felt or wood beside the city passed for a back)."""
     # -- symbol ------------------------------------------------------------------
     face_ring: tuple[float, float] = (0.30, 0.40)
     """Where the tile face is sampled (fractions of the pitch from the cell centre)."""
