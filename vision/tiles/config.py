@@ -171,7 +171,17 @@ class TilesConfig:
     the cut lies where no pair of groups is near it and a lamp's change moves none
     across it. A game's colours lie some 30 delta E apart or more, its shapes some 0.15."""
     facedown_delta_e: float = 18.0
-    """A blank face this far from the front face colour is a tile's back."""
+    """Faces (or, when the colour is on the face, prints) this close (average linkage)
+    are one look when the fronts' look is sought."""
+    facedown_vary: float = 3.0
+    facedown_near_de: float = 12.0
+    facedown_far_de: float = 25.0
+    """A tile whose constant part (face, or print when the colour is on the face) lies
+    more than facedown_vary times the fronts' own variation (90th percentile distance
+    from their median) from the fronts' is a back, but always beyond facedown_far_de and
+    never within facedown_near_de: fronts printed alike (a pale logo on backs 15 off
+    white prints) call for a tight bound, fronts a lamp's glare lifts unevenly (dark
+    glossy faces) for a loose one."""
     glare_l_weight: float = 0.4
     """Weight of lightness when faces are compared for the face-down call: a lamp's
     glare lifts a glossy dark face by tens of L but leaves its hue."""

@@ -488,17 +488,21 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     best = max(set(const_ids.tolist()), key=lambda g: (len(set(var_ids[const_ids == g].tolist())),
                                                          int(np.count_nonzero(const_ids == g))))
     front = np.median(const[const_ids == best], axis=0)
+    # how far a back lies: beyond what the fronts' own constant part varies by (a print
+    # run's and a lamp's doing), within bounds
+    vary = float(np.percentile(np.linalg.norm(const[const_ids == best] - front, axis=1), 90.0))
+    far_de = min(cfg.facedown_far_de, max(cfg.facedown_near_de, cfg.facedown_vary * vary))
     for t in tiles:
         if not t.look.has_symbol and t.look.pale is not None:
             # a blank tile with the fronts' constant part and a print at noise level is
             # a front whose thin print the noise hid, not a back
             pale = t.look.pale
             part = pale.symbol_lab if on_face else pale.face_lab * w
-            if float(np.linalg.norm(part - front)) <= cfg.facedown_delta_e:
+            if float(np.linalg.norm(part - front)) <= far_de:
                 t.look, t.pale = pale, True
                 t.colour_lab = pale.symbol_lab
         part = t.look.symbol_lab if on_face else t.look.face_lab * w
-        far = float(np.linalg.norm(part - front)) > cfg.facedown_delta_e
+        far = float(np.linalg.norm(part - front)) > far_de
         t.face_down = (not t.look.has_symbol) or far
         if on_face:
             t.colour_lab = t.look.face_lab
