@@ -36,3 +36,16 @@ def test_glare_on_dark_fronts_is_not_a_back_but_a_coloured_face_is() -> None:
     tiles = fronts + [back]
     _mark_face_down(tiles, TilesConfig())
     assert [t.face_down for t in tiles] == [False] * 7 + [True]
+
+
+def test_a_pale_logo_near_white_prints_is_a_back_when_the_fronts_print_alike() -> None:
+    """Seven faces of seven colours with one white print (within 1 delta E) and two
+    backs of one face whose cream logo lies 15 delta E off that white: the backs are
+    face down (the fronts vary far less than 15), the fronts face up."""
+    faces = [(50.0, 80.0, -56.0), (73.0, -29.0, -28.0), (51.0, -43.0, 15.0), (24.0, 19.0, 28.0),
+             (31.0, 54.0, -60.0), (53.0, 62.0, -13.0), (38.0, 62.0, 52.0)]
+    fronts = [_tile(k, f, (89.0 + 0.3 * k, -0.2 * k, -3.0)) for k, f in enumerate(faces)]
+    backs = [_tile(7 + k, (71.0, 19.0, 16.0), (90.0, 5.0, 11.0)) for k in range(2)]
+    tiles = fronts + backs
+    assert _mark_face_down(tiles, TilesConfig())
+    assert [t.face_down for t in tiles] == [False] * 7 + [True, True]

@@ -125,8 +125,11 @@ class TilesConfig:
     """The centre region (Chebyshev half-size, pitches) where a symbol is looked for."""
     min_centre_contrast: float = 10.0
     """Coarse pass: mean delta E of the centre against the ring that means a symbol."""
-    plain_spread: float = 6.0
-    """Coarse pass: a ring this uniform (RMS delta E) can be a tile's plain back."""
+    plain_spread: float = 8.0
+    """Coarse pass: a ring this uniform (RMS delta E) can be a tile's plain back (a dim
+    frame's noise or a textured back's print spreads a plain back's ring to some 7; at
+    6, 11 of 181 backs of dev seeds 7300-7399 were never looked at; at 10 a noisy patch
+    of felt or wood beside the city passed for a back)."""
     # -- symbol ------------------------------------------------------------------
     face_ring: tuple[float, float] = (0.30, 0.40)
     """Where the tile face is sampled (fractions of the pitch from the cell centre)."""
@@ -146,6 +149,10 @@ class TilesConfig:
     faint_symbol_de: float = 5.0
     """A second look at this contrast, for a tile whose face is the fronts' face colour
     but shows no print at symbol_min_de (a pale symbol under a lamp's glare)."""
+    pale_noise: float = 2.0
+    """A blank face's last look (CellLook.pale) takes a print this many times the face's
+    noise (ring spread) above it, against three times for a print that makes a tile: it
+    only turns a blank tile with the fronts' face up (a thin outline blurred into noise)."""
     shape_angles: int = 64
     shape_radii: int = 16
     shape_span: float = 0.42
@@ -164,7 +171,17 @@ class TilesConfig:
     the cut lies where no pair of groups is near it and a lamp's change moves none
     across it. A game's colours lie some 30 delta E apart or more, its shapes some 0.15."""
     facedown_delta_e: float = 18.0
-    """A blank face this far from the front face colour is a tile's back."""
+    """Faces (or, when the colour is on the face, prints) this close (average linkage)
+    are one look when the fronts' look is sought."""
+    facedown_vary: float = 3.0
+    facedown_near_de: float = 12.0
+    facedown_far_de: float = 25.0
+    """A tile whose constant part (face, or print when the colour is on the face) lies
+    more than facedown_vary times the fronts' own variation (90th percentile distance
+    from their median) from the fronts' is a back, but always beyond facedown_far_de and
+    never within facedown_near_de: fronts printed alike (a pale logo on backs 15 off
+    white prints) call for a tight bound, fronts a lamp's glare lifts unevenly (dark
+    glossy faces) for a loose one."""
     glare_l_weight: float = 0.4
     """Weight of lightness when faces are compared for the face-down call: a lamp's
     glare lifts a glossy dark face by tens of L but leaves its hue."""

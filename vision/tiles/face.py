@@ -8,7 +8,7 @@ idea of what the tiles look like: a symbol is whatever differs from the face.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -31,6 +31,7 @@ class CellLook:
     offset: tuple[float, float]   # symbol centroid offset from the cell centre (pitches)
     contrast: float          # typical delta E of the symbol against the face
     faint: bool = False      # found only at faint_symbol_de (a pale print under glare)
+    pale: "CellLook | None" = None   # a blank face's print at noise level (see analyse_cell)
 
     @property
     def has_symbol(self) -> bool:
@@ -195,7 +196,23 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
         mask = _symbol_mask(d, inner, thr, geo, cfg)
         faint = True
     if mask is None:
-        return blank
+        # a thin outline blurred into a noisy face sinks below three times the face's
+        # noise; this look only tells a front from a back of a blank tile whose face is
+        # the fronts' (pipeline._mark_face_down), so it may go nearer the noise
+        thr = max(cfg.faint_symbol_de, 0.5 * peak, cfg.pale_noise * spread)
+        mask = _symbol_mask(d, inner, thr, geo, cfg)
+        if mask is None:
+            return blank
+        return replace(blank, pale=_look(bgr01, lab64, d, face, spread, mask, geo, cfg, True))
+    return _look(bgr01, lab64, d, face, spread, mask, geo, cfg, faint)
+
+
+def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArray[np.bool_],
+          geo: CellGeometry, cfg: TilesConfig, faint: bool) -> CellLook:
+    """The look of a cell whose print is `mask` (at contrast d from the face colour)."""
+    r1 = cfg.face_ring[1]
+    inner = geo.cheb < r1
+    na, nr = cfg.shape_angles, cfg.shape_radii
     # how far each pixel lies from the face towards the print's colour: a sheen or a
     # shadow across the face moves it a little along that axis (or across it), the
     # print all the way, so half-way is the print's edge whatever the contrast

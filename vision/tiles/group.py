@@ -1,8 +1,8 @@
 """Group tiles that look alike, without knowing the shapes or colours beforehand.
 
 Average-linkage agglomeration: merge the closest two groups while they are closer
-than a threshold (same print, same lamp), and keep merging past it when a known
-number of groups is exceeded. Labels are stable: groups are numbered by their first
+than a threshold (same print, same lamp); when a known number of groups is exceeded,
+fold the smallest stray groups into their nearest (_fold). Labels are stable: groups are numbered by their first
 member in reading order.
 
 The threshold may be a window instead of a value: the cut then goes in the widest
@@ -65,12 +65,35 @@ def widest_gap(heights: list[float], lo: float, hi: float) -> float:
     return math.exp(0.5 * (edges[k] + edges[k + 1]))
 
 
+def _fold(dist: F64, groups: list[list[int]], most: int) -> list[list[int]]:
+    """Merge groups until at most `most` are left, each time the merge that moves the
+    fewest tiles the least way: the smaller group's size times the groups' average
+    distance. A tile misread on its own makes a group of one beyond a game's count;
+    folding it into its nearest group costs that tile, while merging the two closest
+    real groups (as average linkage would) costs every pair between them."""
+    groups = [list(g) for g in groups]
+    while len(groups) > most:
+        best: tuple[float, int, int] | None = None
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                d = float(np.mean(dist[np.ix_(groups[a], groups[b])]))
+                cost = d * min(len(groups[a]), len(groups[b]))
+                if best is None or cost < best[0]:
+                    best = (cost, a, b)
+        assert best is not None
+        _, a, b = best
+        groups[a].extend(groups[b])
+        del groups[b]
+    return groups
+
+
 def agglomerate(dist: F64, threshold: float, max_groups: int | None = None,
                 window: tuple[float, float] | None = None) -> list[int]:
     """Group index per item (0..k-1, numbered by first member).
 
     window (lo, hi), factors of threshold: cut at widest_gap of the merge distances
-    between threshold*lo and threshold*hi instead of at threshold."""
+    between threshold*lo and threshold*hi instead of at threshold. max_groups: more
+    groups than that left at the cut are folded together (_fold)."""
     n = dist.shape[0]
     if n == 0:
         return []
@@ -79,16 +102,16 @@ def agglomerate(dist: F64, threshold: float, max_groups: int | None = None,
     if window is not None and threshold > 0:
         cut = widest_gap([h for _, _, h in tree], threshold * window[0], threshold * window[1])
     groups: list[list[int]] = [[i] for i in range(n)]
-    left = n
     for i, j, h in tree:
-        too_many = max_groups is not None and left > max_groups
-        if h > cut and not too_many:
+        if h > cut:
             break
         groups[i].extend(groups[j])
         groups[j] = []
-        left -= 1
+    kept = [g for g in groups if g]
+    if max_groups is not None:
+        kept = _fold(dist, kept, max(1, max_groups))
     label = [0] * n
-    order = sorted((min(g), g) for g in groups if g)
+    order = sorted((min(g), g) for g in kept)
     for k, (_, g) in enumerate(order):
         for m in g:
             label[m] = k

@@ -41,6 +41,7 @@ class TileReading:
     shape: str | None = None      # palette label or "shape-N"
     colour: str | None = None
     colour_lab: F64 | None = None  # the colour that names the tile (symbol's or face's)
+    pale: bool = False            # turned up by a print at noise level (CellLook.pale)
 
 
 @dataclass
@@ -377,16 +378,16 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
 
 def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: GridFit,
                     cpx: float, origin: tuple[float, float], cfg: TilesConfig) -> list[TileReading]:
-    """Face-down tiles that show a tile's straight cut edge on every side not shared
+    """Face-down (and pale) tiles that show a tile's straight cut edge on every side not shared
     with another tile, about as sharp as the face-up tiles' edges: a plain patch of
     table (a lamp's glare, a felt's shading, grain) differs from the table's median but
     has no straight step along a whole side."""
-    backs = [t for t in tiles if t.face_down]
+    backs = [t for t in tiles if _weak(t)]
     if not backs:
         return tiles
     steps = side_steps(lab, grid, cpx, origin, [(t.col, t.row) for t in tiles],
                        cfg.outline_along, cfg.outline_across)
-    up_tiles = [t for t in tiles if not t.face_down]
+    up_tiles = [t for t in tiles if not _weak(t)]
     if not up_tiles:
         return []
     up_cells = {(t.col, t.row) for t in up_tiles}
@@ -409,10 +410,16 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
             least = cfg.back_step_floor if id(t) in design else need
             return all(float(v) >= least for v, f in zip(e, free) if f)
 
-        nxt = [t for t in kept if not t.face_down or outlined(t)]
+        nxt = [t for t in kept if not _weak(t) or outlined(t)]
         if len(nxt) == len(kept):
             return kept
         kept = nxt
+
+
+def _weak(t: TileReading) -> bool:
+    """A tile that only its plain face vouches for (a back, or a front whose print is
+    at noise level): it must show its cut edge."""
+    return t.face_down or t.pale
 
 
 def _back_design(backs: list[TileReading], cfg: TilesConfig) -> set[int]:
@@ -481,9 +488,21 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     best = max(set(const_ids.tolist()), key=lambda g: (len(set(var_ids[const_ids == g].tolist())),
                                                          int(np.count_nonzero(const_ids == g))))
     front = np.median(const[const_ids == best], axis=0)
+    # how far a back lies: beyond what the fronts' own constant part varies by (a print
+    # run's and a lamp's doing), within bounds
+    vary = float(np.percentile(np.linalg.norm(const[const_ids == best] - front, axis=1), 90.0))
+    far_de = min(cfg.facedown_far_de, max(cfg.facedown_near_de, cfg.facedown_vary * vary))
     for t in tiles:
+        if not t.look.has_symbol and t.look.pale is not None:
+            # a blank tile with the fronts' constant part and a print at noise level is
+            # a front whose thin print the noise hid, not a back
+            pale = t.look.pale
+            part = pale.symbol_lab if on_face else pale.face_lab * w
+            if float(np.linalg.norm(part - front)) <= far_de:
+                t.look, t.pale = pale, True
+                t.colour_lab = pale.symbol_lab
         part = t.look.symbol_lab if on_face else t.look.face_lab * w
-        far = float(np.linalg.norm(part - front)) > cfg.facedown_delta_e
+        far = float(np.linalg.norm(part - front)) > far_de
         t.face_down = (not t.look.has_symbol) or far
         if on_face:
             t.colour_lab = t.look.face_lab
