@@ -314,21 +314,27 @@ def compare_link_colours(neutral: dict[str, Any], lit: dict[str, Any], gap_mm: f
 def compare_stations(neutral: dict[str, Any], lit: dict[str, Any], radius_mm: float = 30.0) -> tuple[int, int]:
     """(identical, total) station cards: the lit card nearest each one (within radius_mm)
     has its type (a card's colour) and the same cube colours on it."""
-    def centre(st: dict[str, Any]) -> tuple[float, float] | None:
-        return point_of(st)
+    def cubes(st: dict[str, Any]) -> list[str]:
+        return sorted(map(str, st.get("cubes") or []))
 
-    others = [(c, st) for st in lit.get("stations") or [] for c in [centre(st)] if c is not None]
-    same = total = 0
-    for st in neutral.get("stations") or []:
-        c = centre(st)
+    return _by_place(neutral.get("stations"), lit.get("stations"), radius_mm,
+                     lambda a, b: a.get("type") == b.get("type") and cubes(a) == cubes(b))
+
+
+def _by_place(neutral: Any, lit: Any, radius_mm: float,
+              same: Callable[[dict[str, Any], dict[str, Any]], bool]) -> tuple[int, int]:
+    """(identical, total) pieces with a centre: each neutral piece against the lit piece
+    nearest its place, when that one lies within radius_mm."""
+    others = _placed(lit)
+    agree = total = 0
+    for piece in neutral or []:
+        c = point_of(piece)
         if c is None:
             continue
         total += 1
-        gap, other = min(((float(np.hypot(o[0] - c[0], o[1] - c[1])), u) for o, u in others),
-                         key=lambda g: g[0], default=(float("inf"), None))
-        same += int(other is not None and gap < radius_mm and other.get("type") == st.get("type")
-                    and sorted(map(str, other.get("cubes") or [])) == sorted(map(str, st.get("cubes") or [])))
-    return same, total
+        dist, other = _nearest(c, others)
+        agree += int(other is not None and dist <= radius_mm and same(piece, other))
+    return agree, total
 
 
 def compare_meeples(neutral: dict[str, Any], lit: dict[str, Any]) -> tuple[int, int]:
@@ -348,22 +354,24 @@ def compare_labelled_tiles(neutral: dict[str, Any], lit: dict[str, Any], radius_
     nearest tile within radius_mm): the same face and, face up, the same shape and colour
     names. Matching by place, not by (row, col): a phantom at the edge renumbers every
     cell, which is a fault of the lattice, not of the colours (compare_tiles keeps it)."""
-    lit_tiles = [(p, t) for t in lit.get("tiles") or [] for p in [point_of(t)] if p is not None]
-    same = total = 0
-    for t in neutral.get("tiles") or []:
-        c = point_of(t)
-        if c is None:
-            continue
-        total += 1
-        dist, near = min(((float(np.hypot(p[0] - c[0], p[1] - c[1])), u) for p, u in lit_tiles),
-                         key=lambda du: du[0], default=(float("inf"), None))
-        if near is None or dist > radius_mm:
-            continue
-        if bool(near.get("face_down")) != bool(t.get("face_down")):
-            continue
-        same += int(t.get("face_down") or (near.get("shape") == t.get("shape")
-                                            and near.get("colour") == t.get("colour")))
-    return same, total
+    def same(t: dict[str, Any], u: dict[str, Any]) -> bool:
+        if bool(u.get("face_down")) != bool(t.get("face_down")):
+            return False
+        return bool(t.get("face_down")) or (u.get("shape") == t.get("shape") and u.get("colour") == t.get("colour"))
+
+    return _by_place(neutral.get("tiles"), lit.get("tiles"), radius_mm, same)
+
+
+def _placed(entries: Any) -> list[tuple[tuple[float, float], dict[str, Any]]]:
+    """(centre_mm, entry) of the entries that have a centre."""
+    return [(p, e) for e in entries or [] for p in [point_of(e)] if p is not None]
+
+
+def _nearest(c: tuple[float, float], placed: list[tuple[tuple[float, float], dict[str, Any]]]
+             ) -> tuple[float, dict[str, Any] | None]:
+    """The distance to the placed entry nearest c, and that entry (inf, None when none)."""
+    return min(((float(np.hypot(p[0] - c[0], p[1] - c[1])), e) for p, e in placed),
+               key=lambda de: de[0], default=(float("inf"), None))
 
 
 def point_of(entry: dict[str, Any]) -> tuple[float, float] | None:
