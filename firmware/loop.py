@@ -783,16 +783,12 @@ class Referee:
             m["source"] = source
         try:
             applied = self.session.apply(m)
-        except IllegalMove as e:
-            if answer is None:
-                self.note(f"refused: {e}")
-                self.show(scr.error_screen("Refused", str(e).split("[")[0][:40]))
-                return False
-            # the players confirmed what the camera saw, and the rules refuse it (a link
-            # that really is too short): an illegal move, alerted like one seen
-            self._alert(Illegal(m, answer.split(": ", 1)[-1], str(e)))
-            return False
         except RulesError as e:
+            if answer is not None and isinstance(e, IllegalMove):
+                # the players confirmed what the camera saw, and the rules refuse it (a link
+                # that really is too short): an illegal move, alerted like one seen
+                self._alert(Illegal(m, answer.split(": ", 1)[-1], str(e)))
+                return False
             self.note(f"refused: {e}")
             self.show(scr.error_screen("Refused", str(e).split("[")[0][:40]))
             return False
