@@ -128,6 +128,19 @@ class Look:
     view: NDArray[np.uint8]
 
 
+def _recall(cache: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]],
+            key: tuple[NDArray[np.uint8], ...], keep: int,
+            make: Callable[[], NDArray[np.uint8]]) -> NDArray[np.uint8]:
+    """The result kept for these very arrays (by identity: views are never changed in
+    place), else make() it and keep it among the last `keep` results."""
+    for k, value in cache:
+        if len(k) == len(key) and all(x is y for x, y in zip(k, key)):
+            return value
+    value = make()
+    cache[:] = [(key, value)] + cache[:keep - 1]
+    return value
+
+
 # what judge() changes: an early look made void by motion puts it back
 _GUARD_MEMORY = ("fit", "_full_markers", "grid_hint", "previous_view", "current_view", "previous_image",
                  "reference", "earlier", "blocked_looks")
@@ -166,10 +179,10 @@ class Referee:
         self.reference: NDArray[np.uint8] | None = None   # guard view of the last accepted table
         self.earlier: NDArray[np.uint8] | None = None      # the one before a quiet look replaced it
         self._full_markers: set[int] = set()      # the markers of the last fit that saw them all
-        # the last few (a, b, difference(a, b)): one look compares its view with the last
+        # the last few ((a, b), difference(a, b)): one look compares its view with the last
         # look's, the last accepted table's and the one before it
-        self._differences: list[tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]]] = []
-        self._normals: list[tuple[NDArray[np.uint8], NDArray[np.uint8]]] = []   # (view, normalise(view))
+        self._differences: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]] = []
+        self._normals: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]] = []   # ((view,), normalise(view))
         self.previous_view: NDArray[np.uint8] | None = None
         self.current_view: NDArray[np.uint8] | None = None
         self.previous_image: NDArray[np.uint8] | None = None
@@ -675,20 +688,11 @@ class Referee:
     def _difference(self, a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.uint8]:
         """difference(a, b), once per pair of views: the change map, the guard's stillness
         check and its checks against the last accepted tables threshold the same few pairs."""
-        for a0, b0, d in self._differences:
-            if a0 is a and b0 is b:
-                return d
-        d = normalised_difference(self._normalised(a), self._normalised(b))
-        self._differences = [(a, b, d)] + self._differences[:2]
-        return d
+        return _recall(self._differences, (a, b), 3,
+                       lambda: normalised_difference(self._normalised(a), self._normalised(b)))
 
     def _normalised(self, view: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        for v, n in self._normals:
-            if v is view:
-                return n
-        n = normalise(view)
-        self._normals = [(view, n)] + self._normals[:3]
-        return n
+        return _recall(self._normals, (view,), 4, lambda: normalise(view))
 
     def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
         return self._foreign_mask(a, b, footprint)[0]
