@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import to_lab
-from vision.tiles.face import CellGeometry, CellLook, analyse_cell
+from vision.tiles.face import CellGeometry, CellLook, analyse_cell, with_pale
 from vision.tiles.pipeline import TileReading, _mark_face_down
 
 FACE = (0.80, 0.82, 0.84)           # BGR 0..1, a pale front
@@ -34,7 +34,8 @@ def _crop(seed: int, outline: bool) -> NDArray[np.float32]:
 
 
 def _look(crop: NDArray[np.float32]) -> CellLook:
-    return analyse_cell(crop, to_lab(crop), CellGeometry.make(72), TilesConfig())
+    lab, geo, cfg = to_lab(crop), CellGeometry.make(72), TilesConfig()
+    return with_pale(analyse_cell(crop, lab, geo, cfg), crop, lab, geo, cfg)
 
 
 def test_a_thin_outline_under_noise_is_only_a_pale_print() -> None:
@@ -45,6 +46,16 @@ def test_a_thin_outline_under_noise_is_only_a_pale_print() -> None:
         assert not look.has_symbol
         assert look.pale is not None and look.pale.has_symbol and look.pale.faint
         assert _look(_crop(seed, False)).pale is None
+
+
+def test_the_pale_look_is_taken_only_when_asked() -> None:
+    """analyse_cell leaves a blank look's pale print for with_pale (bare-table cells,
+    most of the blank ones, never need it), and with_pale leaves a printed look alone."""
+    crop = _crop(0, True)
+    lab, geo, cfg = to_lab(crop), CellGeometry.make(72), TilesConfig()
+    assert analyse_cell(crop, lab, geo, cfg).pale is None
+    printed = CellLook(np.zeros(3), 1.0, 0.2, np.ones(3), np.zeros(8, np.float32), 0.0, (0.0, 0.0), 30.0)
+    assert with_pale(printed, crop, lab, geo, cfg) is printed
 
 
 def _tile(col: int, face: tuple[float, float, float], mark: tuple[float, float, float] | None,

@@ -170,8 +170,9 @@ def shape_distances(a: NDArray[np.float32], b: NDArray[np.float32], angles: int,
     return np.asarray(np.sqrt(np.maximum(best, 0.0) / dim), dtype=np.float64)
 
 
-def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
-    """Read one grid-aligned cell crop (float BGR 0..1 and its CIELAB)."""
+def _against_face(lab: F32, geo: CellGeometry,
+                  cfg: TilesConfig) -> tuple[F64, float, F64, F64, NDArray[np.bool_], float]:
+    """A cell's face colour and noise, and each pixel's contrast from that face."""
     r0, r1 = cfg.face_ring
     ring = (geo.cheb >= r0) & (geo.cheb <= r1)
     inner = geo.cheb < r1
@@ -182,10 +183,14 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
     spread = float(np.median(on_face if on_face.size > 0.2 * de_ring.size else de_ring))
     lab64 = lab.astype(np.float64)
     d = np.linalg.norm(lab64 - face, axis=2)
-    d_in = d[inner]
-    peak = float(np.percentile(d_in, 98.0))
-    na, nr = cfg.shape_angles, cfg.shape_radii
-    blank = CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
+    peak = float(np.percentile(d[inner], 98.0))
+    return face, spread, lab64, d, inner, peak
+
+
+def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
+    """Read one grid-aligned cell crop (float BGR 0..1 and its CIELAB). A blank look
+    has no `pale` yet: with_pale adds it, for the few blank cells that are tiles."""
+    face, spread, lab64, d, inner, peak = _against_face(lab, geo, cfg)
     faint = False
     thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
     mask = _symbol_mask(d, inner, thr, geo, cfg)
@@ -196,15 +201,29 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
         mask = _symbol_mask(d, inner, thr, geo, cfg)
         faint = True
     if mask is None:
-        # a thin outline blurred into a noisy face sinks below three times the face's
-        # noise; this look only tells a front from a back of a blank tile whose face is
-        # the fronts' (pipeline._mark_face_down), so it may go nearer the noise
-        thr = max(cfg.faint_symbol_de, 0.5 * peak, cfg.pale_noise * spread)
-        mask = _symbol_mask(d, inner, thr, geo, cfg)
-        if mask is None:
-            return blank
-        return replace(blank, pale=_look(bgr01, lab64, d, face, spread, mask, geo, cfg, True))
+        na, nr = cfg.shape_angles, cfg.shape_radii
+        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
     return _look(bgr01, lab64, d, face, spread, mask, geo, cfg, faint)
+
+
+def with_pale(look: CellLook, bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
+    """A blank look with its last look added: a thin outline blurred into a noisy face
+    sinks below three times the face's noise. This look only tells a front from a back
+    of a blank tile whose face is the fronts' (pipeline._mark_face_down), so it may go
+    nearer the noise. Kept apart from analyse_cell because most blank cells are bare
+    table, and this look is as dear as a print's."""
+    if look.has_symbol:
+        return look
+    face, spread = look.face_lab, look.face_spread
+    lab64 = lab.astype(np.float64)
+    d = np.linalg.norm(lab64 - face, axis=2)
+    inner = geo.cheb < cfg.face_ring[1]
+    peak = float(np.percentile(d[inner], 98.0))
+    thr = max(cfg.faint_symbol_de, 0.5 * peak, cfg.pale_noise * spread)
+    mask = _symbol_mask(d, inner, thr, geo, cfg)
+    if mask is None:
+        return look
+    return replace(look, pale=_look(bgr01, lab64, d, face, spread, mask, geo, cfg, True))
 
 
 def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArray[np.bool_],

@@ -18,7 +18,7 @@ from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import normalise_crop, to_lab
-from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances
+from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import GridFit, Outline, fit_grid, half_shifts, refine_grid, table_near, tile_outline
 from vision.tiles.group import agglomerate, pairwise
 from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, lattice_score, printed, side_steps
@@ -148,7 +148,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             same = sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
         if same:
             grid = new
-    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px)
+    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True)
     found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
@@ -347,8 +347,10 @@ def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np
 def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 coarse_lab: NDArray[np.float32], grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
-                crop_px: int) -> list[TileReading]:
-    """Candidate cells from the coarse view, then each read from the camera frame."""
+                crop_px: int, pale: bool = False) -> list[TileReading]:
+    """Candidate cells from the coarse view, then each read from the camera frame; with
+    `pale`, a blank tile's pale print too (only the last reading tells fronts from backs,
+    and that look is as dear as a print's)."""
     half, cpx = _half(coarse_lab, cfg)
     stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction)
@@ -368,9 +370,12 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
         crop = view[(r - r0) * n:(r - r0 + 1) * n, (c - c0) * n:(c - c0 + 1) * n]
         ctr = grid.cell_centre_mm(c, r)
         bgr = normalise_crop(crop, ref, ctr)
-        look = analyse_cell(bgr, to_lab(bgr), geo, cfg)
+        lab = to_lab(bgr)
+        look = analyse_cell(bgr, lab, geo, cfg)
         if not is_tile(look, table_lab, table_spread, cfg):
             continue
+        if pale:
+            look = with_pale(look, bgr, lab, geo, cfg)
         pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
         found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
     return found
