@@ -17,6 +17,7 @@ the recording however fast it plays).
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal
 import time
@@ -200,6 +201,9 @@ class Referee:
         # guard's memory from before it (restored when motion makes it void), the period's end
         self._early: tuple[Verdict, Frame, dict[str, Any], float] | None = None
         self._look_costs: list[float] = []   # the last few looks' capture-to-verdict seconds
+        # the last illegal verdict, while it stands: the players may call it a misreading
+        # (MENU > Misread? Fix) and pick what the tile really is
+        self.misread: Illegal | None = None
         self.final_summary: dict[str, Any] | None = None
         self.already_done = False
         self._shown: bytes | None = None
@@ -763,6 +767,9 @@ class Referee:
         assert self.session is not None
         self.note(f"frame {frame.index}: {type(verdict).__name__} "
                   f"{getattr(verdict, 'text', getattr(verdict, 'short', ''))}")
+        if not isinstance(verdict, Unclear):
+            # a hand over the table leaves the alert standing; any other reading replaces it
+            self.misread = verdict if isinstance(verdict, Illegal) else None
         if isinstance(verdict, NoChange):
             self.show(self.session.status_screen())
         elif isinstance(verdict, Proposed):
@@ -797,6 +804,7 @@ class Referee:
             self.show(scr.error_screen("Refused", str(e).split("[")[0][:40]))
             return False
         self.journal.append("move", m)
+        self.misread = None
         self.reference, self.earlier = self.current_view, None
         self.note(f"applied {applied.text}")
         shown = _optional_screen(self.session, "applied_screen", m)
@@ -874,6 +882,7 @@ class Referee:
             self.show(scr.text_screen("Undo", ["Nothing", "to undo"]))
             return
         self.journal.append("undo", {"move": last})
+        self.misread = None
         self.reference = self.earlier = None
         self.last_look_preview = None
         self.note(f"undone {last}")
@@ -904,20 +913,28 @@ class Referee:
 
     def _menu(self) -> None:
         assert self.session is not None
-        actions = self.session.actions()
-        items = ["Back"] + [a.label for a in actions] + ["Undo last move", "End game"]
-        index = self._pick("Menu", items)
+        fixes = self.session.fixes(self.misread.move) if self.misread is not None else []
+        entries: list[tuple[str, Callable[[], object]]] = [("Back", lambda: None)]
+        entries += [(a.label, functools.partial(self._apply, a.move, None, "button"))
+                    for a in self.session.actions()]
+        if fixes:
+            # after the game's own entries, which keep their places whatever was alerted
+            entries.append(("Misread? Fix", lambda: self._fix_misread(fixes)))
+        entries += [("Undo last move", self._undo), ("End game", self._end_game)]
+        index = self._pick("Menu", [label for label, _ in entries])
         if index is not None:
-            label = items[index]
-            if label == "Undo last move":
-                self._undo()
-            elif label == "End game":
-                self._end_game()
-                return
-            elif index >= 1:
-                self._apply(actions[index - 1].move, None, "button")
+            entries[index][1]()
+            if entries[index][0] == "End game":
+                return      # its result (or why it cannot end) stays on the screen
         if self.session is not None:
             self.show(self.session.status_screen())
+
+    def _fix_misread(self, fixes: list[games.Action]) -> None:
+        """The alerted move was a misreading: the players pick what is really there, and
+        that (legal) move is applied as theirs."""
+        index = self._pick("It really is", [a.label for a in fixes])
+        if index is not None:
+            self._apply(fixes[index].move, None, "fix")
 
     def _end_game(self) -> None:
         assert self.session is not None

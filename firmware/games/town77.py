@@ -310,9 +310,15 @@ class Town77Session(RecordsMoves):
             return []
         cell = Cell.parse(str(undone["cell"]))
         city = self.game_state.city
+        read = Tile.parse(str(undone["tile"])) if "tile" in undone else None
+
+        def likeness(t: Tile) -> int:
+            # a misreading usually gets one of shape and colour wrong, not both
+            return 0 if read is not None and (t.shape == read.shape or t.colour == read.colour) else 1
+
         out = []
-        for t in ALL_TILES:
-            if t.token != undone.get("tile") and t not in self.game_state.turned_over \
+        for t in sorted(ALL_TILES, key=likeness):
+            if t != read and t not in self.game_state.turned_over \
                     and why_illegal(city, t, cell) is None:
                 move = self._place_move(t, cell, "fix")
                 out.append(Action(f"{t.token} at {cell.name}", move))

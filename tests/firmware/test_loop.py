@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -49,6 +50,48 @@ def test_illegal_placement_alerts_and_is_not_applied(tmp_path: Path) -> None:
     summary = summary_from_journal(load(tmp_path / "journal.jsonl").records)
     assert summary is not None and summary["moves"] == 1
     del pioneer
+
+
+class _Players:
+    """Players who start pressing their buttons once `ready()` holds."""
+
+    def __init__(self, ready: Callable[[], bool], events: list[str]) -> None:
+        from firmware.buttons.base import ButtonEvent
+        self.ready, self.events, self.started = ready, [ButtonEvent[e] for e in events], False
+
+    def poll(self, timeout: float = 0.0) -> object:
+        self.started = self.started or self.ready()
+        return self.events.pop(0) if self.started and self.events else None
+
+
+def test_an_alert_the_players_call_a_misreading_is_fixed_from_the_menu(tmp_path: Path) -> None:
+    """After an illegal alert, MENU > Misread? Fix offers legal tiles for that cell (the
+    read tile's shape or colour first) and applies the one picked, as the players' fix."""
+    bad = {(0, 0): (1, 1), (0, 1): (1, 3)}     # same shape in the row: read as illegal
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}), minitable.render(bad),
+              minitable.render(bad)]
+    ref = referee(tmp_path, frames)
+    # menu: Back, P2 leaves, Misread? Fix, Undo last move, End game; then the first fix
+    ref.buttons = _Players(lambda: ref.misread is not None,  # type: ignore[assignment]
+                           ["MENU", "NEXT", "NEXT", "SELECT", "SELECT"])
+    ref.run()
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [(m["cell"], m["source"]) for m in moves] == [("A1", "seen"), ("B1", "fix")], ref.events
+    assert moves[1]["tile"][1] == "3"        # b3 read: a tile of its colour comes first
+    assert ref.misread is None
+
+
+def test_without_an_alert_the_menu_offers_no_fix(tmp_path: Path) -> None:
+    """The fix entry appears only while an alert stands: MENU, NEXT, NEXT lands on
+    "Undo last move" (the pioneer undone), not on a fix."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1)})]
+    ref = referee(tmp_path, frames)
+    ref.buttons = _Players(lambda: any(r.kind == "move" for r in ref.journal.records),  # type: ignore[assignment]
+                           ["MENU", "NEXT", "NEXT", "SELECT", "BACK"])
+    ref.run()
+    kinds = [r.kind for r in load(tmp_path / "journal.jsonl").records]
+    assert "undo" in kinds and ref.misread is None, ref.events
 
 
 def test_two_tiles_at_once_ask_and_the_players_choose(tmp_path: Path) -> None:
