@@ -201,6 +201,22 @@ class ChangeMap:
             return outside
         return float(np.count_nonzero(self.mask[r0:r1, c0:c1])) / float((r1 - r0) * (c1 - c0))
 
+    def blob_mm2(self, rect: Rect) -> float:
+        """The area (mm^2) of the connected changed regions that reach into a table-mm
+        rectangle: how big the thing is that changed there (a tile, or a cup beside it)."""
+        x0, y0, x1, y1 = rect
+        h, w = self.mask.shape
+        c0 = max(0, int(np.floor((x0 - self.origin_mm[0]) * self.px_per_mm)))
+        r0 = max(0, int(np.floor((y0 - self.origin_mm[1]) * self.px_per_mm)))
+        c1 = min(w, int(np.ceil((x1 - self.origin_mm[0]) * self.px_per_mm)))
+        r1 = min(h, int(np.ceil((y1 - self.origin_mm[1]) * self.px_per_mm)))
+        if c1 <= c0 or r1 <= r0:
+            return 0.0
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(self.mask, connectivity=8)
+        hit = np.unique(labels[r0:r1, c0:c1])
+        area = int(stats[hit[hit > 0], cv2.CC_STAT_AREA].sum()) if n > 1 else 0
+        return float(area) / (self.px_per_mm * self.px_per_mm)
+
 
 def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],
                    explained: Iterable[Rect], origin_mm: tuple[float, float], px_per_mm: float,

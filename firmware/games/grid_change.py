@@ -34,6 +34,10 @@ EMPTY_CHANGED = 0.12
 there is looked at again rather than taken as bare table."""
 SHIFT = 2
 """Re-anchoring tries index offsets up to this many cells each way."""
+SPILL = 2.0
+"""A new tile away from the city is something else when the changed region under its
+middle is larger than this many cells (beyond the new tiles beside the city in it): a tile laid changes its own
+cell (and its shadow's rim), a cup, a bag or an arm far more."""
 
 
 @dataclass
@@ -47,6 +51,8 @@ class Settled:
     """State cells whose pixels did not change: they hold what the state says."""
     unexplained: list[CellRC] = field(default_factory=list)
     """Empty cells beside the city that changed with no tile read there."""
+    foreign: list[CellRC] = field(default_factory=list)
+    """Tiles read where far more than a tile changed (a cup, a bag, an arm): dropped."""
     offset: CellRC = (0, 0)
 
 
@@ -64,6 +70,39 @@ def _axes(grid: dict[str, Any] | None) -> tuple[float, tuple[float, float], tupl
     if not (pitch > 0 and math.isfinite(pitch + a + ox + oy)):
         return None
     return pitch, (ox, oy), (math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))
+
+
+MISFIT = 0.3
+"""A look's lattice is not the city's when a known cell centre lies this many pitches
+from its nearest node (a hand, a cup or a phantom bent the reader's fit)."""
+
+
+def cell_centre(grid: dict[str, Any] | None, rc: CellRC) -> tuple[float, float] | None:
+    """The centre (table mm) of the reader's cell (row, col) on its lattice."""
+    axes = _axes(grid)
+    if axes is None:
+        return None
+    pitch, origin, ux, uy = axes
+    r, c = rc
+    return (origin[0] + pitch * (c * ux[0] + r * uy[0]), origin[1] + pitch * (c * ux[1] + r * uy[1]))
+
+
+def lattice_misfit(grid: dict[str, Any] | None, points_mm: Iterable[tuple[float, float]]) -> float | None:
+    """How far (in pitches) the worst of the city's known cell centres lies from the
+    nearest node of this lattice, whatever its numbering; None without a usable lattice.
+    Measured at the tiles, not at the lattice's origin: a lattice fitted to more tiles
+    may differ far away from the city and still be the same where the tiles are."""
+    axes = _axes(grid)
+    pts = list(points_mm)
+    if axes is None or not pts:
+        return None
+    pitch, origin, ux, uy = axes
+    worst = 0.0
+    for x, y in pts:
+        dx, dy = x - origin[0], y - origin[1]
+        u, v = (dx * ux[0] + dy * ux[1]) / pitch, (dx * uy[0] + dy * uy[1]) / pitch
+        worst = max(worst, math.hypot(u - round(u), v - round(v)))
+    return worst
 
 
 def tile_entries(observation: dict[str, Any]) -> dict[CellRC, dict[str, Any]]:
@@ -118,8 +157,32 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
     moved = {rc: changed(point_mm(e.get("centre_mm")) or centre_of(rc)) for rc, e in entries.items()}
     dr, dc = _anchor((rc for rc, m in moved.items() if not m), expected) if expected else (0, 0)
     out = Settled(offset=(dr, dc))
+
+    def beside_city(rc: CellRC) -> bool:
+        r, c = rc[0] + dr, rc[1] + dc
+        return any(n in expected for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+
+    def blob(rc: CellRC) -> float:
+        return change.blob_mm2(_middle(point_mm(entries[rc].get("centre_mm")) or centre_of(rc), pitch))
+
+    def spills(rc: CellRC) -> bool:
+        if beside_city(rc):
+            # beside the city a new tile is the likely thing, with a cup or its shadow
+            # perhaps touching it; a phantom there is the reader's to avoid
+            return False
+        area = blob(rc)
+        if area <= SPILL * pitch * pitch:
+            return False
+        # a new tile beside the city may share the region (two laid side by side)
+        tiles = [o for o, m in moved.items() if m and o != rc and beside_city(o) and blob(o) == area]
+        return area > (SPILL + 1.5 * len(tiles)) * pitch * pitch
+
     for (r, c), e in entries.items():
         cell = (r + dr, c + dc)
+        if moved[(r, c)] and cell not in expected and not (always is not None and always(cell)) \
+                and spills((r, c)):
+            out.foreign.append(cell)
+            continue
         if moved[(r, c)] or cell in expected or (always is not None and always(cell)):
             # changed: the reader decides; unchanged on the state: kept (labels still vote)
             out.entries[cell] = e

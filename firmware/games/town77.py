@@ -21,7 +21,7 @@ from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict, point_mm,
 )
-from firmware.games.grid_change import settle, tile_entries
+from firmware.games.grid_change import MISFIT, cell_centre, lattice_misfit, settle, tile_entries
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
@@ -32,6 +32,9 @@ from rules.town77.placement import why_illegal
 from rules.town77.tiles import ALL_TILES, SHAPE_LETTERS, Tile
 
 DEFAULT_PITCH_MM = 400.0 / 7.0
+MISFIT_LOOKS = 6
+"""Looks in a row whose lattice misses the city before one is taken anyway (the city's
+last lattice may have been the wrong one; a question is better than a stall)."""
 
 
 def _direct(value: Any) -> int | None:
@@ -129,9 +132,33 @@ class Town77Session(RecordsMoves):
         self.game_state = RefereeGame(players)
         self.last_text = ""
         self.finished = False
+        self._city_mm: list[tuple[float, float]] = []   # the city's cell centres, last agreed look
+        self._misfits = 0
+        self._offset = (0, 0)       # state cell - reader cell, of the look being interpreted
 
     # -- reading the table ---------------------------------------------------------------
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
+        """The look's verdict, unless its lattice misses the city's known cells: a hand or
+        a cup bends the reader's fit, and every cell index read on it is then wrong."""
+        grid = observation.get("grid")
+        if change is not None and len(self._city_mm) >= 3:
+            misfit = lattice_misfit(grid, self._city_mm)
+            if misfit is not None and misfit > MISFIT and self._misfits < MISFIT_LOOKS:
+                self._misfits += 1
+                return Unclear(f"grid off the city by {misfit:.2f} cell; looking again")
+        self._misfits = 0
+        self._offset = (0, 0)
+        verdict = self._interpret(observation, change)
+        if isinstance(verdict, (NoChange, Proposed)):
+            cells = [c for c, x in self.game_state.city if x is not None]
+            if isinstance(verdict, Proposed) and "cell" in verdict.move:
+                cells.append(Cell.parse(str(verdict.move["cell"])))
+            dr, dc = self._offset
+            pts = (cell_centre(grid, (c.row - dr, c.col - dc)) for c in cells)
+            self._city_mm = [p for p in pts if p is not None]
+        return verdict
+
+    def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
         city = self.game_state.city
         seen: dict[Cell, Tile | None] = {}     # None = face down
         centres: dict[Cell, tuple[float, float]] = {}
@@ -141,6 +168,7 @@ class Town77Session(RecordsMoves):
                                              for cell, x in city if x is not None}
         kept: set[Cell] = set()
         unexplained: list[Cell] = []
+        foreign: list[Cell] = []
         if change is None and not expected and len(entries) > 1:
             # a first look at a table that cannot be a game's start (tiles left from the
             # last game, or the reader's phantoms): it is the background the pioneer will
@@ -152,10 +180,14 @@ class Town77Session(RecordsMoves):
             st = settle({(c.row, c.col): e for c, e in entries.items()}, set(expected),
                         observation.get("grid"), change)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
+            self._offset = st.offset
             kept = {Cell(*rc) for rc in st.kept}
             unexplained = [Cell(*rc) for rc in st.unexplained]
+            foreign = [Cell(*rc) for rc in st.foreign]
             if not expected and len(entries) == 1:
-                entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
+                (lone, entry), = entries.items()
+                entries = {Cell(0, 0): entry}      # numbered from a phantom
+                self._offset = (st.offset[0] - lone.row, st.offset[1] - lone.col)
         for cell, e in entries.items():
             if not e.get("face_down"):
                 raw[cell] = (e.get("shape"), e.get("colour"))
@@ -205,6 +237,10 @@ class Town77Session(RecordsMoves):
                 return Ask(f"{len(turned)} tiles turned over", (), (), fp(turned))
             return Proposed({"type": "turn_over", "cell": c.name}, f"{c.name} turned over", fp(turned))
         if not added:
+            if foreign:
+                # a cup or an arm read as a tile: the table is not clear, and what lies
+                # there must not become the table the next move is compared with
+                return Unclear(f"something on the table at {foreign[0].name}")
             if unexplained:
                 # something changed beside the city but no tile was read there: look again
                 # rather than let the loop take it for bare table

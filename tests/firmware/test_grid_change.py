@@ -134,6 +134,65 @@ def test_a_crowded_first_look_is_the_background_for_the_pioneer() -> None:
     assert isinstance(v, Proposed) and v.move["type"] == "pioneer" and v.text == "a0 at A1"
 
 
+def _blob_change(cells: list[tuple[int, int]], disc: tuple[float, float, float] | None = None) -> ChangeMap:
+    """`_change(*cells)` plus a changed disc (x, y, radius in mm): a cup put down."""
+    cm = _change(*cells)
+    if disc is not None:
+        import cv2
+        mask = cm.mask.copy()
+        x, y, rad = disc
+        cv2.circle(mask, (int(x * PPM), int(y * PPM)), int(rad * PPM), (1,), -1)
+        cm = ChangeMap(mask, cm.origin_mm, cm.px_per_mm)
+    return cm
+
+
+def test_blob_area_is_the_whole_changed_region_under_a_rectangle() -> None:
+    """ChangeMap.blob_mm2 is the area of the changed regions reaching into a rectangle:
+    one cell's square for a tile, the whole disc for a cup, 0 on unchanged table."""
+    cm = _blob_change([(0, 0)], (300.0, 300.0, 60.0))
+    assert abs(cm.blob_mm2((115.0, 115.0, 125.0, 125.0)) - (0.9 * PITCH) ** 2) < 0.1 * PITCH ** 2
+    assert abs(cm.blob_mm2((295.0, 295.0, 305.0, 305.0)) - np.pi * 60.0 ** 2) < 0.1 * np.pi * 60.0 ** 2
+    assert cm.blob_mm2((200.0, 60.0, 210.0, 70.0)) == 0.0
+
+
+def test_a_cup_read_as_a_tile_away_from_the_city_is_not_a_move() -> None:
+    """A "tile" read on a changed region far bigger than a tile, not beside the city (a
+    cup put down), is dropped as foreign: with nothing else new the table is not clear."""
+    s = _session(("b1", "B1"))
+    cup = _centre(3, 3)
+    frame = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (3, 3, "s3", "c3"))
+    v = s.interpret(frame, change=_blob_change([], (cup[0], cup[1], 1.1 * PITCH)))
+    assert isinstance(v, Unclear) and v.text == "something on the table at D4"
+
+
+def test_a_new_tile_beside_the_city_stands_with_a_cup_touching_it() -> None:
+    """A tile laid beside the city is read as the move even when a cup's changed region
+    runs into its cell; the cup's own phantom away from the city is dropped."""
+    s = _session(("b1", "B1"))
+    cup = _centre(2, 2)
+    frame = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 1, "s3", "c3"), (2, 2, "s4", "c4"))
+    v = s.interpret(frame, change=_blob_change([(1, 1)], (cup[0], cup[1], 1.1 * PITCH)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "B2", v
+
+
+def test_a_lattice_that_misses_the_city_is_looked_at_again() -> None:
+    """Once a look agreed with a city of three tiles, a look whose lattice puts those tiles
+    half a cell off its nodes (a hand bent the fit) is Unclear, not a reading; six such
+    looks in a row and the next is taken anyway (the city's lattice may be the wrong one)."""
+    from firmware.games.grid_change import lattice_misfit
+    from firmware.games.town77 import MISFIT_LOOKS
+
+    s = _session(("b1", "B1"), ("c2", "A2"))
+    good = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
+    assert isinstance(s.interpret(good, change=_change()), NoChange)
+    bent = dict(good, grid=dict(good["grid"], origin_mm=[ORIGIN + PITCH / 2, ORIGIN]))
+    assert lattice_misfit(bent["grid"], [tuple(_centre(0, 0))]) == 0.5
+    for _ in range(MISFIT_LOOKS):
+        v = s.interpret(bent, change=_change())
+        assert isinstance(v, Unclear) and v.text == "grid off the city by 0.50 cell; looking again"
+    assert not isinstance(s.interpret(bent, change=_change()), Unclear)
+
+
 def _challenge_obs(city: dict[tuple[int, int], str], tops: tuple[str, str, str]) -> dict[str, Any]:
     """Indices as labels (shape, colour digits of the token); tops in row 8, cols 0, 3, 6."""
     cells = [(r, c, tok) for (r, c), tok in city.items()] + \
