@@ -204,6 +204,9 @@ class Referee:
         # the last illegal verdict, while it stands: the players may call it a misreading
         # (MENU > Misread? Fix) and pick what the tile really is
         self.misread: Illegal | None = None
+        # the question or menu on the screen, (title, choices), while it waits for the
+        # buttons: what a player reads (tests and the benches' simulated players use it)
+        self.asking: tuple[str, tuple[str, ...]] | None = None
         self.final_summary: dict[str, Any] | None = None
         self.already_done = False
         self._shown: bytes | None = None
@@ -842,7 +845,9 @@ class Referee:
                 self.show(scr.menu_screen(verdict.text, labels, index))
             else:
                 self.show(scr.confirm_screen(verdict.text, "Check table", yes="OK", no="Undo"))
+            self.asking = (verdict.text, tuple(labels) if verdict.candidates else ())
             ev = self.ask_button(self.cfg.prompt_timeout)
+            self.asking = None
             if ev is None:
                 self.note("question dismissed")
                 break
@@ -901,7 +906,9 @@ class Referee:
         index = 0
         while True:
             self.show(scr.menu_screen(title, items, index))
+            self.asking = (title, tuple(items))
             ev = self.ask_button(self.cfg.prompt_timeout)
+            self.asking = None
             if ev is None or ev in (ButtonEvent.BACK, ButtonEvent.MENU):
                 return None
             if ev is ButtonEvent.NEXT:

@@ -86,7 +86,8 @@ def real_game_frames(seed: int, moves: int, resolution: tuple[int, int]) -> list
 
 
 def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = False,
-              illegal: float = 0.0, labels: list[str] | None = None, hands: bool = True
+              illegal: float = 0.0, labels: list[str] | None = None, hands: bool = True,
+              tiles: list[tuple[int, int]] | None = None
               ) -> tuple[list[NDArray[np.uint8]], list[tuple[int, int]]]:
     """(frames, the cells placed in order) of a legal Town 77 game rendered by
     vision.synth in a random environment: a hand over the table between some moves,
@@ -95,7 +96,8 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
     With `illegal` > 0, before that share of the moves a tile is first laid where the
     rules forbid it (touching the city, sharing a shape or a colour with its row or
     column), then taken back. `labels` receives one word per frame: empty, legal,
-    illegal, back (the illegal tile taken back) or hand."""
+    illegal, back (the illegal tile taken back) or hand; `tiles` the (shape, colour) of
+    each tile placed, in order."""
     def mark(label: str) -> None:
         if labels is not None:
             labels.append(label)
@@ -120,6 +122,8 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
     bag = list(ALL_TILES)
     rng.shuffle(bag)
     first = bag.pop()
+    if tiles is not None:
+        tiles.append((first.shape, first.colour))
     city = City.with_pioneer(first)
     cells = [{"row": 0, "col": 0, "shape": first.shape, "colour": first.colour}]
     placed = [(0, 0)]
@@ -163,6 +167,8 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
                                                   [random_hand(orng, prof)] + still)).image)
             mark("hand")
         city = city.with_tile(cell, t)
+        if tiles is not None:
+            tiles.append((t.shape, t.colour))
         cells.append({"row": cell.row, "col": cell.col, "shape": t.shape, "colour": t.colour})
         placed.append((cell.row, cell.col))
         frames.append(render_scene(city_scene(list(cells), style, env, seed + 200 + len(cells),
@@ -233,6 +239,112 @@ class PacedCamera:
         pass
 
 
+class Players:
+    """Players at the table who answer the device truthfully, through the buttons only.
+
+    They read what the screen asks (`Referee.asking`) and know what they laid: the tiles
+    placed up to the frame on the table (`placed`, `tiles` and the frames' `labels` from
+    real_game). A question about new tiles gets the option naming a tile they really
+    laid and the device has not taken; an alert on a tile they laid legally gets
+    MENU > Misread? Fix and the real tile; anything else is answered OK or dismissed.
+    The device's names for shapes and colours are its own (group ids numbered as met),
+    so the players learn them from the moves it took, as people would from the screen.
+    """
+
+    def __init__(self, camera: "PacedCamera", placed: list[tuple[int, int]],
+                 tiles: list[tuple[int, int]], labels: list[str],
+                 sleep: Callable[[float], None]) -> None:
+        self.camera, self.placed, self.tiles, self.labels = camera, placed, tiles, labels
+        self.sleep = sleep
+        self.ref: Any = None
+        self.plan: list[Any] = []
+        self.fixing: Any = None          # the alert being fixed
+        self.fixed: set[str] = set()     # alerts already handled (by message)
+        self.answered = 0
+        self.fixes = 0
+
+    @staticmethod
+    def _name(rc: tuple[int, int]) -> str:
+        return "ABCDEFG"[rc[1]] + str(rc[0] + 1)
+
+    def _laid(self) -> dict[str, tuple[int, int]]:
+        """The tiles on the table now: cell name -> true (shape, colour)."""
+        n = sum(1 for lab in self.labels[: self.camera.index + 1] if lab == "legal")
+        return {self._name(rc): t for rc, t in zip(self.placed[:n], self.tiles[:n])}
+
+    def _token(self, true: tuple[int, int]) -> tuple[int | None, int | None]:
+        """The device's indices for a true tile, learnt from the moves it applied."""
+        laid = {self._name(rc): t for rc, t in zip(self.placed, self.tiles)}
+        maps: list[dict[int, int]] = [{}, {}]
+        for rec in self.ref.journal.records:
+            d = rec.data
+            if rec.kind == "move" and "tile" in d and str(d.get("cell")) in laid:
+                t, tok = laid[str(d["cell"])], str(d["tile"])
+                maps[0][t[0]] = "abcdefg".index(tok[0])
+                maps[1][t[1]] = int(tok[1])
+        return maps[0].get(true[0]), maps[1].get(true[1])
+
+    def _best(self, options: list[str], laid: dict[str, tuple[int, int]]) -> int | None:
+        """The option "<token> at <cell>" for a tile really laid and not yet applied,
+        the one whose token agrees most with what the players know of its names."""
+        applied = {str(r.data.get("cell")) for r in self.ref.journal.records if r.kind == "move"}
+        best, best_score = None, -1
+        for i, text in enumerate(options):
+            tok, _, cell = text.partition(" at ")
+            if cell not in laid or cell in applied or len(tok) != 2:
+                continue
+            s_idx, c_idx = self._token(laid[cell])
+            score = int(s_idx == "abcdefg".find(tok[0])) + int(c_idx is not None and str(c_idx) == tok[1])
+            if score > best_score:
+                best, best_score = i, score
+        return best
+
+    def _press(self, index: int, last: str = "SELECT") -> None:
+        from firmware.buttons.base import ButtonEvent
+        self.plan = [ButtonEvent.NEXT] * index + [ButtonEvent[last]]
+
+    def poll(self, timeout: float = 0.0) -> Any:
+        from firmware.buttons.base import ButtonEvent
+        ref = self.ref
+        if self.plan:
+            return self.plan.pop(0)
+        laid = self._laid()
+        if ref.asking is None:
+            alert = ref.misread
+            if alert is not None and alert.message not in self.fixed and \
+                    str(alert.move.get("cell")) in laid:
+                self.fixed.add(alert.message)      # a legal tile alerted: a misreading
+                self.fixing = alert
+                return ButtonEvent.MENU
+            if timeout > 0:
+                self.sleep(timeout)
+            return None
+        title, choices = ref.asking
+        if title == "Menu":
+            if self.fixing is not None and "Misread? Fix" in choices:
+                self._press(choices.index("Misread? Fix"))
+            else:
+                return ButtonEvent.BACK
+        elif title == "It really is":
+            pick = self._best(list(choices), laid)
+            self.fixing = None
+            if pick is None:
+                return ButtonEvent.BACK
+            self.fixes += 1
+            self._press(pick)
+        elif choices:
+            pick = self._best(list(choices[:-1]), laid)     # the last is "Not a move"
+            self.answered += 1
+            self._press(len(choices) - 1 if pick is None else pick)
+        else:
+            self.answered += 1
+            return ButtonEvent.SELECT                       # "Check table": OK
+        return self.plan.pop(0)
+
+    def close(self) -> None:
+        pass
+
+
 class _TimingClock:
     """Real time for work, virtual time for waits: latency without sleeping through stills."""
 
@@ -246,12 +358,15 @@ class _TimingClock:
         self.offset += max(0.0, seconds)
 
 
-def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[str, Any]:
+def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
+                  players: tuple[list[tuple[int, int]], list[tuple[int, int]], list[str]] | None = None
+                  ) -> dict[str, Any]:
     """Run the loop (live mode, timing clock) over full-resolution frames; time each look
     from the still period ending to the first screen shown after it (the loop's own
     `timings`), and each look's work (`look`: capture to verdict, which an early look does
     while the still period runs out). The frames are paced by the loop's waits
-    (`PacedCamera`)."""
+    (`PacedCamera`). With `players` (placed, tiles, labels of real_game) the questions
+    are answered by simulated Players; otherwise nobody answers."""
     from firmware.buttons.script import NoButtons
     from firmware.display.virtual import NullDisplay
     from firmware.journal import Journal
@@ -275,34 +390,44 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None) -> dict[
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = LoopConfig(motion=MotionConfig(still_seconds=1.0), replay=False,
-                         prompt_timeout=0.0, resume_timeout=0.0)
-        ref = Referee(PacedCamera(frames, clock), display, NoButtons(sleep=clock.sleep), Journal(tmp),
+                         prompt_timeout=0.0 if players is None else 5.0, resume_timeout=0.0)
+        camera = PacedCamera(frames, clock)
+        buttons: Any = NoButtons(sleep=clock.sleep) if players is None else \
+            Players(camera, *players, sleep=clock.sleep)
+        ref = Referee(camera, display, buttons, Journal(tmp),
                       clock=clock, config=cfg, game="town77",
                       analyze=timed(analyze or loop_mod._default_analyze, parts["reader"]),
                       preset={"players": 2})
+        if players is not None:
+            buttons.ref = ref
         ref._locate = timed(ref._locate, parts["fit"])  # type: ignore[method-assign]
         ref.judge = timed(ref.judge, parts["look"])  # type: ignore[method-assign]
         ref.run()
         applied = [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
     return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
             "look": parts["look"], "moves": len(applied), "applied": applied, "events": ref.events,
+            "answered": getattr(buttons, "answered", 0), "fixes": getattr(buttons, "fixes", 0),
             "void": sum(1 for e in ref.events if e.startswith("early look void"))}
 
 
 def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: int = 8,
-                     occluders: bool = True) -> dict[str, Any]:
+                     occluders: bool = True, players: bool = False) -> dict[str, Any]:
     """Whole Town 77 games through the loop with the real reader, in random synthetic
     environments with hands and cups between moves: moves applied at a cell no tile
-    went to (invented), tiles placed but never applied (missed), questions asked."""
+    went to (invented), tiles placed but never applied (missed), questions asked. With
+    `players`, simulated Players answer the questions and fix misread alerts."""
     def name(rc: tuple[int, int]) -> str:
         return "ABCDEFG"[rc[1]] + str(rc[0] + 1)
 
     out: dict[str, Any] = {"games": 0, "moves": 0, "invented": 0, "missed": 0, "questions": 0,
                            "frames": 0, "latency": [], "fit": [], "reader": [], "look": [], "void": 0,
-                           "exact_games": 0}
+                           "exact_games": 0, "answered": 0, "fixes": 0}
     for g in range(games):
-        frames, placed = real_game(seed + g, moves, resolution, cups=occluders, hands=occluders)
-        run = bench_latency(frames)
+        labels: list[str] = []
+        tiles: list[tuple[int, int]] = []
+        frames, placed = real_game(seed + g, moves, resolution, cups=occluders, hands=occluders,
+                                   labels=labels, tiles=tiles)
+        run = bench_latency(frames, players=(placed, tiles, labels) if players else None)
         want = [name(rc) for rc in placed]
         got = [str(c) for c in run["applied"]]
         invented = sum(1 for c in got if c not in want)
@@ -319,6 +444,8 @@ def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: 
         out["reader"] += run["reader"]
         out["look"] += run["look"]
         out["void"] += run["void"]
+        out["answered"] += run["answered"]
+        out["fixes"] += run["fixes"]
     return out
 
 
@@ -594,11 +721,12 @@ if __name__ == "__main__":
     elif len(sys.argv) >= 2 and sys.argv[1] in ("real", "calm"):
         n = int(sys.argv[2]) if len(sys.argv) > 2 else 10
         first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-        got = bench_real_games(n, first, (2304, 1296), occluders=sys.argv[1] == "real")
+        got = bench_real_games(n, first, (2304, 1296), occluders=sys.argv[1] == "real",
+                               players="--players" in sys.argv)
         print(json.dumps({k: v for k, v in got.items() if k not in ("latency", "fit", "reader", "look")}))
         for k in ("latency", "look", "reader", "fit"):
             print(f"{k} median {1000 * median(got[k]):.0f} ms over {len(got[k])}")
     else:
-        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED]\n"
+        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED] [--players]\n"
               "  real: Town 77 games through the loop and the real reader with hands and cups; "
               "calm: the same games without them (the whole suite: tableref bench --game loop)")

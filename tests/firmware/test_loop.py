@@ -106,6 +106,28 @@ def test_two_tiles_at_once_ask_and_the_players_choose(tmp_path: Path) -> None:
     assert moves[1]["source"] == "confirmed"
 
 
+def test_the_question_on_screen_is_readable_while_it_waits(tmp_path: Path) -> None:
+    """Referee.asking holds the question's title and choices while it waits for the
+    buttons (what simulated players read), and None again once it is answered."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2), (1, 0): (3, 3)}),
+              minitable.render({(0, 0): (1, 1), (0, 1): (2, 2), (1, 0): (3, 3)}, seed=5)]
+    ref = referee(tmp_path, frames)
+    seen: list[object] = []
+
+    class Reading:
+        def poll(self, timeout: float = 0.0) -> object:
+            from firmware.buttons.base import ButtonEvent
+            seen.append(ref.asking)
+            return ButtonEvent.SELECT if ref.asking is not None else None
+
+    ref.buttons = Reading()  # type: ignore[assignment]
+    ref.run()
+    asked = [a for a in seen if a is not None]
+    assert asked and asked[0] == ("2 tiles at once", ("c2 at B1", "d3 at A2", "Not a move")), asked
+    assert ref.asking is None
+
+
 def test_camera_lost_backs_off_and_comes_back(tmp_path: Path) -> None:
     """An unplugged live camera shows the lost screen, waits 1, 2, 4 s, then the game goes on."""
     frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}),
