@@ -77,16 +77,6 @@ MISFIT = 0.3
 from its nearest node (a hand, a cup or a phantom bent the reader's fit)."""
 
 
-def cell_centre(grid: dict[str, Any] | None, rc: CellRC) -> tuple[float, float] | None:
-    """The centre (table mm) of the reader's cell (row, col) on its lattice."""
-    axes = _axes(grid)
-    if axes is None:
-        return None
-    pitch, origin, ux, uy = axes
-    r, c = rc
-    return (origin[0] + pitch * (c * ux[0] + r * uy[0]), origin[1] + pitch * (c * ux[1] + r * uy[1]))
-
-
 def lattice_misfit(grid: dict[str, Any] | None, points_mm: Iterable[tuple[float, float]]) -> float | None:
     """How far (in pitches) the worst of the city's known cell centres lies from the
     nearest node of this lattice, whatever its numbering; None without a usable lattice.

@@ -21,7 +21,7 @@ from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict, point_mm,
 )
-from firmware.games.grid_change import MISFIT, cell_centre, lattice_misfit, settle, tile_entries
+from firmware.games.grid_change import MISFIT, lattice_misfit, settle, tile_entries
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
@@ -134,7 +134,7 @@ class Town77Session(RecordsMoves):
         self.finished = False
         self._city_mm: list[tuple[float, float]] = []   # the city's cell centres, last agreed look
         self._misfits = 0
-        self._offset = (0, 0)       # state cell - reader cell, of the look being interpreted
+        self._centres: dict[Cell, tuple[float, float]] = {}   # face-up tiles of the look, seen
 
     # -- reading the table ---------------------------------------------------------------
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
@@ -147,15 +147,16 @@ class Town77Session(RecordsMoves):
                 self._misfits += 1
                 return Unclear(f"grid off the city by {misfit:.2f} cell; looking again")
         self._misfits = 0
-        self._offset = (0, 0)
+        self._centres = {}
         verdict = self._interpret(observation, change)
         if isinstance(verdict, (NoChange, Proposed)):
+            # where the tiles were seen (their prints' centres), not the lattice's nodes: a
+            # lattice half a cell off can still read a small city, and must not become the
+            # measure of the next looks
             cells = [c for c, x in self.game_state.city if x is not None]
             if isinstance(verdict, Proposed) and "cell" in verdict.move:
                 cells.append(Cell.parse(str(verdict.move["cell"])))
-            dr, dc = self._offset
-            pts = (cell_centre(grid, (c.row - dr, c.col - dc)) for c in cells)
-            self._city_mm = [p for p in pts if p is not None]
+            self._city_mm = [self._centres[c] for c in cells if c in self._centres]
         return verdict
 
     def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
@@ -180,20 +181,19 @@ class Town77Session(RecordsMoves):
             st = settle({(c.row, c.col): e for c, e in entries.items()}, set(expected),
                         observation.get("grid"), change)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
-            self._offset = st.offset
             kept = {Cell(*rc) for rc in st.kept}
             unexplained = [Cell(*rc) for rc in st.unexplained]
             foreign = [Cell(*rc) for rc in st.foreign]
             if not expected and len(entries) == 1:
-                (lone, entry), = entries.items()
-                entries = {Cell(0, 0): entry}      # numbered from a phantom
-                self._offset = (st.offset[0] - lone.row, st.offset[1] - lone.col)
+                entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
         for cell, e in entries.items():
             if not e.get("face_down"):
                 raw[cell] = (e.get("shape"), e.get("colour"))
             c = point_mm(e.get("centre_mm"))
             if c is not None:
                 centres[cell] = c
+                if not e.get("face_down"):
+                    self._centres[cell] = c
         labels = Labels(city.tiles(), raw)
         for cell in sorted(entries):          # known cells first, so votes settle labels
             if cell in raw and cell in city.tiles():
