@@ -295,8 +295,9 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         if sk.path_length(path) < 12:
             continue
         named_as, share = path_colour(view_lab, bg_lab, view, path, cfg.colour_half_mm, CLIP_COLOURS, cfg)
-        if named_as in RIVER_COLOURS:
-            continue                    # the River (read below)
+        if named_as in RIVER_COLOURS and not (colour == "white" and named_as == "silver"):
+            continue                    # the River (read below); a white chain's pixels may
+                                        # pass for silver (trace.colour_bands), the River's never for white
         # the band's colour and the chain's own pixels must agree for a sure colour (taking
         # the pixels' name instead was measured: no better on the dev tables)
         share = share if named_as == colour else 0.0
