@@ -159,4 +159,5 @@ class RailwaysConfig:
     walk_cover_share: float = 0.8       # along this share of it is a piece of that link
     pale_white_min: float = 12.0        # a band cell silver wins away from the River is white when white's
     pale_white_share: float = 0.3       # evidence density is at least this (0..255) and this share of silver's
+    shared_station_grow_mm: float = 6.0  # two links into one station touch only outside it grown by this
     pale_river_reach_mm: float = 16.0   # but silver cells this near the River's blue stay silver (half a clip)

@@ -24,11 +24,11 @@ from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, cha
 from vision.railways.clip_counter import STEP_MM, CountResult, count_clips, end_scores, load_detector
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
-from vision.railways.crossings import Footprints, outside, touches
+from vision.railways.crossings import Footprints, outside, touches, touches_outside
 from vision.railways.frame import BAND_ROWS, TopView, background, blind_full, lab_rows, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.river import RiverReading, read_river
-from vision.railways.stations import Station, find_cubes, find_stations, nearest_class
+from vision.railways.stations import Station, find_cubes, find_stations, grown, nearest_class
 from vision.railways.trace import colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask
 
 F32 = NDArray[Any]
@@ -394,10 +394,14 @@ def _crossings(links: list[LinkReading], river: RiverReading | None, obstacles: 
     river_fp = fps.chain(river.path_mm, width) if river is not None else None
     obs_fp = [fps.polygon(o.polygon_mm) for o in obstacles]
     st_fp = {s.id: fps.polygon(s.polygon_mm) for s in stations}
+    near_st = {s.id: fps.polygon(grown(s.polygon_mm, cfg.shared_station_grow_mm)) for s in stations}
     for i, lk in enumerate(links):
         out: list[str] = []
         for j in range(len(links)):
-            if j != i and touches(foot[i], foot[j]):
+            if j == i:
+                continue
+            shared = [near_st[s] for s in set(lk.stations) & set(links[j].stations) if s in near_st]
+            if touches_outside(foot[i], foot[j], shared) if shared else touches(foot[i], foot[j]):
                 out.append(f"link:{j}")
         if river_fp is not None and touches(foot[i], river_fp):
             out.append("river")
