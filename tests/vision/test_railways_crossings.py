@@ -60,3 +60,25 @@ def test_outside_is_any_part_beyond_the_play_area() -> None:
     over = fp.chain(np.array([[100.0, 44.0], [200.0, 44.0]]), 10.0)
     assert not outside(inside, fp, (40.0, 40.0), (1000.0, 1000.0))
     assert outside(over, fp, (40.0, 40.0), (1000.0, 1000.0))
+
+
+def test_links_into_one_station_touch_only_away_from_it() -> None:
+    """Two links converging on their shared station do not cross there; meeting 40 mm out they do."""
+    prof = default_profile("railways")
+    cfg = RailwaysConfig()
+    view = TopView(np.zeros((4, 4, 3), np.uint8), np.zeros((4, 4, 3), np.uint8), (32.0, 32.0), 2.0)
+    s1 = Station("S1", "city", (300.0, 300.0), _square((300.0, 300.0), 60.0), 60.0)
+    s2 = Station("S2", "town", (600.0, 200.0), _square((600.0, 200.0), 60.0), 60.0)
+    s3 = Station("S3", "town", (600.0, 400.0), _square((600.0, 400.0), 60.0), 60.0)
+    apart = [_link("red", [[330.0, 296.0], [570.0, 200.0]], ["S1", "S2"]),     # ends 8 mm apart at S1's edge
+             _link("green", [[330.0, 304.0], [570.0, 400.0]], ["S1", "S3"])]
+    _crossings(apart, None, [], [s1, s2, s3], prof, view, 32.0, cfg)
+    assert apart[0].crosses == [] and apart[1].crosses == []
+    close = [_link("red", [[330.0, 298.0], [370.0, 298.0], [570.0, 200.0]], ["S1", "S2"]),
+             _link("green", [[330.0, 302.0], [370.0, 302.0], [570.0, 400.0]], ["S1", "S3"])]
+    _crossings(close, None, [], [s1, s2, s3], prof, view, 32.0, cfg)
+    assert close[0].crosses == ["link:1"] and close[1].crosses == ["link:0"]
+    unshared = [_link("red", [[330.0, 296.0], [570.0, 200.0]], ["?", "S2"]),
+                _link("green", [[330.0, 304.0], [570.0, 400.0]], ["S1", "S3"])]
+    _crossings(unshared, None, [], [s1, s2, s3], prof, view, 32.0, cfg)
+    assert unshared[0].crosses == ["link:1", "station:S1"]

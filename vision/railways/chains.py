@@ -302,3 +302,65 @@ def _fan(wire: Sampled, view: TopView, e: F64, d0: F64, degs: F64, steps: F64,
     my = px[..., 1].reshape(r * n, k).astype(np.float32)
     top = sample(wire, mx, my).max(axis=1).reshape(r, n)
     return rays, np.asarray(cv2.blur(np.ascontiguousarray(top), (5, 1)), dtype=np.float32)
+
+
+def walk_by_wire(path: F64, wire: Sampled, view: TopView, half_mm: float, arrived: Callable[[F64], bool],
+                 reach_mm: float, step_mm: float, look_mm: float, turn_deg: float, gap_mm: float,
+                 wire_min: float, radius_mm: float = 40.0) -> F64 | None:
+    """The path walked on from its end along its own wire, a step at a time, turning as
+    the wire turns (a chain bends; carry_by_wire only goes straight), across gaps up to
+    gap_mm (another chain over it, a cube), until `arrived` says the walk has reached a
+    station. None when the wire gives out first or reach_mm is walked: a walk that ends
+    nowhere proves nothing (a grid line or a card's edge can be followed as far), so only
+    a walk that reaches a station is taken. Why: the band breaks where the chain runs over
+    a tile, beside another chain of its colour, or in glare, and a link whose last stretch
+    is lost joins no station and is dropped or read half."""
+    steps = (np.arange(0, int(look_mm / STEP_MM) + 1) * STEP_MM)[:, None]
+    degs = np.arange(-turn_deg, turn_deg + 1e-9, 5.0)
+    head = sk.end_direction(path, False, 20.0, 5.0)
+    max_turn = math.degrees(step_mm / radius_mm)
+    p = np.asarray(path[-1], dtype=np.float64)
+    out: list[F64] = []
+    walked = miss = 0.0
+    while walked < reach_mm:
+        rays, profs = _fan(wire, view, p, head, degs, steps, half_mm)
+        # turn by the wire seen further on (a ray into the side of a gap keeps more of
+        # the wire before it than the straight one does)
+        far = profs[:, profs.shape[1] // 2:].mean(axis=1)
+        k = int(np.argmax(far - 0.002 * np.abs(degs)))                # straight on wins near ties
+        if float(far[k]) >= wire_min:
+            # no sharper than a chain bends (a ray may find a leg's remnant beside a gap)
+            a = math.radians(float(np.clip(degs[k], -max_turn, max_turn)))
+            head = np.array([head[0] * math.cos(a) - head[1] * math.sin(a),
+                             head[0] * math.sin(a) + head[1] * math.cos(a)])
+            miss = 0.0
+        elif float(profs[len(degs) // 2, 1:].mean()) >= wire_min:
+            miss = 0.0                                                  # the wire goes on straight for now
+        else:
+            miss += step_mm
+            if miss > gap_mm:
+                return None
+        p = p + head * step_mm
+        if miss == 0.0:
+            p = p + _recentre(wire, view, p, head, half_mm)
+        walked += step_mm
+        out.append(p.copy())
+        if arrived(p):
+            return np.vstack([path, np.asarray(out)])
+    return None
+
+
+def _recentre(wire: Sampled, view: TopView, p: F64, head: F64, half_mm: float) -> F64:
+    """The shift (at most 1 mm, across the heading) that puts p at the middle of the wire
+    seen across it: the best ray alone sees a clip's legs anywhere within its width, so a
+    walk round a bend would drift to its outside."""
+    nrm = np.array([-head[1], head[0]])
+    offs = np.arange(-half_mm - 3.0, half_mm + 3.0 + 1e-9, STEP_MM)
+    along = np.arange(-2.0, 2.0 + 1e-9, STEP_MM)
+    grid = p[None, None, :] + along[:, None, None] * head[None, None, :] + offs[None, :, None] * nrm[None, None, :]
+    px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
+    e = sample(wire, px[..., 0].astype(np.float32), px[..., 1].astype(np.float32)).sum(axis=0)
+    if float(e.sum()) < 1e-6:
+        return np.zeros(2)
+    shift = float(np.clip((e * offs).sum() / e.sum(), -1.0, 1.0))
+    return np.asarray(nrm * shift, dtype=np.float64)

@@ -147,3 +147,17 @@ class RailwaysConfig:
     clip_min_mm: float = 26.0           # clip lengths a table may have (brands)
     clip_max_mm: float = 38.0
     extra: dict[str, float] = field(default_factory=dict)
+    # C3
+    walk_reach_mm: float = 400.0        # a link's end at no station is walked on along its wire this far
+    walk_step_mm: float = 4.0           # a step at a time
+    walk_look_mm: float = 12.0          # each step looks this far ahead
+    walk_turn_deg: float = 20.0         # in headings this far either side of the last
+    walk_gap_mm: float = 20.0           # across gaps in the wire this long (a chain over it, a cube)
+    walk_min: float = 0.3               # wire evidence that is the link's wire
+    walk_arrive_mm: float = 2.0         # the walk has reached a station this near its outline
+    walk_cover_mm: float = 6.0          # a chain of the link's colour this near a walked path
+    walk_cover_share: float = 0.8       # along this share of it is a piece of that link
+    pale_white_min: float = 12.0        # a band cell silver wins away from the River is white when white's
+    pale_white_share: float = 0.3       # evidence density is at least this (0..255) and this share of silver's
+    shared_station_grow_mm: float = 6.0  # two links into one station touch only outside it grown by this
+    pale_river_reach_mm: float = 16.0   # but silver cells this near the River's blue stay silver (half a clip)

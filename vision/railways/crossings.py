@@ -78,6 +78,24 @@ def touches(a: Footprint, b: Footprint) -> bool:
     return bool(np.any(pa & pb))
 
 
+def touches_outside(a: Footprint, b: Footprint, holes: list[Footprint]) -> bool:
+    """touches(a, b), but not where the holes are: two links into one station converge
+    on it, and their footprints (a clip's width round a traced centre line) meet there
+    though their clips mostly do not."""
+    x0, y0 = max(a.x0, b.x0), max(a.y0, b.y0)
+    x1 = min(a.x0 + a.mask.shape[1], b.x0 + b.mask.shape[1])
+    y1 = min(a.y0 + a.mask.shape[0], b.y0 + b.mask.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return False
+    both = a.mask[y0 - a.y0:y1 - a.y0, x0 - a.x0:x1 - a.x0] & b.mask[y0 - b.y0:y1 - b.y0, x0 - b.x0:x1 - b.x0]
+    for h in holes:
+        hx0, hy0 = max(x0, h.x0), max(y0, h.y0)
+        hx1, hy1 = min(x1, h.x0 + h.mask.shape[1]), min(y1, h.y0 + h.mask.shape[0])
+        if hx1 > hx0 and hy1 > hy0:
+            both[hy0 - y0:hy1 - y0, hx0 - x0:hx1 - x0] &= 1 - h.mask[hy0 - h.y0:hy1 - h.y0, hx0 - h.x0:hx1 - h.x0]
+    return bool(np.any(both))
+
+
 def outside(fp: Footprint, fps: Footprints, area_origin: tuple[float, float], area_size: tuple[float, float]) -> bool:
     x0, y0 = np.round(np.asarray(area_origin) - fps.origin).astype(int)
     h, w = fp.mask.shape

@@ -20,15 +20,15 @@ from numpy.typing import NDArray
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
 from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, extend, sample, strip,
-                                    strip_grid, wire_maps)
+                                    strip_grid, walk_by_wire, wire_maps)
 from vision.railways.clip_counter import STEP_MM, CountResult, count_clips, end_scores, load_detector
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
-from vision.railways.crossings import Footprints, outside, touches
+from vision.railways.crossings import Footprints, outside, touches, touches_outside
 from vision.railways.frame import BAND_ROWS, TopView, background, blind_full, lab_rows, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.river import RiverReading, read_river
-from vision.railways.stations import Station, find_cubes, find_stations, nearest_class
+from vision.railways.stations import Station, find_cubes, find_stations, grown, nearest_class
 from vision.railways.trace import colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask
 
 F32 = NDArray[Any]
@@ -188,6 +188,52 @@ def _end_station(pt: F64, direction: F64, stations: list[Station], cfg: Railways
     return best[1] if best else None
 
 
+def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
+               cfg: RailwaysConfig) -> tuple[F64, bool]:
+    """The path with each end that joins no station walked on along its wire to the
+    station it reaches (chains.walk_by_wire), and whether any end was."""
+    walked = False
+    for _ in range(2):
+        path = path[::-1]                                  # the start end, then the other
+        if _end_station(path[-1], sk.end_direction(path, False, 10.0), stations, cfg) is not None:
+            continue
+        other = _end_station(path[0], sk.end_direction(path, True, 10.0), stations, cfg)
+
+        def arrived(p: F64, _other: Station | None = other) -> bool:
+            return any(s is not _other and s.distance(p) <= cfg.walk_arrive_mm for s in stations)
+        got = walk_by_wire(path, wire, view, cfg.default_clip_mm * cfg.clip_width_ratio / 2, arrived,
+                           cfg.walk_reach_mm, cfg.walk_step_mm, cfg.walk_look_mm, cfg.walk_turn_deg,
+                           cfg.walk_gap_mm, cfg.walk_min)
+        if got is not None:
+            path, walked = got, True
+    return path, walked
+
+
+def _pieces_dropped(carried: list[tuple[str, F64, int, float, bool]],
+                    cfg: RailwaysConfig) -> list[tuple[str, F64, int, float, bool]]:
+    """The chains without those that lie along a longer walked chain of their colour: a
+    walk runs on over the pieces its band broke into, which are that link, not links."""
+    if not any(c[4] for c in carried):
+        return carried
+    order = sorted(range(len(carried)), key=lambda i: -sk.path_length(carried[i][1]))
+    kept: set[int] = set()
+    for i in order:
+        colour, path = carried[i][0], carried[i][1]
+        pts = sk.resample(path, 2.0)
+        along = False
+        for j in kept:
+            if not carried[j][4] or carried[j][0] != colour:
+                continue
+            ww = sk.resample(carried[j][1], 2.0)
+            d = np.hypot(pts[:, None, 0] - ww[None, :, 0], pts[:, None, 1] - ww[None, :, 1]).min(axis=1)
+            if float(np.mean(d < cfg.walk_cover_mm)) >= cfg.walk_cover_share:
+                along = True
+                break
+        if not along:
+            kept.add(i)
+    return [c for i, c in enumerate(carried) if i in kept]
+
+
 _NO_PIXELS = np.zeros((0, 0, 3), np.uint8)
 
 
@@ -244,12 +290,14 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     # every chain straightened first (at the standard length): the table's clip length is
     # learnt from all of them before any is counted
     chains: list[tuple[str, F64, int, float, ChainStrip]] = []
+    carried: list[tuple[str, F64, int, float, bool]] = []
     for colour, path, pieces in items:
         if sk.path_length(path) < 12:
             continue
         named_as, share = path_colour(view_lab, bg_lab, view, path, cfg.colour_half_mm, CLIP_COLOURS, cfg)
-        if named_as in RIVER_COLOURS:
-            continue                    # the River (read below)
+        if named_as in RIVER_COLOURS and not (colour == "white" and named_as == "silver"):
+            continue                    # the River (read below); a white chain's pixels may
+                                        # pass for silver (trace.colour_bands), the River's never for white
         # the band's colour and the chain's own pixels must agree for a sure colour (taking
         # the pixels' name instead was measured: no better on the dev tables)
         share = share if named_as == colour else 0.0
@@ -263,6 +311,9 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
             path = carry_by_wire(path, named[colour], view, cfg.default_clip_mm * cfg.clip_width_ratio / 2,
                                  cfg.link_wire_reach_mm, cfg.link_wire_fan_deg, cfg.link_wire_gap_mm,
                                  cfg.link_wire_min, straight_share=cfg.link_wire_straight_share)
+        path, walked = _walk_ends(path, named[colour], view, stations, cfg)
+        carried.append((colour, path, pieces, share, walked))
+    for colour, path, pieces, share, walked in _pieces_dropped(carried, cfg):
         cs = _chain_strip(view, named[colour], covers[colour], blinds[colour], path, cfg.default_clip_mm, cfg)
         if cs is not None:
             chains.append((colour, path, pieces, share, cs))
@@ -343,10 +394,14 @@ def _crossings(links: list[LinkReading], river: RiverReading | None, obstacles: 
     river_fp = fps.chain(river.path_mm, width) if river is not None else None
     obs_fp = [fps.polygon(o.polygon_mm) for o in obstacles]
     st_fp = {s.id: fps.polygon(s.polygon_mm) for s in stations}
+    near_st = {s.id: fps.polygon(grown(s.polygon_mm, cfg.shared_station_grow_mm)) for s in stations}
     for i, lk in enumerate(links):
         out: list[str] = []
         for j in range(len(links)):
-            if j != i and touches(foot[i], foot[j]):
+            if j == i:
+                continue
+            shared = [near_st[s] for s in set(lk.stations) & set(links[j].stations) if s in near_st]
+            if touches_outside(foot[i], foot[j], shared) if shared else touches(foot[i], foot[j]):
                 out.append(f"link:{j}")
         if river_fp is not None and touches(foot[i], river_fp):
             out.append("river")

@@ -244,24 +244,47 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
 
 
 def _merge_degree_two(edges: list[list[tuple[int, int]]]) -> list[list[tuple[int, int]]]:
-    """Join edges that meet at a node of degree two (left after pruning a spur)."""
-    changed = True
-    while changed:
-        changed = False
-        ends: dict[tuple[int, int], list[int]] = {}
-        for i, e in enumerate(edges):
-            ends.setdefault(e[0], []).append(i)
-            ends.setdefault(e[-1], []).append(i)
-        for node, idx in ends.items():
-            if len(idx) == 2 and idx[0] != idx[1]:
-                a, b = edges[idx[0]], edges[idx[1]]
-                a2 = a if a[-1] == node else a[::-1]
-                b2 = b if b[0] == node else b[::-1]
-                merged = a2 + b2[1:]
-                edges = [e for k, e in enumerate(edges) if k not in idx] + [merged]
-                changed = True
+    """Join edges that meet at a node of degree two (left after pruning a spur): each run
+    of edges through such nodes is walked once, from its first edge's chain start (one
+    pass over the edges; rebuilding the edge list per merge took minutes on big tables)."""
+    at: dict[tuple[int, int], list[tuple[int, bool]]] = {}
+    for i, e in enumerate(edges):
+        at.setdefault(e[0], []).append((i, True))
+        at.setdefault(e[-1], []).append((i, False))
+
+    def across(node: tuple[int, int], i: int) -> tuple[int, bool] | None:
+        """The other edge end at node, when node joins exactly two different edges."""
+        inc = at[node]
+        if len(inc) != 2 or inc[0][0] == inc[1][0]:
+            return None
+        return inc[1] if inc[0][0] == i else inc[0]
+
+    used = [False] * len(edges)
+    out: list[list[tuple[int, int]]] = []
+    for i in range(len(edges)):
+        if used[i]:
+            continue
+        # walk back to the start of the run (oriented edge: index, forward?)
+        cur, fwd = i, True
+        seen = {i}
+        while True:
+            tail = edges[cur][0] if fwd else edges[cur][-1]
+            o = across(tail, cur)
+            if o is None or o[0] in seen or used[o[0]]:
                 break
-    return edges
+            cur, fwd = o[0], not o[1]      # an edge whose finish is here runs forward into it
+            seen.add(cur)
+        merged: list[tuple[int, int]] = []
+        while True:
+            used[cur] = True
+            e = edges[cur] if fwd else edges[cur][::-1]
+            merged.extend(e if not merged else e[1:])
+            o = across(e[-1], cur)
+            if o is None or used[o[0]]:
+                break
+            cur, fwd = o[0], o[1]          # an edge whose start is here runs forward out of it
+        out.append(merged)
+    return out
 
 
 def smooth(path: Path, window: int = 7) -> Path:

@@ -189,6 +189,7 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
     names = list(wires)
     best = np.zeros((h, w), np.float32)
     label = np.full((h, w), -1, np.int16)
+    pale: dict[str, F32] = {}
     for i, name in enumerate(names):
         m = wires[name]
         dens = cv2.boxFilter(m, cv2.CV_32F, (k, k))
@@ -196,5 +197,19 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
         better = dens > best
         best[better] = dens[better]
         label[better] = i
+        if name in ("white", "silver"):
+            pale[name] = dens
     on = (band > 0) & (best > 1.0)
+    if len(pale) == 2 and "blue" in names and cfg.pale_white_min > 0:
+        # a white wire partly covering a dark pixel mixes to the same grey as silver does,
+        # so silver wins most of a white chain on a dark table; silver clips are only ever
+        # in the River, between its blue ones (what is left of a silver clip's middle is
+        # too small to trace as a chain)
+        iw, isv, ib = names.index("white"), names.index("silver"), names.index("blue")
+        r = int(round(cfg.pale_river_reach_mm))
+        near_blue = cv2.dilate(((label == ib) & on).astype(np.uint8),
+                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+        white = ((label == isv) & (near_blue == 0) & (pale["white"] >= cfg.pale_white_min)
+                 & (pale["white"] >= cfg.pale_white_share * pale["silver"]))
+        label[white] = iw
     return {name: ((label == i) & on).astype(np.uint8) for i, name in enumerate(names)}
