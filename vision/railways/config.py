@@ -147,3 +147,7 @@ class RailwaysConfig:
     clip_min_mm: float = 26.0           # clip lengths a table may have (brands)
     clip_max_mm: float = 38.0
     extra: dict[str, float] = field(default_factory=dict)
+    # D3
+    count_end_inside_mm: float = 30.0   # a link's end clip may end this far inside the wire's seen end
+    count_end_slope: float = 0.15       # ... at this cost (log-odds per mm past 1 mm; outside too where bare)
+    count_end_outside_mm: float = 20.0  # or start/end this far outside it (a traced path can stop short)
