@@ -71,7 +71,7 @@ class RailwaysConfig:
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
-    clip_cost: float = 2.0              # the counter's price per clip (an extra clip must earn it)
+    clip_cost: float = 2.5              # the counter's price per clip (an extra clip must earn it; D3: was 2.0)
     end_cap: float = 3.0                # the clip end detector's log-odds are capped at this
     clip_votes_contrast: float = 1.3    # the chains' best clip length must be voted this many times the median
     solid_mm: float = 0.0               # wire evidence this wide both ways is a patch (cube, printing), not
