@@ -8,7 +8,8 @@ u + length. Why a learnt detector: a hand-made clip template or bend filter was 
 (firmware/bench/clip_count.py) and read a third of the links right; the look of a clip
 end among overlapping neighbours, twisted clips, cubes and blur is learnt instead from
 seeded synthetic chains (firmware/bench/clip_bends_train.py 2100 30: dev seeds 2100-2129
-at both resolutions, 64 hidden units, 10 epochs; 2130-2139 kept for checking it).
+at both resolutions, links only, straightened as the reader does at 32 mm, 64 hidden
+units, 20 epochs at a cosine-decayed rate; 2130-2139 kept for checking it).
 The detector is a small two-layer network over a window of the strip; it runs as one
 matrix product per strip, both ways along (a clip's far end is a near end seen from the
 other side).
