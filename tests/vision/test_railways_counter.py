@@ -148,3 +148,68 @@ def test_a_damaged_detector_file_is_one_clear_error(tmp_path) -> None:  # type: 
     msg = str(err.value)
     assert "\n" not in msg and "clip_bends.json" in msg and "reinstall tableref" in msg
     assert math.isfinite(float(load_detector().b2))
+
+
+def _slack_strip(seed: int, n: int, length: float = 32.0, patch_mm: float = 0.0):  # type: ignore[no-untyped-def]
+    """A straight red chain of n flat clips whose every joint has its own seeded slack
+    (overlap 8-48% of a clip, taut to bunched, as vision.synth lays chains), and a solid
+    patch of its colour patch_mm long just past its last clip (a cube or card printing)."""
+    rng = np.random.default_rng(seed)
+    width, wire = length * 9 / 32, 1.25 * length / 32
+    ov = [float(length * rng.uniform(0.08, 0.48)) for _ in range(n - 1)]
+    span = n * length - sum(ov)
+    canvas = TableCanvas((0, 0), (span + 80, 40), 2.0, background=lin((150, 160, 170)))
+    path = np.array([[20.0, 20.0], [span + 60, 20.0]])
+    poses = C.layout_chain(path, n, length, ov, [float(abs(rng.normal(0, 6))) for _ in range(n)],
+                           list(rng.uniform(size=n) < 0.5), list(rng.uniform(size=n) < 0.5))
+    R.draw_clip_chain(canvas, {"clips": [R._pose_dict(p) for p in poses], "colour": "red", "wire_mm": wire,
+                               "width_mm": width, "seed": seed})
+    red = _red(canvas)
+    end = poses[-1].end[0]
+    if patch_mm > 0:
+        red[32:49, int((end + 1) * 2):int((end + 1 + patch_mm) * 2)] = 1.0
+    half = int((width / 2 + wire + 2.5) / STEP_MM)
+    s = np.ascontiguousarray(red[40 - half:40 + half + 1, :].T).astype(np.float32)
+    return s, poses, end
+
+
+@pytest.mark.parametrize("seed,n", [(31, 20), (32, 24), (33, 27)])
+def test_long_chains_of_uneven_slack_are_counted_exactly(seed: int, n: int) -> None:
+    """Chains of 20-27 clips, each joint slack to its own seeded degree, give their count."""
+    s, poses, end = _slack_strip(seed, n)
+    res = count_clips(s, np.ones_like(s), 32.0, 9.0, 1.25, 20.0, end, end_before_mm=16.0,
+                      end_after_mm=30.0, end_slope=0.15)
+    assert res.count == n
+
+
+def test_an_end_clip_short_of_a_patch_of_its_colour_is_found() -> None:
+    """The wire is seen to run 12 mm past the last clip (a cube of the chain's colour):
+    the counter finds the end clip inside the seen end and keeps the exact count."""
+    s, poses, end = _slack_strip(41, 9, patch_mm=12.0)
+    lo, hi = _presence_limits(s, 60, int(end / STEP_MM) - 40, 6)
+    assert hi * STEP_MM > end + 10.0                # the seen end is the patch's
+    res = count_clips(s, np.ones_like(s), 32.0, 9.0, 1.25, lo * STEP_MM, hi * STEP_MM, end_before_mm=16.0,
+                      end_after_mm=30.0, end_slope=0.15)
+    assert res.count == 9
+    assert abs(res.starts_mm[-1] + 32.0 - end) < 2.0
+
+
+def test_a_clean_chain_is_confident_and_a_half_erased_one_is_not() -> None:
+    """Confidence >= 0.5 (the reader's 'confident') for a clean chain counted exactly;
+    below it once 40 mm of the chain's wire is erased, where no clip end can be seen."""
+    s, poses, w, wire = _chain_strip(12, 8, 0.3)
+    res = _count(s, poses, w, wire)
+    assert res.count == 8 and res.confidence >= 0.5
+    s2 = s.copy()
+    s2[int(100 / STEP_MM):int(140 / STEP_MM)] = 0.0
+    assert _count(s2, poses, w, wire).confidence < 0.5
+
+
+def test_end_costs_inside_the_seen_end_and_outside_it_only_where_bare() -> None:
+    """An end clip 11 mm inside the seen end pays 10 mm of slope; outside it pays only
+    when the strip past the end is bare (else it is free); past the window it is barred."""
+    from vision.railways.clip_counter import _end_gain
+    inside = np.array([22.0, 0.0, -10.0, -50.0])          # rows (0.5 mm): 11 mm in, at, 5 mm out, 25 mm out
+    g = _end_gain(inside, 40.0, 60.0, 0.15, 1.0, 0.15)
+    assert g[0] == pytest.approx(-1.5) and g[1] == 0.0 and g[2] == pytest.approx(-0.6) and g[3] < -1e8
+    assert _end_gain(inside, 40.0, 60.0, 0.15, 1.0, 0.0)[2] == 0.0

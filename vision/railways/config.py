@@ -71,7 +71,7 @@ class RailwaysConfig:
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
-    clip_cost: float = 2.0              # the counter's price per clip (an extra clip must earn it)
+    clip_cost: float = 2.5              # the counter's price per clip (an extra clip must earn it; D3: was 2.0)
     end_cap: float = 3.0                # the clip end detector's log-odds are capped at this
     clip_votes_contrast: float = 1.3    # the chains' best clip length must be voted this many times the median
     solid_mm: float = 0.0               # wire evidence this wide both ways is a patch (cube, printing), not
@@ -161,3 +161,7 @@ class RailwaysConfig:
     pale_white_share: float = 0.3       # evidence density is at least this (0..255) and this share of silver's
     shared_station_grow_mm: float = 6.0  # two links into one station touch only outside it grown by this
     pale_river_reach_mm: float = 16.0   # but silver cells this near the River's blue stay silver (half a clip)
+    # D3
+    count_end_inside_mm: float = 30.0   # a link's end clip may end this far inside the wire's seen end
+    count_end_slope: float = 0.15       # ... at this cost (log-odds per mm past 1 mm; outside too where bare)
+    count_end_outside_mm: float = 20.0  # or start/end this far outside it (a traced path can stop short)

@@ -148,7 +148,8 @@ def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[
     before, after = (cfg.end_before_mm, cfg.end_after_mm) if not st.unseen_end else (12.0, 12.0)
     res = count_clips(st.evidence, st.weight, clip_len, clip_len * cfg.clip_width_ratio,
                       clip_len * cfg.wire_ratio, st.lo * STEP_MM, st.hi * STEP_MM, clip_cost=cfg.clip_cost,
-                      cap=cfg.end_cap, end_before_mm=before, end_after_mm=after, ends=st.ends)
+                      cap=cfg.end_cap, end_before_mm=max(before, cfg.count_end_outside_mm),
+                      end_after_mm=max(after, cfg.count_end_inside_mm), ends=st.ends, end_slope=cfg.count_end_slope)
     lo, hi = st.lo, st.hi
     if res.count and cfg.path_to_clips:
         # the link ends where its end clips do, not where wire was last seen (a cube or a
