@@ -594,8 +594,11 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         # sharpest at the end of the search: the tile is turned further from the
         # lattice than a hand's jitter (a lone pioneer, whose lattice came from its
         # symbol's edges), so the rest of the quarter turn is searched too
-        far = [float(d) for d in np.arange(span + step, 90.0 - span - 0.5 * step, step)]
-        looks += [turned(d) for d in far]
+        # (coarsely, then about the best: this look is as dear as the near search)
+        far = [float(d) for d in np.arange(span + step, 90.0 - span - 0.5 * step, 3.0 * step)]
+        coarse = [turned(d) for d in far]
+        j = max(range(len(coarse)), key=lambda i: coarse[i][0])
+        looks += coarse + [turned(far[j] + e) for e in (-step, step)]
         k = max(range(len(looks)), key=lambda i: looks[i][0])
     _, theta, pu, pv, mat = looks[k]
     shift = int(round(shift_mm * p))
