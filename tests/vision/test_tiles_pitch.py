@@ -78,3 +78,18 @@ def test_square_around_two_touching_tiles_is_refused() -> None:
     out = _common_side(cands, pts, TilesConfig())
     assert sorted(round(o.centre_mm[0]) for o in out) == [100, 140]
     assert all(abs(o.side_mm - 38.0) < 1.0 for o in out)
+
+
+@pytest.mark.parametrize("side,angle,lattice", [(36.0, -10.0, 21.0), (34.0, 25.0, -10.0)])
+def test_a_pioneer_turned_far_from_the_lattice_is_measured_at_its_own_turn(
+        side: float, angle: float, lattice: float) -> None:
+    """A lone tile turned some 30 deg from the first lattice (fitted to its symbol's
+    edges): its outline is still found at its own turn (within 2 deg) and side (within
+    1 mm), not at the end of the search around the lattice's turn."""
+    centre = (100.0, 95.0)
+    img = _tile(side, angle, centre)
+    out = tile_outline(img, PX, (0.0, 0.0), np.array(centre), math.radians(lattice), TilesConfig(), 3.0)
+    assert out
+    d = (math.degrees(out[0].angle_rad) - angle + 45) % 90 - 45
+    assert abs(d) < 2.0
+    assert abs(out[0].side_mm - side) < 1.0

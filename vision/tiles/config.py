@@ -38,6 +38,9 @@ class TilesConfig:
     """A printed cell whose middle is at least bare_share bare table is no tile when
     the printed cells at most bare_front bare table have another face (by more than
     table_delta_e): fronts share one face."""
+    varied_prints: int = 3
+    """...unless those cells' prints come in at least this many colours (a game's
+    fronts, where a mat's ruled lines are one ink)."""
     """Grid evidence is taken only within table_margin_mm of what is not bare table
     (within table_match delta E of the commonest colour after a table_smooth_mm median)."""
     pitch_candidate: float = 0.1

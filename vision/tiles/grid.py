@@ -572,10 +572,10 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     cx = (float(centre_mm[0]) - origin_mm[0]) * p - 0.5
     cy = (float(centre_mm[1]) - origin_mm[1]) * p - 0.5
     band = max(2, int(round(cfg.outline_band_mm * p)))
-    best: tuple[float, float, F64, F64, NDArray[np.float64]] | None = None
     span, step = cfg.outline_turn_deg, 1.5
-    for d in np.arange(-span, span + 1e-9, step):
-        t = theta0 + math.radians(float(d))
+
+    def turned(d: float) -> tuple[float, float, F64, F64, NDArray[np.float64]]:
+        t = theta0 + math.radians(d)
         m = cv2.getRotationMatrix2D((cx, cy), math.degrees(t), 1.0)
         m[0, 2] += half - cx
         m[1, 2] += half - cy
@@ -585,11 +585,22 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         ay = np.abs(np.asarray(cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3), np.float32))
         pu = ax[half - band:half + band + 1].sum(axis=0).astype(np.float64)
         pv = ay[:, half - band:half + band + 1].sum(axis=1).astype(np.float64)
-        sharp = float(np.sum(pu * pu) + np.sum(pv * pv))
-        if best is None or sharp > best[0]:
-            best = (sharp, t, pu, pv, np.asarray(m, np.float64))
-    assert best is not None
-    _, theta, pu, pv, mat = best
+        return float(np.sum(pu * pu) + np.sum(pv * pv)), t, pu, pv, np.asarray(m, np.float64)
+
+    near = [float(d) for d in np.arange(-span, span + 1e-9, step)]
+    looks = [turned(d) for d in near]
+    k = max(range(len(looks)), key=lambda i: looks[i][0])
+    if k in (0, len(looks) - 1):
+        # sharpest at the end of the search: the tile is turned further from the
+        # lattice than a hand's jitter (a lone pioneer, whose lattice came from its
+        # symbol's edges), so the rest of the quarter turn is searched too
+        # (coarsely, then about the best: this look is as dear as the near search)
+        far = [float(d) for d in np.arange(span + step, 90.0 - span - 0.5 * step, 3.0 * step)]
+        coarse = [turned(d) for d in far]
+        j = max(range(len(coarse)), key=lambda i: coarse[i][0])
+        looks += coarse + [turned(far[j] + e) for e in (-step, step)]
+        k = max(range(len(looks)), key=lambda i: looks[i][0])
+    _, theta, pu, pv, mat = looks[k]
     shift = int(round(shift_mm * p))
     lo = int(math.floor(0.45 * cfg.min_pitch_mm * p))
     hi = min(half - shift - 1, int(math.ceil(0.5 * cfg.max_pitch_mm * p)))

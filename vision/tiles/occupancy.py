@@ -103,7 +103,8 @@ def lattice_score(stats: dict[tuple[int, int], F64], cfg: TilesConfig) -> float:
 def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig
                       ) -> tuple[list[tuple[int, int]], F64, float]:
     """Cells that may hold a tile (a symbol in the centre, or a plain face unlike the
-    table), with the bare table's colour and texture measured on the other cells."""
+    table), with the bare table's colour and how far a bare cell's colour strays from
+    it (is_tile's table_spread), measured on the other cells."""
     if not stats:
         return [], np.array([50.0, 0.0, 0.0]), 0.0
     keys = list(stats)
@@ -131,11 +132,17 @@ def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig
     rest = v[bare] if np.any(bare) else v
     table = np.median(rest[:, :3], axis=0)
     spread = float(np.median(rest[:, 3]))
-    far = np.linalg.norm(v[:, :3] - table, axis=1) > max(cfg.table_delta_e, 3.0 * spread)
+    # how far a bare cell's colour strays: the ring's texture bounds it, but a mat's
+    # printed lines crossing every ring make that texture large while the cells' colour
+    # hardly moves from cell to cell, and a back a little off the mat's colour is lost;
+    # the cells' own scatter about the table's colour bounds it too
+    scatter = float(np.median(np.linalg.norm(rest[:, :3] - table, axis=1)))
+    vary = min(spread, scatter)
+    far = np.linalg.norm(v[:, :3] - table, axis=1) > max(cfg.table_delta_e, 3.0 * vary)
     plain = (v[:, 3] <= max(cfg.plain_spread, 1.5 * spread)) & far
     pick = symbol | plain | (fronts & far)
     cells = sorted((keys[i] for i in np.nonzero(pick)[0]), key=lambda t: (t[1], t[0]))
-    return cells, table, spread
+    return cells, table, vary
 
 
 def side_steps(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],

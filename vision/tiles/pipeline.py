@@ -212,7 +212,20 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
         return (share.get(id(t), 0.0) >= cfg.bare_share
                 and float(np.linalg.norm(t.look.face_lab - face)) > cfg.table_delta_e)
 
+    strays = [t for t in found if stray(t)]
+    if _varied_prints(strays, cfg):
+        return found
     return [t for t in found if not stray(t)]
+
+
+def _varied_prints(tiles: list[TileReading], cfg: TilesConfig) -> bool:
+    """The prints come in several colours: fronts (a game's symbols vary), not a mat's
+    ruled lines (one ink) nor a repeated logo; fronts of about the table's colour are
+    bare table all over, and the few plainly off the table may be backs."""
+    marks = [t.look.symbol_lab for t in tiles if t.look.has_symbol and not t.look.faint]
+    if len(marks) < cfg.varied_prints:
+        return False
+    return len(set(agglomerate(pairwise(np.array(marks)), cfg.colour_merge))) >= cfg.varied_prints
 
 
 def _inside(o: Outline, pt: tuple[float, float]) -> bool:
@@ -433,17 +446,39 @@ def _back_design(backs: list[TileReading], cfg: TilesConfig) -> set[int]:
     of about their colour; the print repeated from back to back is the evidence a patch
     of table or glare never shows."""
     printed = [t for t in backs if t.look.has_symbol and not t.look.faint]
-    if len(printed) < 2:
+    groups = _designs(printed, cfg)
+    if not groups:
         return set()
+    return {id(printed[i]) for i in max(groups, key=len)}
+
+
+def _designs(printed: list[TileReading], cfg: TilesConfig) -> list[list[int]]:
+    """Indices of the tiles that share one printed design (one face colour, one print
+    colour, one shape), per design shown at least twice."""
+    if len(printed) < 2:
+        return []
     face = pairwise(np.array([t.look.face_lab for t in printed])) / cfg.table_delta_e
     mark = pairwise(np.array([t.look.symbol_lab for t in printed])) / cfg.colour_merge
     shp = np.array([t.look.shape for t in printed])
     form = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift) / cfg.shape_merge
     ids = agglomerate(np.maximum(np.maximum(face, mark), form), 1.0)
-    best = max(set(ids), key=ids.count)
-    if ids.count(best) < 2:
-        return set()
-    return {id(t) for t, g in zip(printed, ids) if g == best}
+    return [[i for i, g in enumerate(ids) if g == k] for k in set(ids) if ids.count(k) >= 2]
+
+
+def _off_designs(sym: list[TileReading], const: NDArray[np.float64], front: NDArray[np.float64],
+                 cfg: TilesConfig) -> set[int]:
+    """ids of the printed tiles whose design repeats exactly (face, print and shape) and
+    whose constant part lies off the fronts' by more than facedown_near_de: the backs
+    of the game. A front's design repeats too (a game holds each shape and colour more
+    than once), but on the fronts' face; glare that lifts one glossy front does not
+    lift a second of the same print the same way. The loose bound (facedown_far_de)
+    that glare on dark fronts calls for would take such backs for fronts."""
+    out: set[int] = set()
+    for g in _designs(sym, cfg):
+        part = np.median(const[g], axis=0)
+        if float(np.linalg.norm(part - front)) > cfg.facedown_near_de:
+            out |= {id(sym[i]) for i in g}
+    return out
 
 
 def _main_group(tiles: list[TileReading]) -> set[int]:
@@ -497,6 +532,9 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     # run's and a lamp's doing), within bounds
     vary = float(np.percentile(np.linalg.norm(const[const_ids == best] - front, axis=1), 90.0))
     far_de = min(cfg.facedown_far_de, max(cfg.facedown_near_de, cfg.facedown_vary * vary))
+    # (only a face repeats alike on every front: a print's colour read off a thin line
+    # carries some of its face's, alike on two fronts of one colour and shape)
+    design = set() if on_face else _off_designs(sym, const, front, cfg)
     for t in tiles:
         if not t.look.has_symbol and t.look.pale is not None:
             # a blank tile with the fronts' constant part and a print at noise level is
@@ -507,7 +545,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
                 t.look, t.pale = pale, True
                 t.colour_lab = pale.symbol_lab
         part = t.look.symbol_lab if on_face else t.look.face_lab * w
-        far = float(np.linalg.norm(part - front)) > far_de
+        far = float(np.linalg.norm(part - front)) > far_de or id(t) in design
         t.face_down = (not t.look.has_symbol) or far
         if on_face:
             t.colour_lab = t.look.face_lab
