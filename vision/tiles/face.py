@@ -175,16 +175,21 @@ def _against_face(lab: F32, geo: CellGeometry,
     """A cell's face colour and noise, and each pixel's contrast from that face."""
     r0, r1 = cfg.face_ring
     ring = (geo.cheb >= r0) & (geo.cheb <= r1)
-    inner = geo.cheb < r1
     ring_px = lab[ring].astype(np.float64)
     face = face_colour(ring_px, geo.radius[ring], cfg.face_majority, cfg.face_split_separation)
     de_ring = np.linalg.norm(ring_px - face, axis=1)
     on_face = de_ring[de_ring < 20.0]
     spread = float(np.median(on_face if on_face.size > 0.2 * de_ring.size else de_ring))
+    return (face, spread) + _contrast(lab, face, geo, cfg)
+
+
+def _contrast(lab: F32, face: F64, geo: CellGeometry,
+              cfg: TilesConfig) -> tuple[F64, F64, NDArray[np.bool_], float]:
+    """Each pixel's contrast from the face, and the inner area's near-highest contrast."""
+    inner = geo.cheb < cfg.face_ring[1]
     lab64 = lab.astype(np.float64)
     d = np.linalg.norm(lab64 - face, axis=2)
-    peak = float(np.percentile(d[inner], 98.0))
-    return face, spread, lab64, d, inner, peak
+    return lab64, d, inner, float(np.percentile(d[inner], 98.0))
 
 
 def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
@@ -215,10 +220,7 @@ def with_pale(look: CellLook, bgr01: F32, lab: F32, geo: CellGeometry, cfg: Tile
     if look.has_symbol:
         return look
     face, spread = look.face_lab, look.face_spread
-    lab64 = lab.astype(np.float64)
-    d = np.linalg.norm(lab64 - face, axis=2)
-    inner = geo.cheb < cfg.face_ring[1]
-    peak = float(np.percentile(d[inner], 98.0))
+    lab64, d, inner, peak = _contrast(lab, face, geo, cfg)
     thr = max(cfg.faint_symbol_de, 0.5 * peak, cfg.pale_noise * spread)
     mask = _symbol_mask(d, inner, thr, geo, cfg)
     if mask is None:
