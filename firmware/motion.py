@@ -14,6 +14,7 @@ it touches); a hand, arm or cup leaves change outside that footprint, and the mo
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -201,9 +202,14 @@ class ChangeMap:
             return outside
         return float(np.count_nonzero(self.mask[r0:r1, c0:c1])) / float((r1 - r0) * (c1 - c0))
 
-    def blob_mm2(self, rect: Rect) -> float:
-        """The area (mm^2) of the connected changed regions that reach into a table-mm
-        rectangle: how big the thing is that changed there (a tile, or a cup beside it)."""
+    @functools.cached_property
+    def _regions(self) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+        """Connected changed regions, labelled once per map: (labels, areas in pixels)."""
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(self.mask, connectivity=8)
+        return np.asarray(labels, np.int32), np.asarray(stats[:, cv2.CC_STAT_AREA], np.int32)
+
+    def regions(self, rect: Rect) -> frozenset[int]:
+        """The connected changed regions that reach into a table-mm rectangle."""
         x0, y0, x1, y1 = rect
         h, w = self.mask.shape
         c0 = max(0, int(np.floor((x0 - self.origin_mm[0]) * self.px_per_mm)))
@@ -211,11 +217,17 @@ class ChangeMap:
         c1 = min(w, int(np.ceil((x1 - self.origin_mm[0]) * self.px_per_mm)))
         r1 = min(h, int(np.ceil((y1 - self.origin_mm[1]) * self.px_per_mm)))
         if c1 <= c0 or r1 <= r0:
-            return 0.0
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(self.mask, connectivity=8)
-        hit = np.unique(labels[r0:r1, c0:c1])
-        area = int(stats[hit[hit > 0], cv2.CC_STAT_AREA].sum()) if n > 1 else 0
-        return float(area) / (self.px_per_mm * self.px_per_mm)
+            return frozenset()
+        return frozenset(int(v) for v in np.unique(self._regions[0][r0:r1, c0:c1]) if v > 0)
+
+    def area_mm2(self, regions: frozenset[int]) -> float:
+        """How big (mm^2) the changed regions are together: a tile, or a cup beside it."""
+        areas = self._regions[1]
+        return float(sum(int(areas[r]) for r in regions)) / (self.px_per_mm * self.px_per_mm)
+
+    def blob_mm2(self, rect: Rect) -> float:
+        """The area (mm^2) of the connected changed regions that reach into a rectangle."""
+        return self.area_mm2(self.regions(rect))
 
 
 def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],

@@ -152,19 +152,20 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
         r, c = rc[0] + dr, rc[1] + dc
         return any(n in expected for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
 
-    def blob(rc: CellRC) -> float:
-        return change.blob_mm2(_middle(point_mm(entries[rc].get("centre_mm")) or centre_of(rc), pitch))
+    def regions(rc: CellRC) -> frozenset[int]:
+        return change.regions(_middle(point_mm(entries[rc].get("centre_mm")) or centre_of(rc), pitch))
 
     def spills(rc: CellRC) -> bool:
         if beside_city(rc):
             # beside the city a new tile is the likely thing, with a cup or its shadow
             # perhaps touching it; a phantom there is the reader's to avoid
             return False
-        area = blob(rc)
+        mine = regions(rc)
+        area = change.area_mm2(mine)
         if area <= SPILL * pitch * pitch:
             return False
         # a new tile beside the city may share the region (two laid side by side)
-        tiles = [o for o, m in moved.items() if m and o != rc and beside_city(o) and blob(o) == area]
+        tiles = [o for o, m in moved.items() if m and o != rc and beside_city(o) and regions(o) & mine]
         return area > (SPILL + 1.5 * len(tiles)) * pitch * pitch
 
     for (r, c), e in entries.items():
