@@ -272,28 +272,31 @@ class Players:
         n = sum(1 for lab in self.labels[: self.camera.index + 1] if lab == "legal")
         return {self._name(rc): t for rc, t in zip(self.placed[:n], self.tiles[:n])}
 
-    def _token(self, true: tuple[int, int]) -> tuple[int | None, int | None]:
-        """The device's indices for a true tile, learnt from the moves it applied."""
+    def _names(self) -> tuple[dict[int, int], dict[int, int]]:
+        """The device's shape and colour indices for the true ones, learnt from the
+        moves it applied (true index -> device index)."""
         laid = {self._name(rc): t for rc, t in zip(self.placed, self.tiles)}
-        maps: list[dict[int, int]] = [{}, {}]
+        shapes: dict[int, int] = {}
+        colours: dict[int, int] = {}
         for rec in self.ref.journal.records:
             d = rec.data
             if rec.kind == "move" and "tile" in d and str(d.get("cell")) in laid:
                 t, tok = laid[str(d["cell"])], str(d["tile"])
-                maps[0][t[0]] = "abcdefg".index(tok[0])
-                maps[1][t[1]] = int(tok[1])
-        return maps[0].get(true[0]), maps[1].get(true[1])
+                shapes[t[0]] = "abcdefg".index(tok[0])
+                colours[t[1]] = int(tok[1])
+        return shapes, colours
 
     def _best(self, options: list[str], laid: dict[str, tuple[int, int]]) -> int | None:
         """The option "<token> at <cell>" for a tile really laid and not yet applied,
         the one whose token agrees most with what the players know of its names."""
         applied = {str(r.data.get("cell")) for r in self.ref.journal.records if r.kind == "move"}
+        shapes, colours = self._names()
         best, best_score = None, -1
         for i, text in enumerate(options):
             tok, _, cell = text.partition(" at ")
             if cell not in laid or cell in applied or len(tok) != 2:
                 continue
-            s_idx, c_idx = self._token(laid[cell])
+            s_idx, c_idx = shapes.get(laid[cell][0]), colours.get(laid[cell][1])
             score = int(s_idx == "abcdefg".find(tok[0])) + int(c_idx is not None and str(c_idx) == tok[1])
             if score > best_score:
                 best, best_score = i, score

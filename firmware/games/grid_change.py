@@ -95,6 +95,109 @@ def lattice_misfit(grid: dict[str, Any] | None, points_mm: Iterable[tuple[float,
     return worst
 
 
+SNAP = 0.3
+"""A tile seen this many pitches (or more, along either axis) from every node of the
+city's lattice lies between cells: the city's numbering cannot place it."""
+FIT = 0.2
+"""The city's known tiles must lie this close (in pitches) to the lattice fitted to them
+for it to number a look (a city nudged apart is left to the reader's numbering)."""
+
+
+def city_lattice(known: dict[CellRC, tuple[float, float]]) -> dict[str, Any] | None:
+    """The lattice (in the reader's grid format, numbered as the state) that lays the
+    state's cells on where their tiles were last seen, or None with fewer than two
+    tiles or when they do not lie on one lattice.
+
+    The reader numbers a look from its own lattice, which a hand, a cup or a phantom
+    can shift by a whole cell while every tile is still seen where it lies; the places
+    the game agreed on are the better measure of which cell a tile is in."""
+    if len(known) < 2:
+        return None
+    # x = ox + p*c - q*r ; y = oy + q*c + p*r  (a similarity: pitch and angle from p, q)
+    n = len(known)
+    sc = sum(c for _, c in known) / n
+    sr = sum(r for r, _ in known) / n
+    sx = sum(x for x, _ in known.values()) / n
+    sy = sum(y for _, y in known.values()) / n
+    num_p = num_q = den = 0.0
+    for (r, c), (x, y) in known.items():
+        dc, dr, dx, dy = c - sc, r - sr, x - sx, y - sy
+        num_p += dc * dx + dr * dy
+        num_q += dc * dy - dr * dx
+        den += dc * dc + dr * dr
+    if den <= 0:
+        return None
+    p, q = num_p / den, num_q / den
+    pitch = math.hypot(p, q)
+    if not pitch > 0:
+        return None
+    ox, oy = sx - p * sc + q * sr, sy - q * sc - p * sr
+    for (r, c), (x, y) in known.items():
+        if math.hypot(ox + p * c - q * r - x, oy + q * c + p * r - y) > FIT * pitch:
+            return None
+    return {"pitch_mm": pitch, "angle_deg": math.degrees(math.atan2(q, p)), "origin_mm": [ox, oy]}
+
+
+def renumber(entries: dict[CellRC, dict[str, Any]], lattice: dict[str, Any] | None
+             ) -> dict[CellRC, dict[str, Any]] | None:
+    """The reader's tiles keyed by the cell of `lattice` their print lies on, or None
+    when one lies between cells, has no centre, or two land in one cell (the reader's
+    numbering is then all there is)."""
+    axes = _axes(lattice)
+    if axes is None:
+        return None
+    pitch, origin, ux, uy = axes
+    out: dict[CellRC, dict[str, Any]] = {}
+    for e in entries.values():
+        p = point_mm(e.get("centre_mm"))
+        if p is None:
+            return None
+        dx, dy = p[0] - origin[0], p[1] - origin[1]
+        u, v = (dx * ux[0] + dy * ux[1]) / pitch, (dx * uy[0] + dy * uy[1]) / pitch
+        if max(abs(u - round(u)), abs(v - round(v))) > SNAP:
+            return None
+        cell = (round(v), round(u))
+        if cell in out:
+            return None
+        out[cell] = e
+    return out
+
+
+AGREE = 0.3
+"""A tile seen this many pitches from where the rest of the city puts it (or from
+where it was last seen) was not seen: a phantom numbered into its cell, or a print
+read half off."""
+
+
+def merge_seen(known: dict[CellRC, tuple[float, float]], seen: dict[CellRC, tuple[float, float]],
+               cells: Iterable[CellRC], pitch: float) -> dict[CellRC, tuple[float, float]]:
+    """Where the city's `cells` lie after a look the game agreed with: a tile's new place
+    is taken when it agrees with its last one or with the lattice of the others, and a
+    tile not seen (or seen where it cannot be) keeps its last place.
+
+    One look can number a phantom into a known cell, and a lone pioneer's print can be
+    read a little off; neither may become the measure of the next looks."""
+    out: dict[CellRC, tuple[float, float]] = {}
+    cells = list(cells)
+    for c in cells:
+        p, old = seen.get(c), known.get(c)
+        if p is not None:
+            near = [old] if old is not None else []
+            others = {k: v for k, v in known.items() if k != c and k in cells}
+            lat = _axes(city_lattice(others))
+            if lat is not None:
+                step, origin, ux, uy = lat
+                near.append((origin[0] + step * (c[1] * ux[0] + c[0] * uy[0]),
+                             origin[1] + step * (c[1] * ux[1] + c[0] * uy[1])))
+                pitch = step
+            if not near or any(math.dist(p, q) <= AGREE * pitch for q in near):
+                out[c] = p
+                continue
+        if old is not None:
+            out[c] = old
+    return out
+
+
 def tile_entries(observation: dict[str, Any]) -> dict[CellRC, dict[str, Any]]:
     """The reader's tiles by its own (row, col); entries without a usable cell are skipped."""
     out: dict[CellRC, dict[str, Any]] = {}

@@ -21,7 +21,9 @@ from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
     Unclear, Verdict, point_mm,
 )
-from firmware.games.grid_change import MISFIT, lattice_misfit, settle, tile_entries
+from firmware.games.grid_change import (
+    MISFIT, city_lattice, lattice_misfit, merge_seen, renumber, settle, tile_entries,
+)
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
@@ -132,7 +134,7 @@ class Town77Session(RecordsMoves):
         self.game_state = RefereeGame(players)
         self.last_text = ""
         self.finished = False
-        self._city_mm: list[tuple[float, float]] = []   # the city's cell centres, last agreed look
+        self._city_mm: dict[Cell, tuple[float, float]] = {}   # where the city's tiles were seen, last agreed look
         self._misfits = 0
         self._centres: dict[Cell, tuple[float, float]] = {}   # face-up tiles of the look, seen
 
@@ -142,7 +144,7 @@ class Town77Session(RecordsMoves):
         a cup bends the reader's fit, and every cell index read on it is then wrong."""
         grid = observation.get("grid")
         if change is not None and len(self._city_mm) >= 3:
-            misfit = lattice_misfit(grid, self._city_mm)
+            misfit = lattice_misfit(grid, self._city_mm.values())
             if misfit is not None and misfit > MISFIT and self._misfits < MISFIT_LOOKS:
                 self._misfits += 1
                 return Unclear(f"grid off the city by {misfit:.2f} cell; looking again")
@@ -156,7 +158,10 @@ class Town77Session(RecordsMoves):
             cells = [c for c, x in self.game_state.city if x is not None]
             if isinstance(verdict, Proposed) and "cell" in verdict.move:
                 cells.append(Cell.parse(str(verdict.move["cell"])))
-            self._city_mm = [self._centres[c] for c in cells if c in self._centres]
+            self._city_mm = {Cell(*rc): p for rc, p in merge_seen(
+                {(c.row, c.col): p for c, p in self._city_mm.items()},
+                {(c.row, c.col): p for c, p in self._centres.items()},
+                [(c.row, c.col) for c in cells], _pitch(self._centres)).items()}
         return verdict
 
     def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
@@ -176,10 +181,18 @@ class Town77Session(RecordsMoves):
             # be seen against
             return NoChange()
         if change is not None and (expected or len(entries) > 1):
+            # number the tiles by where the city's tiles were seen rather than by the
+            # reader's lattice, which a hand or a phantom can shift by a cell
+            grid = observation.get("grid")
+            by_rc = {(c.row, c.col): e for c, e in entries.items()}
+            lattice = city_lattice({(c.row, c.col): p for c, p in self._city_mm.items()
+                                    if c in expected})
+            placed = renumber(by_rc, lattice)
+            if placed is not None:
+                by_rc, grid = placed, lattice
             # trust the state where the table did not change (firmware.games.grid_change);
             # an empty table's lone tile is the pioneer whatever changed
-            st = settle({(c.row, c.col): e for c, e in entries.items()}, set(expected),
-                        observation.get("grid"), change)
+            st = settle(by_rc, {(c.row, c.col) for c in expected}, grid, change)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
             kept = {Cell(*rc) for rc in st.kept}
             unexplained = [Cell(*rc) for rc in st.unexplained]

@@ -239,3 +239,68 @@ def test_a_sub_pixel_shift_of_a_sharp_edge_is_no_change() -> None:
     b[:, 81:] = 250
     cm = ChangeMap.between(a, b, (0.0, 0.0), 0.5, 12)
     assert cm.mask.sum() == 0
+
+
+def test_city_lattice_is_the_similarity_through_the_seen_tiles() -> None:
+    """city_lattice recovers pitch, angle and origin of a turned city from its tiles'
+    centres; it needs two tiles, and tiles off one lattice give none."""
+    import math
+
+    from firmware.games.grid_change import city_lattice
+
+    a = math.radians(8.0)
+    known = {(r, c): (100 + 50 * (c * math.cos(a) - r * math.sin(a)),
+                      90 + 50 * (c * math.sin(a) + r * math.cos(a))) for r, c in ((0, 0), (0, 1), (1, 1))}
+    lat = city_lattice(known)
+    assert lat is not None
+    assert abs(lat["pitch_mm"] - 50) < 1e-6 and abs(lat["angle_deg"] - 8.0) < 1e-6
+    assert max(abs(v - w) for v, w in zip(lat["origin_mm"], (100, 90))) < 1e-6
+    assert city_lattice({(0, 0): (100.0, 90.0)}) is None
+    assert city_lattice({(0, 0): (100.0, 90.0), (0, 1): (150.0, 90.0), (1, 1): (100.0, 140.0)}) is None
+
+
+def test_renumber_places_tiles_by_their_centres_or_not_at_all() -> None:
+    """renumber keys tiles by the lattice cell under their centre; a tile between cells or
+    two tiles in one cell leave the reader's numbering alone (None)."""
+    from firmware.games.grid_change import renumber
+
+    lat = {"pitch_mm": PITCH, "angle_deg": 0.0, "origin_mm": _centre(0, 0)}
+    seen = {(5, 5): {"centre_mm": _centre(1, 2)}, (0, 0): {"centre_mm": _centre(0, 0)}}
+    assert renumber(seen, lat) == {(1, 2): seen[(5, 5)], (0, 0): seen[(0, 0)]}
+    between = {(0, 0): {"centre_mm": [ORIGIN + 0.5 * PITCH, ORIGIN]}}
+    assert renumber(between, lat) is None
+    assert renumber({(0, 0): {"centre_mm": _centre(0, 0)}, (0, 1): {"centre_mm": _centre(0, 0)}}, lat) is None
+
+
+def test_a_new_tile_is_numbered_where_the_city_was_seen_not_by_the_readers_lattice() -> None:
+    """Game 5's invented move: the reader numbers B2's print as (0, 1) and a new tile at
+    A3 as (1, 1); re-anchoring its numbering on the state shifts the new tile to B3. The
+    cell is taken from where the city's tiles were seen instead: A3."""
+    s = _session(("b1", "A2"), ("c2", "B2"))
+    good = _obs((0, 0, "s1", "c1"), (1, 0, "s2", "c2"), (1, 1, "s3", "c3"))
+    assert isinstance(s.interpret(good, change=_change()), NoChange)
+    bad = {"tiles": [{"row": 0, "col": 0, "shape": "s1", "colour": "c1", "face_down": False,
+                      "centre_mm": _centre(0, 0)},
+                     {"row": 0, "col": 1, "shape": "s3", "colour": "c3", "face_down": False,
+                      "centre_mm": _centre(1, 1)},
+                     {"row": 1, "col": 1, "shape": "s4", "colour": "c4", "face_down": False,
+                      "centre_mm": _centre(2, 0)}],
+           "grid": good["grid"]}
+    v = s.interpret(bad, change=_change((2, 0)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "A3", v
+
+
+def test_merge_seen_keeps_a_tiles_place_against_a_phantom_numbered_into_its_cell() -> None:
+    """merge_seen takes a tile's new place when it agrees with its last one or with the
+    lattice of the others; a place far from both (a phantom in its cell) and a tile not
+    seen keep the last place; a new tile's first place is taken."""
+    from firmware.games.grid_change import merge_seen
+
+    known = {(0, 0): (120.0, 120.0), (0, 1): (177.0, 120.0), (1, 0): (120.0, 177.0)}
+    seen = {(0, 0): (60.0, 60.0), (0, 1): (179.0, 121.0), (1, 1): (178.0, 176.0)}
+    out = merge_seen(known, seen, [(0, 0), (0, 1), (1, 0), (1, 1)], PITCH)
+    assert out == {(0, 0): (120.0, 120.0), (0, 1): (179.0, 121.0), (1, 0): (120.0, 177.0),
+                   (1, 1): (178.0, 176.0)}
+    # a first place read off is corrected once the others' lattice puts the tile elsewhere
+    assert merge_seen({(0, 0): (100.0, 100.0), (0, 1): (177.0, 120.0), (1, 0): (120.0, 177.0)},
+                      {(0, 0): (121.0, 119.0)}, [(0, 0), (0, 1), (1, 0)], PITCH)[(0, 0)] == (121.0, 119.0)
