@@ -138,15 +138,20 @@ def city_lattice(known: dict[CellRC, tuple[float, float]]) -> dict[str, Any] | N
     return {"pitch_mm": pitch, "angle_deg": math.degrees(math.atan2(q, p)), "origin_mm": [ox, oy]}
 
 
-def renumber(entries: dict[CellRC, dict[str, Any]], lattice: dict[str, Any] | None
-             ) -> dict[CellRC, dict[str, Any]] | None:
+def renumber(entries: dict[CellRC, dict[str, Any]], lattice: dict[str, Any] | None,
+             city: Iterable[CellRC] = ()) -> dict[CellRC, dict[str, Any]] | None:
     """The reader's tiles keyed by the cell of `lattice` their print lies on, or None
-    when one lies between cells, has no centre, or two land in one cell (the reader's
-    numbering is then all there is)."""
+    when one lies between cells in or beside the `city`, has no centre, or two land in
+    one cell (the reader's numbering is then all there is).
+
+    Something seen between cells away from the city cannot be a tile of it (every
+    placement touches the city): it is keyed by its nearest cell, so a cup read as a
+    few tiles does not hand the look back to the reader's (then bent) lattice."""
     axes = _axes(lattice)
     if axes is None:
         return None
     pitch, origin, ux, uy = axes
+    near = {(r + a, c + b) for r, c in city for a in (-1, 0, 1) for b in (-1, 0, 1)}
     out: dict[CellRC, dict[str, Any]] = {}
     for e in entries.values():
         p = point_mm(e.get("centre_mm"))
@@ -154,9 +159,9 @@ def renumber(entries: dict[CellRC, dict[str, Any]], lattice: dict[str, Any] | No
             return None
         dx, dy = p[0] - origin[0], p[1] - origin[1]
         u, v = (dx * ux[0] + dy * ux[1]) / pitch, (dx * uy[0] + dy * uy[1]) / pitch
-        if max(abs(u - round(u)), abs(v - round(v))) > SNAP:
-            return None
         cell = (round(v), round(u))
+        if max(abs(u - round(u)), abs(v - round(v))) > SNAP and cell in near:
+            return None
         if cell in out:
             return None
         out[cell] = e

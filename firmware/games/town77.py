@@ -137,20 +137,31 @@ class Town77Session(RecordsMoves):
         self._city_mm: dict[Cell, tuple[float, float]] = {}   # where the city's tiles were seen, last agreed look
         self._misfits = 0
         self._centres: dict[Cell, tuple[float, float]] = {}   # face-up tiles of the look, seen
+        self._pending: set[Cell] = set()   # tiles seen together, not all applied yet
 
     # -- reading the table ---------------------------------------------------------------
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         """The look's verdict, unless its lattice misses the city's known cells: a hand or
         a cup bends the reader's fit, and every cell index read on it is then wrong."""
         grid = observation.get("grid")
+        forced = False
         if change is not None and len(self._city_mm) >= 3:
             misfit = lattice_misfit(grid, self._city_mm.values())
-            if misfit is not None and misfit > MISFIT and self._misfits < MISFIT_LOOKS:
-                self._misfits += 1
-                return Unclear(f"grid off the city by {misfit:.2f} cell; looking again")
+            if misfit is not None and misfit > MISFIT:
+                if self._misfits < MISFIT_LOOKS:
+                    self._misfits += 1
+                    return Unclear(f"grid off the city by {misfit:.2f} cell; looking again")
+                forced = True
         self._misfits = 0
         self._centres = {}
         verdict = self._interpret(observation, change)
+        if forced and isinstance(verdict, Proposed):
+            # a look taken on a lattice that still misses the city: its cell may be a
+            # whole cell off, so the players confirm rather than the device applying it
+            move = dict(verdict.move, source="confirmed")
+            return Ask(f"{verdict.text}?", (move,), (verdict.text,), verdict.footprint)
+        if isinstance(verdict, NoChange):
+            self._pending = set()      # the tiles seen together are gone or applied
         if isinstance(verdict, (NoChange, Proposed)):
             # where the tiles were seen (their prints' centres), not the lattice's nodes: a
             # lattice half a cell off can still read a small city, and must not become the
@@ -185,14 +196,15 @@ class Town77Session(RecordsMoves):
             # reader's lattice, which a hand or a phantom can shift by a cell
             grid = observation.get("grid")
             by_rc = {(c.row, c.col): e for c, e in entries.items()}
-            lattice = city_lattice({(c.row, c.col): p for c, p in self._city_mm.items()
-                                    if c in expected})
-            placed = renumber(by_rc, lattice)
+            known = {(c.row, c.col): p for c, p in self._city_mm.items() if c in expected}
+            lattice = city_lattice(known)
+            placed = renumber(by_rc, lattice, [(c.row, c.col) for c in expected])
             if placed is not None:
                 by_rc, grid = placed, lattice
             # trust the state where the table did not change (firmware.games.grid_change);
             # an empty table's lone tile is the pioneer whatever changed
-            st = settle(by_rc, {(c.row, c.col) for c in expected}, grid, change)
+            st = settle(by_rc, {(c.row, c.col) for c in expected}, grid, change,
+                        lambda rc: Cell(*rc) in self._pending)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
             kept = {Cell(*rc) for rc in st.kept}
             unexplained = [Cell(*rc) for rc in st.unexplained]
@@ -262,6 +274,9 @@ class Town77Session(RecordsMoves):
         if turned:
             return Ask("A tile turned and one added", (), (), fp(turned + added))
         if len(added) > 1:
+            # the players apply one; the others are on the table the loop then takes as
+            # agreed, so they are read again whatever the change map says
+            self._pending = set(added)
             options = []
             texts: list[str] = []
             for c in added:
@@ -319,6 +334,7 @@ class Town77Session(RecordsMoves):
             result = g.place(int(move.get("player", g.turn)), tile, cell)
             if not result.applied:
                 raise CouldNotRead(result.message or f"{tile.token} at {cell.name} refused")
+            self._pending.discard(cell)
             return Applied(f"P{int(move.get('player', 0)) + 1}: {tile.token} {cell.name}")
         if kind == "turn_over":
             cell = Cell.parse(str(move["cell"]))

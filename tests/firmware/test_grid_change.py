@@ -193,6 +193,24 @@ def test_a_lattice_that_misses_the_city_is_looked_at_again() -> None:
     assert not isinstance(s.interpret(bent, change=_change()), Unclear)
 
 
+def test_a_new_tile_on_a_lattice_that_still_misses_the_city_is_asked_not_applied() -> None:
+    """When the sixth look in a row still misses the city, the look is taken, but its
+    new tile may be a whole cell off: the players confirm it (one candidate) instead of
+    the device applying it."""
+    from firmware.games.town77 import MISFIT_LOOKS
+
+    s = _session(("b1", "B1"), ("c2", "A2"))
+    good = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
+    assert isinstance(s.interpret(good, change=_change()), NoChange)
+    more = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (1, 1, "s4", "c4"))
+    bent = dict(more, grid=dict(more["grid"], origin_mm=[ORIGIN + PITCH / 2, ORIGIN]))
+    for _ in range(MISFIT_LOOKS):
+        assert isinstance(s.interpret(bent, change=_change((1, 1))), Unclear)
+    v = s.interpret(bent, change=_change((1, 1)))
+    assert isinstance(v, Ask) and v.text == "d3 at B2?", v
+    assert [m["cell"] for m in v.candidates] == ["B2"] and v.candidates[0]["source"] == "confirmed"
+
+
 def _challenge_obs(city: dict[tuple[int, int], str], tops: tuple[str, str, str]) -> dict[str, Any]:
     """Indices as labels (shape, colour digits of the token); tops in row 8, cols 0, 3, 6."""
     cells = [(r, c, tok) for (r, c), tok in city.items()] + \
@@ -260,15 +278,18 @@ def test_city_lattice_is_the_similarity_through_the_seen_tiles() -> None:
 
 
 def test_renumber_places_tiles_by_their_centres_or_not_at_all() -> None:
-    """renumber keys tiles by the lattice cell under their centre; a tile between cells or
-    two tiles in one cell leave the reader's numbering alone (None)."""
+    """renumber keys tiles by the lattice cell under their centre; a tile between cells
+    in or beside the city, or two tiles in one cell, leave the reader's numbering alone
+    (None); something between cells away from the city takes its nearest cell."""
     from firmware.games.grid_change import renumber
 
     lat = {"pitch_mm": PITCH, "angle_deg": 0.0, "origin_mm": _centre(0, 0)}
     seen = {(5, 5): {"centre_mm": _centre(1, 2)}, (0, 0): {"centre_mm": _centre(0, 0)}}
-    assert renumber(seen, lat) == {(1, 2): seen[(5, 5)], (0, 0): seen[(0, 0)]}
+    assert renumber(seen, lat, [(0, 0)]) == {(1, 2): seen[(5, 5)], (0, 0): seen[(0, 0)]}
     between = {(0, 0): {"centre_mm": [ORIGIN + 0.5 * PITCH, ORIGIN]}}
-    assert renumber(between, lat) is None
+    assert renumber(between, lat, [(0, 0)]) is None
+    far = {(0, 0): {"centre_mm": [ORIGIN + 4.5 * PITCH, ORIGIN + 3.4 * PITCH]}}
+    assert renumber(far, lat, [(0, 0)]) == {(3, 4): far[(0, 0)]}
     assert renumber({(0, 0): {"centre_mm": _centre(0, 0)}, (0, 1): {"centre_mm": _centre(0, 0)}}, lat) is None
 
 
@@ -304,3 +325,17 @@ def test_merge_seen_keeps_a_tiles_place_against_a_phantom_numbered_into_its_cell
     # a first place read off is corrected once the others' lattice puts the tile elsewhere
     assert merge_seen({(0, 0): (100.0, 100.0), (0, 1): (177.0, 120.0), (1, 0): (120.0, 177.0)},
                       {(0, 0): (121.0, 119.0)}, [(0, 0), (0, 1), (1, 0)], PITCH)[(0, 0)] == (121.0, 119.0)
+
+
+def test_the_other_tile_of_two_laid_at_once_is_read_after_the_players_apply_one() -> None:
+    """Two tiles laid at once are a question; once the players apply one, the loop takes
+    the table as agreed (nothing changed since), yet the other tile is still proposed."""
+    s = _session(("b1", "B1"))
+    frame = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (1, 1, "s4", "c4"))
+    v = s.interpret(frame, change=_change((1, 0), (1, 1)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once", v
+    s.apply(next(m for m in v.candidates if m["cell"] == "A2"))
+    v = s.interpret(frame, change=_change())
+    assert isinstance(v, Proposed) and v.move["cell"] == "B2", v
+    s.apply(v.move)
+    assert isinstance(s.interpret(frame, change=_change()), NoChange)
