@@ -137,7 +137,8 @@ class Town77Session(RecordsMoves):
         self._city_mm: dict[Cell, tuple[float, float]] = {}   # where the city's tiles were seen, last agreed look
         self._misfits = 0
         self._centres: dict[Cell, tuple[float, float]] = {}   # face-up tiles of the look, seen
-        self._pending: set[Cell] = set()   # tiles seen together, not all applied yet
+        self._together: set[Cell] = set()   # new tiles of the last "tiles at once" question
+        self._pending: set[Cell] = set()    # the others, once the players applied one of them
 
     # -- reading the table ---------------------------------------------------------------
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
@@ -274,9 +275,9 @@ class Town77Session(RecordsMoves):
         if turned:
             return Ask("A tile turned and one added", (), (), fp(turned + added))
         if len(added) > 1:
-            # the players apply one; the others are on the table the loop then takes as
-            # agreed, so they are read again whatever the change map says
-            self._pending = set(added)
+            # if the players apply one, the others lie on the table the loop then takes
+            # as agreed: they are read again whatever the change map says (`_apply`)
+            self._together = set(added)
             options = []
             texts: list[str] = []
             for c in added:
@@ -334,6 +335,9 @@ class Town77Session(RecordsMoves):
             result = g.place(int(move.get("player", g.turn)), tile, cell)
             if not result.applied:
                 raise CouldNotRead(result.message or f"{tile.token} at {cell.name} refused")
+            if cell in self._together and move.get("source") == "confirmed":
+                self._pending = self._together - {cell}     # the players picked this one
+            self._together = set()
             self._pending.discard(cell)
             return Applied(f"P{int(move.get('player', 0)) + 1}: {tile.token} {cell.name}")
         if kind == "turn_over":
