@@ -46,7 +46,7 @@ def test_a_brands_length_is_learnt_and_its_chains_counted_exactly(length: float)
     for (e, _, _), _n in chains:
         ends.append(end_scores(e, np.ones_like(e), det, 3.0))
         votes = chain_votes(ends[-1][0], ends[-1][1], votes)
-    got = learnt_length(votes, 1.3)
+    got = learnt_length(votes, 2.0)
     assert got is not None
     assert abs(got[0] - length) < 0.75, got
     for ((e, first, last), n), en in zip(chains, ends):
@@ -62,7 +62,7 @@ def test_ends_one_length_apart_vote_for_that_length() -> None:
     near[10:500:40] = 3.0
     far[72:600:40] = 3.0
     votes = chain_votes(near, far, empty_votes(26.0, 38.0))
-    got = learnt_length(votes, 1.3)
+    got = learnt_length(votes, 2.0)
     assert got is not None and abs(got[0] - 31.0) < 0.3
     assert votes.chains == 1
 
@@ -71,10 +71,10 @@ def test_no_clear_peak_learns_nothing() -> None:
     """Ends everywhere (a flat vote), no chains, or a top at the end of the range searched
     learn no length: the caller keeps the River's or the standard one."""
     flat = np.full(400, 1.0, np.float32)
-    assert learnt_length(chain_votes(flat, flat, empty_votes(26.0, 38.0)), 1.3) is None
-    assert learnt_length(empty_votes(26.0, 38.0), 1.3) is None
+    assert learnt_length(chain_votes(flat, flat, empty_votes(26.0, 38.0)), 2.0) is None
+    assert learnt_length(empty_votes(26.0, 38.0), 2.0) is None
     near = np.full(600, -3.0, np.float32)
     far = np.full(600, -3.0, np.float32)
     near[10:400:90] = 3.0
     far[10 + 80:600:90] = 3.0           # 40 mm apart: beyond the longest clip searched
-    assert learnt_length(chain_votes(near, far, empty_votes(26.0, 38.0)), 1.3) is None
+    assert learnt_length(chain_votes(near, far, empty_votes(26.0, 38.0)), 2.0) is None

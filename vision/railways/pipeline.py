@@ -174,7 +174,7 @@ def table_clip_length(strips: list[ChainStrip], cfg: RailwaysConfig) -> float | 
     votes = empty_votes(cfg.clip_min_mm, cfg.clip_max_mm)
     for st in strips:
         votes = chain_votes(st.ends[0], st.ends[1], votes)
-    got = learnt_length(votes, cfg.clip_votes_contrast)
+    got = learnt_length(votes, cfg.clip_votes_z)
     return got[0] if got is not None else None
 
 
