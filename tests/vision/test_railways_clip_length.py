@@ -5,34 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.railways.clip_counter import STEP_MM, count_clips, end_scores, load_detector
+from vision.railways.clip_counter import count_clips, end_scores, load_detector
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
-from vision.synth import clips as C
-from vision.synth import railways as R
-from vision.synth.canvas import TableCanvas
-from vision.synth.colour import lin, linear_to_srgb
+from railway_chains import slack_chain
 
 
-def _chain(seed: int, n: int, length: float):  # type: ignore[no-untyped-def]
-    """A straight red chain of n clips of this length with seeded random slack, drawn
-    top-down at 2 px/mm, as the strip the counter reads (taken at the standard 32 mm
-    clip's width, as the reader does before it knows the length), and its true ends."""
-    rng = np.random.default_rng(seed)
-    width, wire = length * 9 / 32, 1.25 * length / 32
-    ov = [float(length * rng.uniform(0.1, 0.45)) for _ in range(n - 1)]
-    span = n * length - sum(ov)
-    canvas = TableCanvas((0, 0), (span + 60, 40), 2.0, background=lin((150, 160, 170)))
-    path = np.array([[20.0, 20.0], [span + 40, 20.0]])
-    tw = [float(abs(rng.normal(0, 6))) for _ in range(n)]
-    poses = C.layout_chain(path, n, length, ov, tw, list(rng.uniform(size=n) < 0.5),
-                           list(rng.uniform(size=n) < 0.5))
-    R.draw_clip_chain(canvas, {"clips": [R._pose_dict(p) for p in poses], "colour": "red", "wire_mm": wire,
-                               "width_mm": width, "seed": seed})
-    img = (linear_to_srgb(canvas.image) * 255).astype(np.float32)
-    red = np.clip((img[..., 2] - np.maximum(img[..., 0], img[..., 1]) - 30) / 80, 0, 1).astype(np.float32)
-    half = int((32.0 * 9 / 32 / 2 + 1.25 + 2.5) / STEP_MM)
-    e = np.ascontiguousarray(red[40 - half:40 + half + 1, :].T).astype(np.float32)
-    return e, poses[0].start[0], poses[-1].end[0]
+def _chain(seed: int, n: int, length: float) -> tuple[np.ndarray, float, float]:  # type: ignore[type-arg]
+    """A straight chain of n clips of this length with seeded random slack, as the strip
+    the counter reads (cut at the standard 32 mm clip's width, as the reader does before
+    it knows the length), and where its first clip starts and its last ends."""
+    c = slack_chain(seed, n, length, overlap=(0.1, 0.45), margin_mm=60.0, strip_clip_mm=32.0)
+    return c.strip, c.first_mm, c.last_mm
 
 
 @pytest.mark.parametrize("length", [29.5, 34.5])
