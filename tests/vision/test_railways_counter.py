@@ -198,3 +198,20 @@ def test_end_costs_inside_the_seen_end_and_outside_it_only_where_bare() -> None:
     g = _end_gain(inside, 40.0, 60.0, 0.15, 1.0, 0.15)
     assert g[0] == pytest.approx(-1.5) and g[1] == 0.0 and g[2] == pytest.approx(-0.6) and g[3] < -1e8
     assert _end_gain(inside, 40.0, 60.0, 0.15, 1.0, 0.0)[2] == 0.0
+
+
+def test_a_strip_that_stops_inside_its_chain_is_not_confident() -> None:
+    """A path cut short (the trace broke at a crossing): the strip starts inside the
+    chain, so no wire is seen to end there and the count is not confident, though the
+    DP puts a clip right at the strip's start (without the bare-end check it was flagged);
+    the same chain whole is confident."""
+    s, poses, w, wire = _chain_strip(12, 8, 0.3)
+    whole = _count(s, poses, w, wire)
+    assert whole.count == 8 and whole.confidence >= 0.5
+    start = poses[2].start[0] - 1.0                    # mid-chain, 1 mm before the third clip
+    cut = np.ascontiguousarray(s[int(start / STEP_MM):])
+    last = poses[-1].end[0] - start
+    res = count_clips(cut, np.ones_like(cut), 32.0, w, wire, 0.0, last)
+    unasked = count_clips(cut, np.ones_like(cut), 32.0, w, wire, 0.0, last, bare_mm=(0.0, 0.0))
+    assert res.count < 8 and unasked.count == res.count
+    assert unasked.confidence >= 0.5 and res.confidence < 0.5
