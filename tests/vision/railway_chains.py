@@ -22,10 +22,15 @@ def red_evidence(canvas: TableCanvas) -> F32:
     return np.asarray(np.clip((img[..., 2] - np.maximum(img[..., 0], img[..., 1]) - 30) / 80, 0, 1), np.float32)
 
 
-def blue_evidence(canvas: TableCanvas) -> F32:
-    """How blue each pixel is (0..1): the River's chain."""
+def river_evidence(canvas: TableCanvas) -> F32:
+    """How blue or how silver each pixel is (0..1) on a dark table: the River's chain of
+    blue and silver clips, as the reader reads it (the most of the two)."""
     img = (linear_to_srgb(canvas.image) * 255).astype(np.float32)
-    return np.asarray(np.clip((img[..., 0] - np.maximum(img[..., 1], img[..., 2]) - 30) / 80, 0, 1), np.float32)
+    blue = np.clip((img[..., 0] - np.maximum(img[..., 1], img[..., 2]) - 30) / 80, 0, 1)
+    grey = img.mean(axis=2)
+    chroma = img.max(axis=2) - img.min(axis=2)
+    silver = np.clip((grey - 110) / 60, 0, 1) * (chroma < 30)
+    return np.asarray(np.maximum(blue, silver), np.float32)
 
 
 @dataclass
@@ -41,24 +46,27 @@ class SlackChain:
 
 def slack_chain(seed: int, n: int, length: float = 32.0, overlap: tuple[float, float] = (0.08, 0.48),
                 margin_mm: float = 80.0, strip_clip_mm: float | None = None, patch_mm: float = 0.0,
-                colour: str = "red") -> SlackChain:
+                colours: list[str] | None = None, background: tuple[int, int, int] = (150, 160, 170)) -> SlackChain:
     """A straight chain of n clips of this length whose every joint has its own seeded
     slack (overlap a uniform share of a clip in `overlap`, taut to bunched, as
     vision.synth lays chains), drawn at 2 px/mm on a grey table starting 20 mm in; the
     strip is cut at the width of a strip_clip_mm clip (the reader cuts at the standard
     32 mm before it knows the length; default: this length). patch_mm: a solid patch of
-    the chain's colour that long just past its last clip (a cube or a card's printing)."""
+    the chain's colour that long just past its last clip (a cube or a card's printing).
+    colours: each clip's colour (default all red); with blue or silver clips the evidence
+    is the River's (river_evidence)."""
     rng = np.random.default_rng(seed)
     width, wire = length * 9 / 32, 1.25 * length / 32
     ov = [float(length * rng.uniform(*overlap)) for _ in range(n - 1)]
     span = n * length - sum(ov)
-    canvas = TableCanvas((0, 0), (span + margin_mm, 40), 2.0, background=lin((150, 160, 170)))
+    canvas = TableCanvas((0, 0), (span + margin_mm, 40), 2.0, background=lin(background))
     path = np.array([[20.0, 20.0], [span + margin_mm - 20.0, 20.0]])
     poses = C.layout_chain(path, n, length, ov, [float(abs(rng.normal(0, 6))) for _ in range(n)],
                            list(rng.uniform(size=n) < 0.5), list(rng.uniform(size=n) < 0.5))
-    R.draw_clip_chain(canvas, {"clips": [R._pose_dict(p) for p in poses], "colour": colour, "wire_mm": wire,
-                               "width_mm": width, "seed": seed})
-    ev = blue_evidence(canvas) if colour == "blue" else red_evidence(canvas)
+    cols = colours or ["red"] * n
+    R.draw_clip_chain(canvas, {"clips": [R._pose_dict(p) for p in poses], "colour": cols[0], "colours": cols,
+                               "wire_mm": wire, "width_mm": width, "seed": seed})
+    ev = red_evidence(canvas) if set(cols) == {"red"} else river_evidence(canvas)
     end = poses[-1].end[0]
     if patch_mm > 0:
         ev[32:49, int((end + 1) * 2):int((end + 1 + patch_mm) * 2)] = 1.0

@@ -34,6 +34,7 @@ F32 = NDArray[Any]
 
 STEP_MM = 0.5                       # strip sampling along and across the chain
 DETECTOR_FILE = Path(__file__).with_name("clip_bends.json")
+RIVER_DETECTOR_FILE = Path(__file__).with_name("clip_bends_river.json")
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,12 @@ def load_detector(path: str = str(DETECTOR_FILE)) -> BendDetector:
     except (OSError, ValueError, KeyError) as e:
         raise RuntimeError(f"railways: clip end detector {path} is missing or damaged ({e}); "
                            "reinstall tableref") from e
+
+
+def load_river_detector() -> BendDetector:
+    """The River's own bend detector (its blue and silver clips; one detector trained on
+    links and River together counted the links worse: firmware/bench/clip_bends_train.py)."""
+    return load_detector(str(RIVER_DETECTOR_FILE))
 
 
 def save_detector(det: BendDetector, path: str) -> None:
