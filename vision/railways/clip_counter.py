@@ -9,7 +9,12 @@ u + length. Why a learnt detector: a hand-made clip template or bend filter was 
 end among overlapping neighbours, twisted clips, cubes and blur is learnt instead from
 seeded synthetic chains (firmware/bench/clip_bends_train.py 2100 30: dev seeds 2100-2129
 at both resolutions, links only, straightened as the reader does at 32 mm, 64 hidden
-units, 20 epochs at a cosine-decayed rate; 2130-2139 kept for checking it).
+units, 20 epochs at a cosine-decayed rate; 2130-2139 kept for checking it). The River
+has its own detector, trained the same way on the River's chains (--river).
+Why the counts at 2304x1296 stay weak: a table millimetre is only about 0.7 camera
+pixels there (1.4 at 4608x2592), so the 1 mm wire is under a pixel and a clip's nested
+loops, about 2 px apart, blur into one blob; a detector trained at that resolution
+alone did no better (dev 2100-2139: 54.5 against 54.3% of links exact).
 The detector is a small two-layer network over a window of the strip; it runs as one
 matrix product per strip, both ways along (a clip's far end is a near end seen from the
 other side).
