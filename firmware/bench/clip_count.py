@@ -111,7 +111,7 @@ def count_table(seed: int, res: tuple[int, int], learnt: bool = False) -> tuple[
     (pipeline.table_clip_length over the true links' strips, the standard 32 mm when it
     learns none), else the true one."""
     from vision.railways import pipeline as pl
-    from vision.railways.clip_counter import CountResult
+    from vision.railways.clip_counter import CountResult, load_river_detector
     from vision.railways.chains import LazyMap
     from vision.railways.config import CLIP_COLOURS, RailwaysConfig
     from vision.railways.frame import blind_full
@@ -150,7 +150,7 @@ def count_table(seed: int, res: tuple[int, int], learnt: bool = False) -> tuple[
     rw = np.maximum(tm.wires["blue"], tm.wires["silver"])
     nothing = LazyMap(rw.shape, lambda r, c: np.zeros((r.stop - r.start, c.stop - c.start), np.float32))
     path = np.asarray(truth["river"]["path_mm"], dtype=np.float64)
-    rr, _ = pl._count_chain(tm.view, LazyMap.over255(rw), nothing, None, path, clip_len, cfg)
+    rr, _ = pl._count_chain(tm.view, LazyMap.over255(rw), nothing, None, path, clip_len, cfg, load_river_detector())
     out.append(Counted(seed, "river", "blue", int(truth["river"]["clips"]), rr.count, rr.confidence,
                        rr.confidence >= cfg.confident))
     return out, clip_len

@@ -5,34 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.railways.clip_counter import STEP_MM, count_clips, end_scores, load_detector
+from vision.railways.clip_counter import count_clips, end_scores, load_detector
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
-from vision.synth import clips as C
-from vision.synth import railways as R
-from vision.synth.canvas import TableCanvas
-from vision.synth.colour import lin, linear_to_srgb
+from railway_chains import slack_chain
 
 
-def _chain(seed: int, n: int, length: float):  # type: ignore[no-untyped-def]
-    """A straight red chain of n clips of this length with seeded random slack, drawn
-    top-down at 2 px/mm, as the strip the counter reads (taken at the standard 32 mm
-    clip's width, as the reader does before it knows the length), and its true ends."""
-    rng = np.random.default_rng(seed)
-    width, wire = length * 9 / 32, 1.25 * length / 32
-    ov = [float(length * rng.uniform(0.1, 0.45)) for _ in range(n - 1)]
-    span = n * length - sum(ov)
-    canvas = TableCanvas((0, 0), (span + 60, 40), 2.0, background=lin((150, 160, 170)))
-    path = np.array([[20.0, 20.0], [span + 40, 20.0]])
-    tw = [float(abs(rng.normal(0, 6))) for _ in range(n)]
-    poses = C.layout_chain(path, n, length, ov, tw, list(rng.uniform(size=n) < 0.5),
-                           list(rng.uniform(size=n) < 0.5))
-    R.draw_clip_chain(canvas, {"clips": [R._pose_dict(p) for p in poses], "colour": "red", "wire_mm": wire,
-                               "width_mm": width, "seed": seed})
-    img = (linear_to_srgb(canvas.image) * 255).astype(np.float32)
-    red = np.clip((img[..., 2] - np.maximum(img[..., 0], img[..., 1]) - 30) / 80, 0, 1).astype(np.float32)
-    half = int((32.0 * 9 / 32 / 2 + 1.25 + 2.5) / STEP_MM)
-    e = np.ascontiguousarray(red[40 - half:40 + half + 1, :].T).astype(np.float32)
-    return e, poses[0].start[0], poses[-1].end[0]
+def _chain(seed: int, n: int, length: float) -> tuple[np.ndarray, float, float]:  # type: ignore[type-arg]
+    """A straight chain of n clips of this length with seeded random slack, as the strip
+    the counter reads (cut at the standard 32 mm clip's width, as the reader does before
+    it knows the length), and where its first clip starts and its last ends."""
+    c = slack_chain(seed, n, length, overlap=(0.1, 0.45), margin_mm=60.0, strip_clip_mm=32.0)
+    return c.strip, c.first_mm, c.last_mm
 
 
 @pytest.mark.parametrize("length", [29.5, 34.5])
@@ -46,7 +29,7 @@ def test_a_brands_length_is_learnt_and_its_chains_counted_exactly(length: float)
     for (e, _, _), _n in chains:
         ends.append(end_scores(e, np.ones_like(e), det, 3.0))
         votes = chain_votes(ends[-1][0], ends[-1][1], votes)
-    got = learnt_length(votes, 1.3)
+    got = learnt_length(votes, 2.0)
     assert got is not None
     assert abs(got[0] - length) < 0.75, got
     for ((e, first, last), n), en in zip(chains, ends):
@@ -62,7 +45,7 @@ def test_ends_one_length_apart_vote_for_that_length() -> None:
     near[10:500:40] = 3.0
     far[72:600:40] = 3.0
     votes = chain_votes(near, far, empty_votes(26.0, 38.0))
-    got = learnt_length(votes, 1.3)
+    got = learnt_length(votes, 2.0)
     assert got is not None and abs(got[0] - 31.0) < 0.3
     assert votes.chains == 1
 
@@ -71,10 +54,10 @@ def test_no_clear_peak_learns_nothing() -> None:
     """Ends everywhere (a flat vote), no chains, or a top at the end of the range searched
     learn no length: the caller keeps the River's or the standard one."""
     flat = np.full(400, 1.0, np.float32)
-    assert learnt_length(chain_votes(flat, flat, empty_votes(26.0, 38.0)), 1.3) is None
-    assert learnt_length(empty_votes(26.0, 38.0), 1.3) is None
+    assert learnt_length(chain_votes(flat, flat, empty_votes(26.0, 38.0)), 2.0) is None
+    assert learnt_length(empty_votes(26.0, 38.0), 2.0) is None
     near = np.full(600, -3.0, np.float32)
     far = np.full(600, -3.0, np.float32)
     near[10:400:90] = 3.0
     far[10 + 80:600:90] = 3.0           # 40 mm apart: beyond the longest clip searched
-    assert learnt_length(chain_votes(near, far, empty_votes(26.0, 38.0)), 1.3) is None
+    assert learnt_length(chain_votes(near, far, empty_votes(26.0, 38.0)), 2.0) is None

@@ -15,12 +15,13 @@ from vision.railways.pipeline import _presence_limits
 from vision.synth import clips as C
 from vision.synth import railways as R
 from vision.synth.canvas import TableCanvas
-from vision.synth.colour import lin, linear_to_srgb
+from vision.synth.colour import lin
+
+from railway_chains import red_evidence, slack_chain
 
 
 def _red(canvas: TableCanvas) -> np.ndarray:  # type: ignore[type-arg]
-    img = (linear_to_srgb(canvas.image) * 255).astype(np.float32)
-    return np.asarray(np.clip((img[..., 2] - np.maximum(img[..., 0], img[..., 1]) - 30) / 80, 0, 1), np.float32)
+    return red_evidence(canvas)
 
 
 def _draw(canvas: TableCanvas, path: np.ndarray, n: int, length: float, overlap_frac: float,  # type: ignore[type-arg]
@@ -151,26 +152,10 @@ def test_a_damaged_detector_file_is_one_clear_error(tmp_path) -> None:  # type: 
 
 
 def _slack_strip(seed: int, n: int, length: float = 32.0, patch_mm: float = 0.0):  # type: ignore[no-untyped-def]
-    """A straight red chain of n flat clips whose every joint has its own seeded slack
-    (overlap 8-48% of a clip, taut to bunched, as vision.synth lays chains), and a solid
-    patch of its colour patch_mm long just past its last clip (a cube or card printing)."""
-    rng = np.random.default_rng(seed)
-    width, wire = length * 9 / 32, 1.25 * length / 32
-    ov = [float(length * rng.uniform(0.08, 0.48)) for _ in range(n - 1)]
-    span = n * length - sum(ov)
-    canvas = TableCanvas((0, 0), (span + 80, 40), 2.0, background=lin((150, 160, 170)))
-    path = np.array([[20.0, 20.0], [span + 60, 20.0]])
-    poses = C.layout_chain(path, n, length, ov, [float(abs(rng.normal(0, 6))) for _ in range(n)],
-                           list(rng.uniform(size=n) < 0.5), list(rng.uniform(size=n) < 0.5))
-    R.draw_clip_chain(canvas, {"clips": [R._pose_dict(p) for p in poses], "colour": "red", "wire_mm": wire,
-                               "width_mm": width, "seed": seed})
-    red = _red(canvas)
-    end = poses[-1].end[0]
-    if patch_mm > 0:
-        red[32:49, int((end + 1) * 2):int((end + 1 + patch_mm) * 2)] = 1.0
-    half = int((width / 2 + wire + 2.5) / STEP_MM)
-    s = np.ascontiguousarray(red[40 - half:40 + half + 1, :].T).astype(np.float32)
-    return s, poses, end
+    """A straight red chain of n flat clips, each joint slack to its own seeded degree,
+    with a solid patch of its colour patch_mm long just past its last clip."""
+    c = slack_chain(seed, n, length, patch_mm=patch_mm)
+    return c.strip, c.poses, c.last_mm
 
 
 @pytest.mark.parametrize("seed,n", [(31, 20), (32, 24), (33, 27)])
@@ -213,3 +198,20 @@ def test_end_costs_inside_the_seen_end_and_outside_it_only_where_bare() -> None:
     g = _end_gain(inside, 40.0, 60.0, 0.15, 1.0, 0.15)
     assert g[0] == pytest.approx(-1.5) and g[1] == 0.0 and g[2] == pytest.approx(-0.6) and g[3] < -1e8
     assert _end_gain(inside, 40.0, 60.0, 0.15, 1.0, 0.0)[2] == 0.0
+
+
+def test_a_strip_that_stops_inside_its_chain_is_not_confident() -> None:
+    """A path cut short (the trace broke at a crossing): the strip starts inside the
+    chain, so no wire is seen to end there and the count is not confident, though the
+    DP puts a clip right at the strip's start (without the bare-end check it was flagged);
+    the same chain whole is confident."""
+    s, poses, w, wire = _chain_strip(12, 8, 0.3)
+    whole = _count(s, poses, w, wire)
+    assert whole.count == 8 and whole.confidence >= 0.5
+    start = poses[2].start[0] - 1.0                    # mid-chain, 1 mm before the third clip
+    cut = np.ascontiguousarray(s[int(start / STEP_MM):])
+    last = poses[-1].end[0] - start
+    res = count_clips(cut, np.ones_like(cut), 32.0, w, wire, 0.0, last)
+    unasked = count_clips(cut, np.ones_like(cut), 32.0, w, wire, 0.0, last, bare_mm=(0.0, 0.0))
+    assert res.count < 8 and unasked.count == res.count
+    assert unasked.confidence >= 0.5 and res.confidence < 0.5

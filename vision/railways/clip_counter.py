@@ -9,7 +9,12 @@ u + length. Why a learnt detector: a hand-made clip template or bend filter was 
 end among overlapping neighbours, twisted clips, cubes and blur is learnt instead from
 seeded synthetic chains (firmware/bench/clip_bends_train.py 2100 30: dev seeds 2100-2129
 at both resolutions, links only, straightened as the reader does at 32 mm, 64 hidden
-units, 20 epochs at a cosine-decayed rate; 2130-2139 kept for checking it).
+units, 20 epochs at a cosine-decayed rate; 2130-2139 kept for checking it). The River
+has its own detector, trained the same way on the River's chains (--river).
+Why the counts at 2304x1296 stay weak: a table millimetre is only about 0.7 camera
+pixels there (1.4 at 4608x2592), so the 1 mm wire is under a pixel and a clip's nested
+loops, about 2 px apart, blur into one blob; a detector trained at that resolution
+alone did no better (dev 2100-2139: 54.5 against 54.3% of links exact).
 The detector is a small two-layer network over a window of the strip; it runs as one
 matrix product per strip, both ways along (a clip's far end is a near end seen from the
 other side).
@@ -34,6 +39,7 @@ F32 = NDArray[Any]
 
 STEP_MM = 0.5                       # strip sampling along and across the chain
 DETECTOR_FILE = Path(__file__).with_name("clip_bends.json")
+RIVER_DETECTOR_FILE = Path(__file__).with_name("clip_bends_river.json")
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,12 @@ def load_detector(path: str = str(DETECTOR_FILE)) -> BendDetector:
                            "reinstall tableref") from e
 
 
+def load_river_detector() -> BendDetector:
+    """The River's own bend detector (its blue and silver clips; one detector trained on
+    links and River together counted the links worse: firmware/bench/clip_bends_train.py)."""
+    return load_detector(str(RIVER_DETECTOR_FILE))
+
+
 def save_detector(det: BendDetector, path: str) -> None:
     def enc(a: F32) -> dict[str, Any]:
         a = np.ascontiguousarray(a, dtype=np.float32)
@@ -177,7 +189,7 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
                 end_after_mm: float = 4.0, detector: BendDetector | None = None,
                 ends: tuple[F32, F32] | None = None, end_slope: float = 0.0,
                 end_free_mm: float = 1.0, margin_test: float = 1.0, sure_clip: float = 3.0,
-                end_agree_mm: float = 2.0) -> CountResult:
+                end_agree_mm: float = 2.0, bare_mm: tuple[float, float] = (2.0, 8.0)) -> CountResult:
     """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
 
     first_mm / last_mm: where the chain's wire was seen to begin and end along the strip;
@@ -198,7 +210,13 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     wire was seen to end (else the DP guessed an end). Without the last condition dev
     tables 2100-2139 (true paths) had no wrong sure count (139 of 1050) but held-out
     2200-2219 had 4 of 79, each with an end clip 3.5-14 mm from the seen end; with it,
-    dev 85 of 1050 and held-out 44 of 660 sure, none wrong."""
+    dev 85 of 1050 and held-out 44 of 660 sure, none wrong.
+    And the strip must be seen and bare from bare_mm[0] to bare_mm[1] past both end clips
+    (the chain is seen to end there; (0, 0): not asked). Why: the seen wire ends start
+    from the traced path's ends, and the reader's paths are not the truth's (the whole
+    reader flagged 1 wrong of 3 at 4608x2592 on the bench). On dev 2100-2139 at 4608 with
+    one end of the true path cut 40-120 mm short (a trace broken at a crossing or a cube)
+    the last condition alone flagged 23 of 1050 such strips, all wrong; with it none."""
     m = int(round(length_mm / STEP_MM))
     n = evidence.shape[0] - m
     if n <= 0 or evidence.shape[0] < 4:
@@ -234,12 +252,33 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     weakest = float(min(scores[u, 0] for u, _ in seq))
     agree = end_agree_mm / STEP_MM
     ends_seen = abs(seq[0][0] - f) <= agree and abs(seq[-1][0] + m - l_) <= agree
+    if bare_mm[1] > bare_mm[0]:
+        ends_seen = ends_seen and _bare_beyond(evidence, weight, seq[0][0], seq[-1][0] + m, bare_mm)
     if stable and weakest >= sure_clip and ends_seen:
         conf = 0.5 + 0.5 * min(1.0, (weakest - sure_clip) / max(1e-6, 2.0 * cap - sure_clip))
     else:
         conf = 0.45 * min(1.0, max(0.0, weakest / sure_clip)) * (1.0 if stable else 0.5) * (1.0 if ends_seen else 0.5)
     return CountResult(count, tuple(u * STEP_MM for u, _ in seq), margin_test if stable else 0.0, float(conf),
                        neutral, float(total))
+
+
+def _bare_beyond(evidence: F32, weight: F32, first: int, last: int, bare_mm: tuple[float, float]) -> bool:
+    """Whether the strip is seen and bare of wire from bare_mm[0] to bare_mm[1] past both
+    end clips (rows first and last): the chain really ends there. Why not trust the seen
+    wire ends alone: they start from the traced path's ends, and the reader's ends lie
+    a median 9 mm (4608x2592) to 13 mm (2304x1296) off the truth, so a path cut short
+    by a crossing or a cube gives a strip that stops inside the chain."""
+    cols = evidence.shape[1]
+    mid = slice(max(0, cols // 2 - 8), min(cols, cols // 2 + 9))
+    pres = (np.where(weight > 0, evidence, 0.0)[:, mid] > 0.3).max(axis=1)
+    seen = weight[:, mid].min(axis=1) > 0
+    k0, k1 = int(round(bare_mm[0] / STEP_MM)), int(round(bare_mm[1] / STEP_MM))
+    for a, b in ((first - k1, first - k0), (last + k0 + 1, last + k1 + 1)):
+        if a < 0 or b > len(pres):
+            return False        # the strip stops before the chain is seen to end
+        if float(seen[a:b].mean()) < 0.8 or float(pres[a:b].mean()) > 0.1:
+            return False
+    return True
 
 
 def _end_gain(inside: NDArray[Any], before: float, after: float, slope: float, free_mm: float,

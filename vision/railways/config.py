@@ -165,3 +165,5 @@ class RailwaysConfig:
     count_end_inside_mm: float = 30.0   # a link's end clip may end this far inside the wire's seen end
     count_end_slope: float = 0.15       # ... at this cost (log-odds per mm past 1 mm; outside too where bare)
     count_end_outside_mm: float = 20.0  # or start/end this far outside it (a traced path can stop short)
+    # D4
+    clip_votes_z: float = 2.0           # the chains' detrended best clip length must stand this many robust spreads above the median (replaces clip_votes_contrast)

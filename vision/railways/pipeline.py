@@ -21,7 +21,8 @@ from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
 from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, extend, sample, strip,
                                     strip_grid, walk_by_wire, wire_maps)
-from vision.railways.clip_counter import STEP_MM, CountResult, count_clips, end_scores, load_detector
+from vision.railways.clip_counter import (STEP_MM, BendDetector, CountResult, count_clips, end_scores, load_detector,
+                                          load_river_detector)
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches, touches_outside
@@ -118,7 +119,7 @@ class ChainStrip:
 
 
 def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
-                 clip_len: float, cfg: RailwaysConfig) -> ChainStrip | None:
+                 clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None) -> ChainStrip | None:
     """The strip of the chain along path (extended by a clip at each end), or None when
     too short to count."""
     width = clip_len * cfg.clip_width_ratio
@@ -139,7 +140,7 @@ def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
                               int(round(cfg.solid_mm / STEP_MM)))
     unseen0 = float(w[max(0, lo - 8):lo + 1].mean()) < 0.5
     unseen1 = float(w[hi:hi + 9].mean()) < 0.5
-    ends = end_scores(e, w, load_detector(), cfg.end_cap)
+    ends = end_scores(e, w, detector or load_detector(), cfg.end_cap)
     return ChainStrip(e, w, lo, hi, np.asarray(pts, dtype=np.float64), ends, unseen0 or unseen1)
 
 
@@ -161,8 +162,8 @@ def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[
 
 
 def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
-                 clip_len: float, cfg: RailwaysConfig) -> tuple[CountResult, F64]:
-    st = _chain_strip(view, wire, cover, same_large, path, clip_len, cfg)
+                 clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None) -> tuple[CountResult, F64]:
+    st = _chain_strip(view, wire, cover, same_large, path, clip_len, cfg, detector)
     if st is None:
         return CountResult(0, (), 0.0, 0.0, 1.0), path
     return _count_strip(st, clip_len, cfg)
@@ -174,7 +175,7 @@ def table_clip_length(strips: list[ChainStrip], cfg: RailwaysConfig) -> float | 
     votes = empty_votes(cfg.clip_min_mm, cfg.clip_max_mm)
     for st in strips:
         votes = chain_votes(st.ends[0], st.ends[1], votes)
-    got = learnt_length(votes, cfg.clip_votes_contrast)
+    got = learnt_length(votes, cfg.clip_votes_z)
     return got[0] if got is not None else None
 
 
@@ -321,7 +322,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     learnt = table_clip_length([c[4] for c in chains], cfg)
     river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], view_lab, bg_lab, cfg,
                        lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path,
-                                                              length, cfg), learnt)
+                                                              length, cfg, load_river_detector()), learnt)
     clip_len = river.clip_length_mm if river is not None else (learnt or cfg.default_clip_mm)
     for colour, path, pieces, share, cs in chains:
         res, seen = _count_strip(cs, clip_len, cfg)
