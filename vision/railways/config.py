@@ -165,3 +165,10 @@ class RailwaysConfig:
     count_end_inside_mm: float = 30.0   # a link's end clip may end this far inside the wire's seen end
     count_end_slope: float = 0.15       # ... at this cost (log-odds per mm past 1 mm; outside too where bare)
     count_end_outside_mm: float = 20.0  # or start/end this far outside it (a traced path can stop short)
+    # C4
+    ink_floor_factor: float = 2.0       # a chain's ink is at least this many times the bare table's around it
+    ink_floor_block_mm: float = 32.0    # the table's own ink is taken in blocks this wide
+    ink_floor_percentile: float = 50.0  # as this percentile of the cells off the cards
+    band_wide_min_mm2: float = 40.0     # a wide part of the band smaller than this is no chain (a clip's is larger)
+    ink_floor_grow_mm: float = 0.0      # within this of ink over the raised cut, the fixed cut holds (dev 4608:
+                                        # 4 mm gave counts 32.4 -> 35.8% but crossings 42.9 -> 33.9%, false links back: off)

@@ -11,6 +11,7 @@ traced path then takes the colour whose wire evidence dominates along it.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Iterable
 
 import cv2
@@ -57,19 +58,65 @@ def station_mask(shape: tuple[int, int], polygons_mm: Iterable[F64], origin_mm: 
     return m
 
 
+def ink_cut(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> F32:
+    """The ink a cell needs to be a chain: ink_threshold, or ink_floor_factor times the
+    table's own ink around it, whichever is higher. Why: sensor noise on a dark table and
+    the texture of a mat (a ruled grid finer than the background's window) give the bare
+    table an ink of 10-15 everywhere, so a fixed cut made the whole table band and its
+    skeleton wandering false links. The table's own ink is a low percentile of the cells
+    off the cards in blocks (chains fill few cells of a block), smoothed over the
+    neighbouring blocks."""
+    h, w = ink_mm.shape
+    b = max(4, int(round(cfg.ink_floor_block_mm)))
+    if cfg.ink_floor_factor <= 0 or h < 2 * b or w < 2 * b:
+        return np.full((h, w), cfg.ink_threshold, np.float32)
+    nh, nw = h // b, w // b
+    cells = ink_mm[:nh * b, :nw * b].reshape(nh, b, nw, b).transpose(0, 2, 1, 3).reshape(nh, nw, b * b)
+    off = masked[:nh * b, :nw * b].reshape(nh, b, nw, b).transpose(0, 2, 1, 3).reshape(nh, nw, b * b) == 0
+    vals = np.where(off, cells, np.nan)
+    enough = off.mean(axis=2) >= 0.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)          # blocks all card: NaN, filled below
+        floor = np.nanpercentile(np.where(enough[..., None], vals, np.nan), cfg.ink_floor_percentile, axis=2)
+    if not np.isfinite(floor).any():
+        return np.full((h, w), cfg.ink_threshold, np.float32)
+    floor = np.where(np.isfinite(floor), floor, np.nanmedian(floor)).astype(np.float32)
+    floor = np.asarray(cv2.medianBlur(floor, 3), dtype=np.float32)     # a block full of chains is not the table
+    full = cv2.resize(floor, (nw * b, nh * b), interpolation=cv2.INTER_LINEAR)
+    full = cv2.copyMakeBorder(full, 0, h - nh * b, 0, w - nw * b, cv2.BORDER_REPLICATE)
+    return np.maximum(np.float32(cfg.ink_threshold), np.float32(cfg.ink_floor_factor) * full)
+
+
 def chain_band(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> U8:
     """Where a chain lies (0/1, 1 px/mm): ink above the table's own, closed over a clip's
     loops, then opened by most of a clip's width so that printed lines and outline edges
     (thin, however strong) drop out while chains (about 9 mm wide) stay, necks and all."""
-    m = ((ink_mm > cfg.ink_threshold) & (masked == 0)).astype(np.uint8)
+    m = ((ink_mm > ink_cut(ink_mm, masked, cfg)) & (masked == 0)).astype(np.uint8)
     kc = int(cfg.ink_close_mm) | 1
-    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
+    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc))
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, close)
     ko = int(cfg.ink_open_mm) | 1
     disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko))
     wide = cv2.morphologyEx(m, cv2.MORPH_OPEN, disk)
+    if cfg.band_wide_min_mm2 > 0:
+        # a wide part smaller than a clip is no chain: where a mat's ruled lines cross they
+        # leave such specks, and giving back the ink next to them rebuilt the grid's lines
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(wide, connectivity=8)
+        small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] < cfg.band_wide_min_mm2)
+        small = small[small > 0]
+        if len(small):
+            wide = np.where(np.isin(lab, small), 0, wide).astype(np.uint8)
+    reach = disk
+    if cfg.ink_floor_grow_mm > 0:
+        # the raised cut finds the chains; near them their outline is drawn by the fixed
+        # cut, so that a chain's faint sides and ends stay in its band
+        m = ((ink_mm > cfg.ink_threshold) & (masked == 0)).astype(np.uint8)
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, close)
+        g = ko + 2 * int(round(cfg.ink_floor_grow_mm))
+        reach = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (g, g))
     # the narrow necks where a taut chain's clips link are given back: ink next to a wide
     # part belongs to it (a printed line far from any chain does not)
-    m = np.asarray(cv2.bitwise_and(m, cv2.dilate(wide, disk)), dtype=np.uint8)
+    m = np.asarray(cv2.bitwise_and(m, cv2.dilate(wide, reach)), dtype=np.uint8)
     m[masked > 0] = 0
     return np.asarray(m, dtype=np.uint8)
 
