@@ -172,3 +172,8 @@ class RailwaysConfig:
     band_wide_min_mm2: float = 40.0     # a wide part of the band smaller than this is no chain (a clip's is larger)
     ink_floor_grow_mm: float = 0.0      # within this of ink over the raised cut, the fixed cut holds (dev 4608:
                                         # 4 mm gave counts 32.4 -> 35.8% but crossings 42.9 -> 33.9%, false links back: off)
+    evidence_band_factor: float = 4.0   # a player colour's wire density this many times the bare table's is band
+    evidence_band_min: float = 8.0      # and at least this (0..255, in colour_window_mm windows)
+    evidence_floor_percentile: float = 50.0  # the bare table's density: this percentile of a block's cells
+    evidence_floor_block_mm: float = 64.0    # in blocks this wide (a chain's smoothed density fills a quarter)
+    evidence_open_mm: float = 9.0       # that band is at least this wide (a clip's width)
