@@ -133,7 +133,7 @@ def test_on_a_quiet_table_a_faint_chain_still_passes_the_fixed_cut() -> None:
 
 def test_a_chain_found_over_the_raised_cut_keeps_its_faint_sides() -> None:
     """With ink_floor_grow_mm (off by default), a chain's faint edges under the raised cut stay in its band."""
-    ink = _noisy_table(7, 6.0)
+    ink = _noisy_table(7, 8.0)
     ink[140:149, 20:280] = 10.0                        # the clip's sides, faint
     ink[142:147, 20:280] = 40.0                        # its middle, clear
     band = chain_band(ink, np.zeros_like(ink, np.uint8), RailwaysConfig(ink_floor_grow_mm=4.0))
