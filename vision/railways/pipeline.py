@@ -259,6 +259,9 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes)
     del small_lab, classes
     bg, bg_textured = backgrounds(view.image, int(round(12.0 * cfg.px_per_mm)), textured=True)
+    # the ink is taken at once, so that the textured background is gone before the wire maps
+    ink_mm = ink(view.image, bg_textured if bg_textured is not None else bg, cfg.px_per_mm)
+    del bg_textured
     wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
     h, w = view.image.shape[:2]
     view_px = view.image
@@ -270,8 +273,6 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
 
     links: list[LinkReading] = []
     fragments = 0
-    ink_mm = ink(view_px, bg_textured if bg_textured is not None else bg, cfg.px_per_mm)
-    del bg_textured
     view_lab, bg_lab = lab_map(view_px), lab_map(bg)
     card = station_mask((ink_mm.shape[0], ink_mm.shape[1]), [s.polygon_mm for s in stations],
                         view.origin_mm, cfg.card_grow_mm)

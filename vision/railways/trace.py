@@ -247,7 +247,7 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
     best = np.zeros((h, w), np.float32)
     label = np.full((h, w), -1, np.int16)
     pale: dict[str, F32] = {}
-    dense: dict[str, F32] = {}
+    dense: dict[str, U8] = {}
     for i, name in enumerate(names):
         m = wires[name]
         dens = cv2.boxFilter(m, cv2.CV_32F, (k, k))
@@ -258,7 +258,7 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
         if name in ("white", "silver"):
             pale[name] = dens
         if name in players:
-            dense[name] = dens
+            dense[name] = np.clip(dens, 0, 255).astype(np.uint8)     # 8 bits: kept for every colour at once
     on = (band > 0) & (best > 1.0)
     if masked is not None and cfg.evidence_band_factor > 0:
         on |= _evidence_band(dense, label, names, masked, cfg)
@@ -277,7 +277,7 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
     return {name: ((label == i) & on).astype(np.uint8) for i, name in enumerate(names)}
 
 
-def _evidence_band(dense: dict[str, F32], label: NDArray[Any], names: list[str], masked: U8,
+def _evidence_band(dense: dict[str, U8], label: NDArray[Any], names: list[str], masked: U8,
                    cfg: RailwaysConfig) -> NDArray[np.bool_]:
     """Band cells the colour-blind ink missed but a player colour's own wire evidence
     shows: where that colour wins and its density stands well above what the bare table
@@ -286,7 +286,8 @@ def _evidence_band(dense: dict[str, F32], label: NDArray[Any], names: list[str],
     out = np.zeros(label.shape, bool)
     ko = int(cfg.evidence_open_mm) | 1
     disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko))
-    for name, dens in dense.items():
+    for name, dens8 in dense.items():
+        dens = dens8.astype(np.float32)
         floor = table_floor(dens, masked, cfg.evidence_floor_block_mm, cfg.evidence_floor_percentile)
         if floor is None:
             continue
