@@ -49,3 +49,43 @@ def test_pale_rule_off_gives_silver_the_chain() -> None:
     band, wires = _maps(5)
     pc = colour_bands(band, wires, float(PX), RailwaysConfig(pale_white_min=0.0))
     assert pc["white"][60, 50:250].mean() < 0.05 and pc["silver"][60, 50:250].mean() > 0.95
+
+
+def _green_on_a_ruled_mat(seed: int) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """A green chain the colour-blind band missed (band empty there), pale ruled lines
+    (white evidence) every 10 mm, a green card's edge (masked) and a thin green printed line."""
+    rng = np.random.default_rng(seed)
+    n = 300 * PX
+    wires = {c: np.zeros((n, n), np.uint8) for c in CLIP_COLOURS}
+    for k in range(0, n, 10 * PX):
+        wires["white"][:, k:k + 2] = 60
+        wires["white"][k:k + 2, :] = 60
+    chain = np.zeros((n, n), np.uint8)
+    cv2.line(chain, (40 * PX, 100 * PX), (260 * PX, 120 * PX), (1,), 9 * PX)
+    wires["green"][(chain > 0) & (rng.random((n, n)) < 0.3)] = 120
+    wires["green"][230 * PX:230 * PX + 2, 40 * PX:260 * PX] = 200      # a printed line, 1 mm wide
+    masked = np.zeros((300, 300), np.uint8)
+    masked[250:300, 0:60] = 1
+    wires["green"][250 * PX - 2:250 * PX + 2, 0:60 * PX] = 200           # the card's edge
+    return np.zeros((300, 300), np.uint8), wires, masked
+
+
+def test_a_chain_of_its_own_colour_is_band_where_the_ink_missed_it() -> None:
+    """The green chain's cells are green band; the ruled lines, a printed line and a card's edge are not."""
+    for seed in range(2):
+        band, wires, masked = _green_on_a_ruled_mat(seed)
+        pc = colour_bands(band, wires, float(PX), RailwaysConfig(), masked, ("red", "white", "green", "black", "yellow"))
+        xs = np.arange(50, 250)
+        ys = np.round(100 + (xs - 40) * 20 / 220).astype(int)
+        assert pc["green"][ys, xs].mean() > 0.9
+        assert pc["green"][220:300].sum() == 0 and pc["white"].sum() == 0
+        off = pc["green"].copy()
+        off[85:135] = 0
+        assert off.sum() == 0
+
+
+def test_without_the_card_mask_only_the_ink_band_counts() -> None:
+    """Called as before (no mask), the split adds nothing beyond the colour-blind band."""
+    band, wires, masked = _green_on_a_ruled_mat(3)
+    pc = colour_bands(band, wires, float(PX), RailwaysConfig())
+    assert all(int(m.sum()) == 0 for m in pc.values())

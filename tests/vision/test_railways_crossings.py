@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
+import pytest
 
 from calibration.profile import default_profile
 from vision.railways.clip_counter import CountResult
@@ -23,6 +27,30 @@ def _square(c: tuple[float, float], side: float) -> np.ndarray:  # type: ignore[
     return np.array([[c[0] - h, c[1] - h], [c[0] + h, c[1] - h], [c[0] + h, c[1] + h], [c[0] - h, c[1] + h]])
 
 
+@dataclass
+class Table:
+    """The railway table's profile, settings and a top view's geometry (no pixels): what
+    _crossings needs besides the links."""
+
+    prof: Any
+    cfg: RailwaysConfig
+    view: TopView
+
+    def crossings(self, links: list[LinkReading], stations: list[Station], river: RiverReading | None = None,
+                  obstacles: list[Obstacle] | None = None) -> None:
+        _crossings(links, river, obstacles or [], stations, self.prof, self.view, 32.0, self.cfg)
+
+
+@pytest.fixture
+def table() -> Table:
+    view = TopView(np.zeros((4, 4, 3), np.uint8), np.zeros((4, 4, 3), np.uint8), (32.0, 32.0), 2.0)
+    return Table(default_profile("railways"), RailwaysConfig(), view)
+
+
+def _station(sid: str, kind: str, c: tuple[float, float]) -> Station:
+    return Station(sid, kind, c, _square(c, 60.0), 60.0)
+
+
 def test_footprints_touch_only_when_within_a_clip_width() -> None:
     """Chains 8 mm apart (centre lines) touch with 9 mm wide clips; 12 mm apart they do not."""
     fp = Footprints((0.0, 0.0), (200.0, 200.0))
@@ -32,14 +60,11 @@ def test_footprints_touch_only_when_within_a_clip_width() -> None:
     assert touches(a, near) and not touches(a, far)
 
 
-def test_crossing_lists_name_links_river_obstacles_stations_and_edge() -> None:
+def test_crossing_lists_name_links_river_obstacles_stations_and_edge(table: Table) -> None:
     """Each link lists exactly what its footprint meets, never its own end stations."""
-    prof = default_profile("railways")
-    cfg = RailwaysConfig()
-    view = TopView(np.zeros((4, 4, 3), np.uint8), np.zeros((4, 4, 3), np.uint8), (32.0, 32.0), 2.0)
-    s1 = Station("S1", "city", (100.0, 300.0), _square((100.0, 300.0), 60.0), 60.0)
-    s2 = Station("S2", "town", (500.0, 300.0), _square((500.0, 300.0), 60.0), 60.0)
-    s3 = Station("S3", "suburban", (300.0, 332.0), _square((300.0, 332.0), 60.0), 60.0)
+    s1 = _station("S1", "city", (100.0, 300.0))
+    s2 = _station("S2", "town", (500.0, 300.0))
+    s3 = _station("S3", "suburban", (300.0, 332.0))
     links = [
         _link("red", [[120.0, 300.0], [480.0, 300.0]], ["S1", "S2"]),            # over S3's top edge
         _link("green", [[300.0, 150.0], [300.0, 250.0], [320.0, 500.0]], ["?", "?"]),
@@ -47,7 +72,7 @@ def test_crossing_lists_name_links_river_obstacles_stations_and_edge() -> None:
     ]
     river = RiverReading(32, [12, 16], np.array([[250.0, 150.0], [350.0, 150.0]]), 32.0, 24.0, 1.0)
     obstacles = [Obstacle("lake", _square((700.0, 600.0), 80.0), 6400.0)]
-    _crossings(links, river, obstacles, [s1, s2, s3], prof, view, 32.0, cfg)
+    table.crossings(links, [s1, s2, s3], river, obstacles)
     assert links[0].crosses == ["link:1", "station:S3"]
     assert links[1].crosses == ["link:0", "river", "station:S3"]
     assert links[2].crosses == ["obstacle:0", "edge"]
@@ -62,23 +87,15 @@ def test_outside_is_any_part_beyond_the_play_area() -> None:
     assert outside(over, fp, (40.0, 40.0), (1000.0, 1000.0))
 
 
-def test_links_into_one_station_touch_only_away_from_it() -> None:
+def test_links_into_one_station_touch_only_away_from_it(table: Table) -> None:
     """Two links converging on their shared station do not cross there; meeting 40 mm out they do."""
-    prof = default_profile("railways")
-    cfg = RailwaysConfig()
-    view = TopView(np.zeros((4, 4, 3), np.uint8), np.zeros((4, 4, 3), np.uint8), (32.0, 32.0), 2.0)
-    s1 = Station("S1", "city", (300.0, 300.0), _square((300.0, 300.0), 60.0), 60.0)
-    s2 = Station("S2", "town", (600.0, 200.0), _square((600.0, 200.0), 60.0), 60.0)
-    s3 = Station("S3", "town", (600.0, 400.0), _square((600.0, 400.0), 60.0), 60.0)
+    stations = [_station("S1", "city", (300.0, 300.0)), _station("S2", "town", (600.0, 200.0)),
+                _station("S3", "town", (600.0, 400.0))]
     apart = [_link("red", [[330.0, 296.0], [570.0, 200.0]], ["S1", "S2"]),     # ends 8 mm apart at S1's edge
              _link("green", [[330.0, 304.0], [570.0, 400.0]], ["S1", "S3"])]
-    _crossings(apart, None, [], [s1, s2, s3], prof, view, 32.0, cfg)
+    table.crossings(apart, stations)
     assert apart[0].crosses == [] and apart[1].crosses == []
     close = [_link("red", [[330.0, 298.0], [370.0, 298.0], [570.0, 200.0]], ["S1", "S2"]),
              _link("green", [[330.0, 302.0], [370.0, 302.0], [570.0, 400.0]], ["S1", "S3"])]
-    _crossings(close, None, [], [s1, s2, s3], prof, view, 32.0, cfg)
+    table.crossings(close, stations)
     assert close[0].crosses == ["link:1"] and close[1].crosses == ["link:0"]
-    unshared = [_link("red", [[330.0, 296.0], [570.0, 200.0]], ["?", "S2"]),
-                _link("green", [[330.0, 304.0], [570.0, 400.0]], ["S1", "S3"])]
-    _crossings(unshared, None, [], [s1, s2, s3], prof, view, 32.0, cfg)
-    assert unshared[0].crosses == ["link:1", "station:S1"]

@@ -101,3 +101,42 @@ def test_a_table_sized_patch_is_no_chain_and_costs_no_thinning() -> None:
     paths = chain_paths(band, (0.0, 0.0), CFG)
     assert time.perf_counter() - t < 2.0
     assert len(paths) == 1 and abs(paths[0][:, 1].mean() - 505) < 3
+
+
+def _noisy_table(seed: int, floor: float) -> np.ndarray:
+    """Ink of a bare table whose sensor noise or texture gives every cell about `floor`."""
+    rng = np.random.default_rng(seed)
+    return np.abs(rng.normal(floor, floor * 0.45, (300, 300))).astype(np.float32)
+
+
+def test_a_noisy_table_is_not_band_but_a_chain_on_it_is() -> None:
+    """Noise of ink about 12 everywhere (dark felt) makes no band; a chain of ink 50 does."""
+    for seed in range(3):
+        ink = _noisy_table(seed, 12.0)
+        ink[140:149, 20:280] = 50.0
+        band = chain_band(ink, np.zeros_like(ink, np.uint8), CFG)
+        assert band[144, 30:270].all()
+        off = np.ones_like(band, bool)
+        off[130:160] = False
+        assert band[off].mean() < 0.01, band[off].mean()
+
+
+def test_on_a_quiet_table_a_faint_chain_still_passes_the_fixed_cut() -> None:
+    """A white chain on a pale table (ink 10, table 1) is band: the floor only ever raises the cut."""
+    ink = _noisy_table(5, 1.0)
+    ink[140:149, 20:280] = 10.0
+    band = chain_band(ink, np.zeros_like(ink, np.uint8), CFG)
+    assert band[144, 30:270].all()
+    band0 = chain_band(ink, np.zeros_like(ink, np.uint8), RailwaysConfig(ink_floor_factor=0.0))
+    assert (band0 == band).all()
+
+
+def test_a_chain_found_over_the_raised_cut_keeps_its_faint_sides() -> None:
+    """With ink_floor_grow_mm (off by default), a chain's faint edges under the raised cut stay in its band."""
+    ink = _noisy_table(7, 8.0)
+    ink[140:149, 20:280] = 10.0                        # the clip's sides, faint
+    ink[142:147, 20:280] = 40.0                        # its middle, clear
+    band = chain_band(ink, np.zeros_like(ink, np.uint8), RailwaysConfig(ink_floor_grow_mm=4.0))
+    assert band[140:149, 40:260].mean() > 0.95
+    narrow = chain_band(ink, np.zeros_like(ink, np.uint8), RailwaysConfig(ink_floor_grow_mm=0.0))
+    assert narrow[140:149, 40:260].mean() < 0.8

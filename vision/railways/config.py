@@ -73,7 +73,6 @@ class RailwaysConfig:
     strip_half_mm: float = 7.5
     clip_cost: float = 2.5              # the counter's price per clip (an extra clip must earn it; D3: was 2.0)
     end_cap: float = 3.0                # the clip end detector's log-odds are capped at this
-    clip_votes_contrast: float = 1.3    # the chains' best clip length must be voted this many times the median
     solid_mm: float = 0.0               # wire evidence this wide both ways is a patch (cube, printing), not
                                         # wire; 0 = off (2.5 helped on true centre lines, hurt on traced ones)
     link_wire_reach_mm: float = 50.0    # a link's traced end is carried on by its wire this far (onto its card)
@@ -166,4 +165,17 @@ class RailwaysConfig:
     count_end_slope: float = 0.15       # ... at this cost (log-odds per mm past 1 mm; outside too where bare)
     count_end_outside_mm: float = 20.0  # or start/end this far outside it (a traced path can stop short)
     # D4
-    clip_votes_z: float = 2.0           # the chains' detrended best clip length must stand this many robust spreads above the median (replaces clip_votes_contrast)
+    clip_votes_z: float = 2.0           # the chains' detrended best clip length must stand this many robust spreads above the median
+    # C4
+    ink_floor_factor: float = 1.5       # a chain's ink is at least this many times the bare table's around it
+                                        # (dev colour+ends 4608 / 2304: 2.0 gave 70.5 / 51.8%, 1.5 71.0 / 55.0%)
+    ink_floor_block_mm: float = 32.0    # the table's own ink is taken in blocks this wide
+    ink_floor_percentile: float = 50.0  # as this percentile of the cells off the cards
+    band_wide_min_mm2: float = 40.0     # a wide part of the band smaller than this is no chain (a clip's is larger)
+    ink_floor_grow_mm: float = 0.0      # within this of ink over the raised cut, the fixed cut holds (dev 4608:
+                                        # 4 mm gave counts 32.4 -> 35.8% but crossings 42.9 -> 33.9%, false links back: off)
+    evidence_band_factor: float = 4.0   # a player colour's wire density this many times the bare table's is band
+    evidence_band_min: float = 8.0      # and at least this (0..255, in colour_window_mm windows)
+    evidence_floor_percentile: float = 50.0  # the bare table's density: this percentile of a block's cells
+    evidence_floor_block_mm: float = 64.0    # in blocks this wide (a chain's smoothed density fills a quarter)
+    evidence_open_mm: float = 9.0       # that band is at least this wide (a clip's width)

@@ -26,7 +26,7 @@ from vision.railways.clip_counter import (STEP_MM, BendDetector, CountResult, co
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches, touches_outside
-from vision.railways.frame import BAND_ROWS, TopView, background, blind_full, lab_rows, top_view
+from vision.railways.frame import BAND_ROWS, TopView, backgrounds, blind_full, lab_rows, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.river import RiverReading, read_river
 from vision.railways.stations import Station, find_cubes, find_stations, grown, nearest_class
@@ -259,7 +259,10 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
     obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes)
     del small_lab, classes
-    bg = background(view.image, int(round(12.0 * cfg.px_per_mm)))
+    bg, bg_textured = backgrounds(view.image, int(round(12.0 * cfg.px_per_mm)), textured=True)
+    # the ink is taken at once, so that the textured background is gone before the wire maps
+    ink_mm = ink(view.image, bg_textured if bg_textured is not None else bg, cfg.px_per_mm)
+    del bg_textured
     wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
     h, w = view.image.shape[:2]
     view_px = view.image
@@ -271,13 +274,12 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
 
     links: list[LinkReading] = []
     fragments = 0
-    ink_mm = ink(view_px, bg, cfg.px_per_mm)
     view_lab, bg_lab = lab_map(view_px), lab_map(bg)
     card = station_mask((ink_mm.shape[0], ink_mm.shape[1]), [s.polygon_mm for s in stations],
                         view.origin_mm, cfg.card_grow_mm)
     band = chain_band(ink_mm, card, cfg)
     del ink_mm
-    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg)
+    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg, card, PLAYER_COLOURS)
     del band
     named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}
     covers: dict[str, LazyMap] = {}

@@ -11,6 +11,7 @@ traced path then takes the colour whose wire evidence dominates along it.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Iterable
 
 import cv2
@@ -57,19 +58,74 @@ def station_mask(shape: tuple[int, int], polygons_mm: Iterable[F64], origin_mm: 
     return m
 
 
+def ink_cut(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> F32:
+    """The ink a cell needs to be a chain: ink_threshold, or ink_floor_factor times the
+    table's own ink around it, whichever is higher. Why: sensor noise on a dark table and
+    the texture of a mat (a ruled grid finer than the background's window) give the bare
+    table an ink of 10-15 everywhere, so a fixed cut made the whole table band and its
+    skeleton wandering false links."""
+    floor = table_floor(ink_mm, masked, cfg.ink_floor_block_mm, cfg.ink_floor_percentile) \
+        if cfg.ink_floor_factor > 0 else None
+    if floor is None:
+        return np.full(ink_mm.shape, cfg.ink_threshold, np.float32)
+    return np.maximum(np.float32(cfg.ink_threshold), np.float32(cfg.ink_floor_factor) * floor)
+
+
+def table_floor(values: F32, masked: U8, block_mm: float, percentile: float) -> F32 | None:
+    """What the bare table itself gives a map (1 px/mm), cell by cell: a low percentile of
+    the cells off the cards in blocks (chains fill few cells of a block), smoothed over
+    the neighbouring blocks; None when the map is too small for blocks."""
+    h, w = values.shape
+    b = max(4, int(round(block_mm)))
+    if h < 2 * b or w < 2 * b:
+        return None
+    nh, nw = h // b, w // b
+    cells = values[:nh * b, :nw * b].reshape(nh, b, nw, b).transpose(0, 2, 1, 3).reshape(nh, nw, b * b)
+    off = masked[:nh * b, :nw * b].reshape(nh, b, nw, b).transpose(0, 2, 1, 3).reshape(nh, nw, b * b) == 0
+    vals = np.where(off, cells, np.nan)
+    enough = off.mean(axis=2) >= 0.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)          # blocks all card: NaN, filled below
+        floor = np.nanpercentile(np.where(enough[..., None], vals, np.nan), percentile, axis=2)
+    if not np.isfinite(floor).any():
+        return None
+    floor = np.where(np.isfinite(floor), floor, np.nanmedian(floor)).astype(np.float32)
+    floor = np.asarray(cv2.medianBlur(floor, 3), dtype=np.float32)     # a block full of chains is not the table
+    full = cv2.resize(floor, (nw * b, nh * b), interpolation=cv2.INTER_LINEAR)
+    return np.asarray(cv2.copyMakeBorder(full, 0, h - nh * b, 0, w - nw * b, cv2.BORDER_REPLICATE),
+                      dtype=np.float32)
+
+
 def chain_band(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> U8:
     """Where a chain lies (0/1, 1 px/mm): ink above the table's own, closed over a clip's
     loops, then opened by most of a clip's width so that printed lines and outline edges
     (thin, however strong) drop out while chains (about 9 mm wide) stay, necks and all."""
-    m = ((ink_mm > cfg.ink_threshold) & (masked == 0)).astype(np.uint8)
+    m = ((ink_mm > ink_cut(ink_mm, masked, cfg)) & (masked == 0)).astype(np.uint8)
     kc = int(cfg.ink_close_mm) | 1
-    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
+    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc))
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, close)
     ko = int(cfg.ink_open_mm) | 1
     disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko))
     wide = cv2.morphologyEx(m, cv2.MORPH_OPEN, disk)
+    if cfg.band_wide_min_mm2 > 0:
+        # a wide part smaller than a clip is no chain: where a mat's ruled lines cross they
+        # leave such specks, and giving back the ink next to them rebuilt the grid's lines
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(wide, connectivity=8)
+        small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] < cfg.band_wide_min_mm2)
+        small = small[small > 0]
+        if len(small):
+            wide = np.where(np.isin(lab, small), 0, wide).astype(np.uint8)
+    reach = disk
+    if cfg.ink_floor_grow_mm > 0:
+        # the raised cut finds the chains; near them their outline is drawn by the fixed
+        # cut, so that a chain's faint sides and ends stay in its band
+        m = ((ink_mm > cfg.ink_threshold) & (masked == 0)).astype(np.uint8)
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, close)
+        g = ko + 2 * int(round(cfg.ink_floor_grow_mm))
+        reach = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (g, g))
     # the narrow necks where a taut chain's clips link are given back: ink next to a wide
     # part belongs to it (a printed line far from any chain does not)
-    m = np.asarray(cv2.bitwise_and(m, cv2.dilate(wide, disk)), dtype=np.uint8)
+    m = np.asarray(cv2.bitwise_and(m, cv2.dilate(wide, reach)), dtype=np.uint8)
     m[masked > 0] = 0
     return np.asarray(m, dtype=np.uint8)
 
@@ -178,7 +234,8 @@ def split_corners(path: F64, span_mm: float, max_turn_deg: float) -> list[F64]:
     return out
 
 
-def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: RailwaysConfig) -> dict[str, U8]:
+def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: RailwaysConfig,
+                 masked: U8 | None = None, players: tuple[str, ...] = ()) -> dict[str, U8]:
     """The chain band split by colour (1 px/mm each): every band cell takes the colour
     whose wire evidence is densest around it. The band (found colour-blind) says where
     chains are; the evidence only has to say which colour wins locally, which it can do
@@ -190,6 +247,7 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
     best = np.zeros((h, w), np.float32)
     label = np.full((h, w), -1, np.int16)
     pale: dict[str, F32] = {}
+    dense: dict[str, U8] = {}
     for i, name in enumerate(names):
         m = wires[name]
         dens = cv2.boxFilter(m, cv2.CV_32F, (k, k))
@@ -199,7 +257,11 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
         label[better] = i
         if name in ("white", "silver"):
             pale[name] = dens
+        if name in players:
+            dense[name] = np.clip(dens, 0, 255).astype(np.uint8)     # 8 bits: kept for every colour at once
     on = (band > 0) & (best > 1.0)
+    if masked is not None and cfg.evidence_band_factor > 0:
+        on |= _evidence_band(dense, label, names, masked, cfg)
     if len(pale) == 2 and "blue" in names and cfg.pale_white_min > 0:
         # a white wire partly covering a dark pixel mixes to the same grey as silver does,
         # so silver wins most of a white chain on a dark table; silver clips are only ever
@@ -213,3 +275,26 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
                  & (pale["white"] >= cfg.pale_white_share * pale["silver"]))
         label[white] = iw
     return {name: ((label == i) & on).astype(np.uint8) for i, name in enumerate(names)}
+
+
+def _evidence_band(dense: dict[str, U8], label: NDArray[Any], names: list[str], masked: U8,
+                   cfg: RailwaysConfig) -> NDArray[np.bool_]:
+    """Band cells the colour-blind ink missed but a player colour's own wire evidence
+    shows: where that colour wins and its density stands well above what the bare table
+    gives it (table_floor). Why: a dark green chain on a dark blue ruled mat differs from
+    the mat no more than the mat's lines do (ink), but only the chain is green."""
+    out = np.zeros(label.shape, bool)
+    ko = int(cfg.evidence_open_mm) | 1
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko))
+    for name, dens8 in dense.items():
+        dens = dens8.astype(np.float32)
+        floor = table_floor(dens, masked, cfg.evidence_floor_block_mm, cfg.evidence_floor_percentile)
+        if floor is None:
+            continue
+        cut = np.maximum(np.float32(cfg.evidence_band_min), np.float32(cfg.evidence_band_factor) * floor)
+        add = ((dens > cut) & (label == names.index(name)) & (masked == 0)).astype(np.uint8)
+        # a chain's density spreads over its width and the window (about 16 mm), a thin
+        # printed line's or an edge's over the window alone
+        add = cv2.morphologyEx(add, cv2.MORPH_OPEN, disk)
+        out |= add > 0
+    return out
