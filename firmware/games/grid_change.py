@@ -139,7 +139,7 @@ def city_lattice(known: dict[CellRC, tuple[float, float]]) -> dict[str, Any] | N
 
 
 def renumber(entries: dict[CellRC, dict[str, Any]], lattice: dict[str, Any] | None,
-             city: Iterable[CellRC] = ()) -> dict[CellRC, dict[str, Any]] | None:
+             city: Iterable[CellRC]) -> dict[CellRC, dict[str, Any]] | None:
     """The reader's tiles keyed by the cell of `lattice` their print lies on, or None
     when one lies between cells in or beside the `city`, has no centre, or two land in
     one cell (the reader's numbering is then all there is).

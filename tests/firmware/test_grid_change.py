@@ -290,7 +290,8 @@ def test_renumber_places_tiles_by_their_centres_or_not_at_all() -> None:
     assert renumber(between, lat, [(0, 0)]) is None
     far = {(0, 0): {"centre_mm": [ORIGIN + 4.5 * PITCH, ORIGIN + 3.4 * PITCH]}}
     assert renumber(far, lat, [(0, 0)]) == {(3, 4): far[(0, 0)]}
-    assert renumber({(0, 0): {"centre_mm": _centre(0, 0)}, (0, 1): {"centre_mm": _centre(0, 0)}}, lat) is None
+    assert renumber({(0, 0): {"centre_mm": _centre(0, 0)}, (0, 1): {"centre_mm": _centre(0, 0)}}, lat,
+                    [(0, 0)]) is None
 
 
 def test_a_new_tile_is_numbered_where_the_city_was_seen_not_by_the_readers_lattice() -> None:
