@@ -8,7 +8,7 @@ clip's width around its centre line; two footprints that share a pixel touch.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -67,21 +67,10 @@ class Footprints:
         return Footprint(x0, y0, m)
 
 
-def touches(a: Footprint, b: Footprint) -> bool:
-    x0, y0 = max(a.x0, b.x0), max(a.y0, b.y0)
-    x1 = min(a.x0 + a.mask.shape[1], b.x0 + b.mask.shape[1])
-    y1 = min(a.y0 + a.mask.shape[0], b.y0 + b.mask.shape[0])
-    if x1 <= x0 or y1 <= y0:
-        return False
-    pa = a.mask[y0 - a.y0:y1 - a.y0, x0 - a.x0:x1 - a.x0]
-    pb = b.mask[y0 - b.y0:y1 - b.y0, x0 - b.x0:x1 - b.x0]
-    return bool(np.any(pa & pb))
-
-
-def touches_outside(a: Footprint, b: Footprint, holes: list[Footprint]) -> bool:
-    """touches(a, b), but not where the holes are: two links into one station converge
-    on it, and their footprints (a clip's width round a traced centre line) meet there
-    though their clips mostly do not."""
+def touches(a: Footprint, b: Footprint, holes: Sequence[Footprint] = ()) -> bool:
+    """Whether two footprints share a pixel outside the holes. Why holes: two links into
+    one station converge on it, and their footprints (a clip's width round a traced
+    centre line) meet there though their clips mostly do not."""
     x0, y0 = max(a.x0, b.x0), max(a.y0, b.y0)
     x1 = min(a.x0 + a.mask.shape[1], b.x0 + b.mask.shape[1])
     y1 = min(a.y0 + a.mask.shape[0], b.y0 + b.mask.shape[0])

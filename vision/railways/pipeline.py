@@ -25,7 +25,7 @@ from vision.railways.clip_counter import (STEP_MM, BendDetector, CountResult, co
                                           load_river_detector)
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
-from vision.railways.crossings import Footprints, outside, touches, touches_outside
+from vision.railways.crossings import Footprints, outside, touches
 from vision.railways.frame import BAND_ROWS, TopView, backgrounds, blind_full, lab_rows, top_view
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.river import RiverReading, read_river
@@ -405,7 +405,7 @@ def _crossings(links: list[LinkReading], river: RiverReading | None, obstacles: 
             if j == i:
                 continue
             shared = [near_st[s] for s in set(lk.stations) & set(links[j].stations) if s in near_st]
-            if touches_outside(foot[i], foot[j], shared) if shared else touches(foot[i], foot[j]):
+            if touches(foot[i], foot[j], shared):
                 out.append(f"link:{j}")
         if river_fp is not None and touches(foot[i], river_fp):
             out.append("river")
