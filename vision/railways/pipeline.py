@@ -219,20 +219,22 @@ def _pieces_dropped(carried: list[tuple[str, F64, int, float, bool]],
         return carried
     order = sorted(range(len(carried)), key=lambda i: -sk.path_length(carried[i][1]))
     kept: set[int] = set()
+    walks: list[tuple[str, F64]] = []          # the kept walked chains, resampled once
     for i in order:
-        colour, path = carried[i][0], carried[i][1]
+        colour, path, walked = carried[i][0], carried[i][1], carried[i][4]
         pts = sk.resample(path, 2.0)
         along = False
-        for j in kept:
-            if not carried[j][4] or carried[j][0] != colour:
+        for wcolour, ww in walks:
+            if wcolour != colour:
                 continue
-            ww = sk.resample(carried[j][1], 2.0)
             d = np.hypot(pts[:, None, 0] - ww[None, :, 0], pts[:, None, 1] - ww[None, :, 1]).min(axis=1)
             if float(np.mean(d < cfg.walk_cover_mm)) >= cfg.walk_cover_share:
                 along = True
                 break
         if not along:
             kept.add(i)
+            if walked:
+                walks.append((colour, pts))
     return [c for i, c in enumerate(carried) if i in kept]
 
 
