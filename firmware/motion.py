@@ -192,15 +192,19 @@ class ChangeMap:
     def fraction(self, rect: Rect, outside: float = 1.0) -> float:
         """Changed share of a table-mm rectangle, or `outside` when it reaches off the
         view (by default unknown ground counts as changed, so the reader decides there)."""
-        x0, y0, x1, y1 = rect
+        r0, r1, c0, c1 = self._span(rect)
         h, w = self.mask.shape
-        c0 = int(np.floor((x0 - self.origin_mm[0]) * self.px_per_mm))
-        r0 = int(np.floor((y0 - self.origin_mm[1]) * self.px_per_mm))
-        c1 = int(np.ceil((x1 - self.origin_mm[0]) * self.px_per_mm))
-        r1 = int(np.ceil((y1 - self.origin_mm[1]) * self.px_per_mm))
         if c0 < 0 or r0 < 0 or c1 > w or r1 > h or c1 <= c0 or r1 <= r0:
             return outside
         return float(np.count_nonzero(self.mask[r0:r1, c0:c1])) / float((r1 - r0) * (c1 - c0))
+
+    def _span(self, rect: Rect) -> tuple[int, int, int, int]:
+        """(r0, r1, c0, c1): the mask pixels covering a table-mm rectangle, unclipped."""
+        x0, y0, x1, y1 = rect
+        return (int(np.floor((y0 - self.origin_mm[1]) * self.px_per_mm)),
+                int(np.ceil((y1 - self.origin_mm[1]) * self.px_per_mm)),
+                int(np.floor((x0 - self.origin_mm[0]) * self.px_per_mm)),
+                int(np.ceil((x1 - self.origin_mm[0]) * self.px_per_mm)))
 
     @functools.cached_property
     def _regions(self) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
@@ -210,12 +214,9 @@ class ChangeMap:
 
     def regions(self, rect: Rect) -> frozenset[int]:
         """The connected changed regions that reach into a table-mm rectangle."""
-        x0, y0, x1, y1 = rect
+        r0, r1, c0, c1 = self._span(rect)
         h, w = self.mask.shape
-        c0 = max(0, int(np.floor((x0 - self.origin_mm[0]) * self.px_per_mm)))
-        r0 = max(0, int(np.floor((y0 - self.origin_mm[1]) * self.px_per_mm)))
-        c1 = min(w, int(np.ceil((x1 - self.origin_mm[0]) * self.px_per_mm)))
-        r1 = min(h, int(np.ceil((y1 - self.origin_mm[1]) * self.px_per_mm)))
+        r0, r1, c0, c1 = max(0, r0), min(h, r1), max(0, c0), min(w, c1)
         if c1 <= c0 or r1 <= r0:
             return frozenset()
         return frozenset(int(v) for v in np.unique(self._regions[0][r0:r1, c0:c1]) if v > 0)
@@ -224,10 +225,6 @@ class ChangeMap:
         """How big (mm^2) the changed regions are together: a tile, or a cup beside it."""
         areas = self._regions[1]
         return float(sum(int(areas[r]) for r in regions)) / (self.px_per_mm * self.px_per_mm)
-
-    def blob_mm2(self, rect: Rect) -> float:
-        """The area (mm^2) of the connected changed regions that reach into a rectangle."""
-        return self.area_mm2(self.regions(rect))
 
 
 def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],

@@ -147,12 +147,13 @@ def _blob_change(cells: list[tuple[int, int]], disc: tuple[float, float, float] 
 
 
 def test_blob_area_is_the_whole_changed_region_under_a_rectangle() -> None:
-    """ChangeMap.blob_mm2 is the area of the changed regions reaching into a rectangle:
-    one cell's square for a tile, the whole disc for a cup, 0 on unchanged table."""
+    """ChangeMap.area_mm2(regions(rect)) is the area of the changed regions reaching into
+    a rectangle: one cell's square for a tile, the whole disc for a cup, 0 on unchanged
+    table."""
     cm = _blob_change([(0, 0)], (300.0, 300.0, 60.0))
-    assert abs(cm.blob_mm2((115.0, 115.0, 125.0, 125.0)) - (0.9 * PITCH) ** 2) < 0.1 * PITCH ** 2
-    assert abs(cm.blob_mm2((295.0, 295.0, 305.0, 305.0)) - np.pi * 60.0 ** 2) < 0.1 * np.pi * 60.0 ** 2
-    assert cm.blob_mm2((200.0, 60.0, 210.0, 70.0)) == 0.0
+    assert abs(cm.area_mm2(cm.regions((115.0, 115.0, 125.0, 125.0))) - (0.9 * PITCH) ** 2) < 0.1 * PITCH ** 2
+    assert abs(cm.area_mm2(cm.regions((295.0, 295.0, 305.0, 305.0))) - np.pi * 60.0 ** 2) < 0.1 * np.pi * 60.0 ** 2
+    assert cm.area_mm2(cm.regions((200.0, 60.0, 210.0, 70.0))) == 0.0
 
 
 def test_a_cup_read_as_a_tile_away_from_the_city_is_not_a_move() -> None:
