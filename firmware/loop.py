@@ -590,8 +590,10 @@ class Referee:
             self.note("camera or table moved; re-fitted")
             self.show(scr.camera_moved_screen())
         try:
-            # the reader's own last lattice (table mm) spares it the lattice search
-            extra = {"grid": self.grid_hint} if self.grid_hint is not None else {}
+            # a lattice to start from (table mm) spares the reader its lattice search: the
+            # one the game's pieces were seen on, else the reader's own last one
+            hint = self.session.lattice_hint() or self.grid_hint
+            extra = {"grid": hint} if hint is not None else {}
             obs = self.analyze_fn(self.session.game, image, fit,
                                   AnalyzeOptions(self.profile, extra=extra, previous=self.previous_image))
         except ReadError as e:

@@ -112,6 +112,11 @@ class RecordsMoves:
     last_text: str
     uses_change = False
 
+    def lattice_hint(self) -> dict[str, Any] | None:
+        """The lattice (the reader's grid format, in table mm) the game's own pieces were
+        seen on, for the reader to start from; None leaves it the reader's last one."""
+        return None
+
     def apply(self, move: Move) -> Applied:
         applied = self._apply(move)
         self.moves.append(dict(move))
@@ -140,6 +145,10 @@ class GameSession(Protocol):
 
     def apply(self, move: Move) -> Applied:
         """Apply a move (from a verdict, a menu action or the journal). Raises RulesError."""
+        ...
+
+    def lattice_hint(self) -> dict[str, Any] | None:
+        """The lattice the game's pieces were seen on (reader's grid format), or None."""
         ...
 
     def undo(self) -> Move | None:

@@ -120,6 +120,10 @@ def readings(entry: dict[str, Any], labels: Labels) -> list[Tile]:
     return out
 
 
+HINT_TILES = 3
+"""The city's lattice is handed to the reader once this many tiles' places are known."""
+
+
 class Town77Session(RecordsMoves):
     """A Town 77 game being refereed: RefereeGame plus the moves that built it."""
 
@@ -141,6 +145,16 @@ class Town77Session(RecordsMoves):
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
 
     # -- reading the table ---------------------------------------------------------------
+    def lattice_hint(self) -> dict[str, Any] | None:
+        """The lattice of the places the game agreed its tiles were seen at: one look's
+        own lattice can be bent by a hand or fitted to a mat's lines on a small city,
+        and the next look would start from it."""
+        placed = {c for c, x in self.game_state.city if x is not None}
+        known = {(c.row, c.col): p for c, p in self._city_mm.items() if c in placed}
+        # two places fix a lattice with nothing to check it by: a lone pioneer's print
+        # read a quarter cell off would tilt it; from three on, city_lattice checks the fit
+        return city_lattice(known) if len(known) >= HINT_TILES else None
+
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         """The look's verdict, unless its lattice misses the city's known cells: a hand or
         a cup bends the reader's fit, and every cell index read on it is then wrong."""
