@@ -9,8 +9,9 @@ strongest periodic straight edges in the play area.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -55,6 +56,15 @@ class GridFit:
         c = self.cell_centre_mm(col, row)
         return np.array([c - h * ux - h * uy, c + h * ux - h * uy,
                          c + h * ux + h * uy, c - h * ux + h * uy])
+
+
+def norm_planes(planes: Sequence[NDArray[Any]]) -> NDArray[Any]:
+    """np.linalg.norm(np.stack(planes, -1), axis=-1), bit for bit (numpy sums the last
+    axis left to right), from separate planes: no strided pass over interleaved pixels."""
+    sq = planes[0] * planes[0]
+    for p in planes[1:]:
+        sq = sq + p * p
+    return np.asarray(np.sqrt(sq))
 
 
 def gradients(gray: F32) -> tuple[F32, F32]:
@@ -337,11 +347,16 @@ def _spread_smoothly(near: NDArray[np.bool_], sm: F32, px_per_mm: float, cfg: Ti
                       np.float32)
     cur = near
     k = max(3, int(round(cfg.table_local_mm * px_per_mm)) | 1)
+    # one plane per channel (a third the strided work of an interleaved image): the box
+    # sums are exact (whole numbers), so each plane's blur is the interleaved one's
+    planes = [np.ascontiguousarray(flat[..., i]) for i in range(flat.shape[2])]
     for _ in range(cfg.table_grow_rounds):
         wt = cur.astype(np.float32)
         den = np.asarray(cv2.blur(wt, (k, k)), np.float32)
-        local = np.asarray(cv2.blur(flat * wt[..., None], (k, k)), np.float32) / np.maximum(den, 1e-6)[..., None]
-        grown = (den > cfg.table_local_share) & (np.linalg.norm(flat - local, axis=2) < cfg.table_local_match)
+        inv = np.maximum(den, 1e-6)
+        local = [np.asarray(cv2.blur(p * wt, (k, k)), np.float32) / inv for p in planes]
+        grown = (den > cfg.table_local_share) & (norm_planes([p - q for p, q in zip(planes, local)])
+                                                 < cfg.table_local_match)
         if not np.any(grown & ~cur):
             break
         cur = cur | grown
