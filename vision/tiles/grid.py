@@ -9,15 +9,15 @@ strongest periodic straight edges in the play area.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.tiles.config import TilesConfig
+from vision.tiles.robust import norm_planes
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -56,15 +56,6 @@ class GridFit:
         c = self.cell_centre_mm(col, row)
         return np.array([c - h * ux - h * uy, c + h * ux - h * uy,
                          c + h * ux + h * uy, c - h * ux + h * uy])
-
-
-def norm_planes(planes: Sequence[NDArray[Any]]) -> NDArray[Any]:
-    """np.linalg.norm(np.stack(planes, -1), axis=-1), bit for bit (numpy sums the last
-    axis left to right), from separate planes: no strided pass over interleaved pixels."""
-    sq = planes[0] * planes[0]
-    for p in planes[1:]:
-        sq = sq + p * p
-    return np.asarray(np.sqrt(sq))
 
 
 def gradients(gray: F32) -> tuple[F32, F32]:
