@@ -80,13 +80,20 @@ def orientation(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None) -
     return orientations(gx, gy, cfg, weight, 1)[0]
 
 
+def edge_weight(gx: F32, gy: F32, weight: F32 | None = None) -> F32:
+    """Each pixel's gradient magnitude, times its weight (cornerness) when given."""
+    return np.asarray(np.hypot(gx, gy) if weight is None else np.hypot(gx, gy) * weight, np.float32)
+
+
 def orientations(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None,
-                 count: int = 3) -> list[float]:
+                 count: int = 3, mag: F32 | None = None) -> list[float]:
     """The dominant edge direction modulo 90 degrees, in (-45, 45] degrees (radians).
 
     Strong gradients vote with their magnitude in a histogram of angle mod 90; the
-    peak is refined by a circular mean around it (tile jitter averages out)."""
-    mag = np.hypot(gx, gy) if weight is None else np.hypot(gx, gy) * weight
+    peak is refined by a circular mean around it (tile jitter averages out). `mag`:
+    edge_weight(gx, gy, weight), when the caller has it."""
+    if mag is None:
+        mag = edge_weight(gx, gy, weight)
     thr = float(np.percentile(mag, cfg.edge_percentile))
     sel = mag > max(thr, 1e-6)
     if not np.any(sel):
@@ -116,35 +123,66 @@ def orientations(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None,
     return out
 
 
-def refine_orientation(gx: F32, gy: F32, weight: F32, theta0: float, px_per_mm: float,
-                       span_deg: float = 4.0, step_deg: float = 0.5, keep: float = 0.04) -> float:
-    """The turn that makes the strongest edges project into the sharpest profiles:
-    edges of tiles jittered a few degrees each still line up best at the grid's mean
-    turn, which a histogram of edge angles blurs (table grain adds a peak of its own)."""
-    w = (np.hypot(gx, gy) * weight).ravel()
+@dataclass(frozen=True)
+class StrongEdges:
+    """The strongest edge pixels of a view (strong_edges): picked once, they serve
+    refine_orientation at every candidate turn."""
+
+    x_mm: F64
+    y_mm: F64
+    gx: F32
+    gy: F32
+    weight: F32
+
+
+def strong_edges(gx: F32, gy: F32, weight: F32, px_per_mm: float, keep: float = 0.04,
+                 mag: F32 | None = None) -> StrongEdges:
+    """The `keep` share of pixels with the strongest weighted edges (mag: edge_weight(gx,
+    gy, weight), when the caller has it), with their positions in view mm."""
+    w = (edge_weight(gx, gy, weight) if mag is None else mag).ravel()
     n = w.size
     k = max(200, int(n * keep))
     idx = np.argpartition(w, n - k)[n - k:]
     h, wd = gx.shape
     ys, xs = np.divmod(idx, wd)
-    X = (xs + 0.5) / px_per_mm
-    Y = (ys + 0.5) / px_per_mm
-    Gx, Gy, W = gx.ravel()[idx], gy.ravel()[idx], weight.ravel()[idx]
-    binmm = 1.0 / px_per_mm
+    return StrongEdges((xs + 0.5) / px_per_mm, (ys + 0.5) / px_per_mm,
+                       gx.ravel()[idx], gy.ravel()[idx], weight.ravel()[idx])
 
-    def sharpness(t: float) -> float:
+
+def sharpness(e: StrongEdges, turns: list[float], binmm: float) -> list[float]:
+    """How sharp the strong edges' profiles across both axes are at each turn (the sum
+    of squared bins of each profile of the edges running along that axis). (One turn
+    at a time: binning every turn in one bincount was slower.)"""
+    out = []
+    for t in turns:
         c, s_ = math.cos(t), math.sin(t)
-        gu, gv = np.abs(Gx * c + Gy * s_) * W, np.abs(-Gx * s_ + Gy * c) * W
-        u = X * c + Y * s_
-        v = -X * s_ + Y * c
+        gu, gv = np.abs(e.gx * c + e.gy * s_) * e.weight, np.abs(-e.gx * s_ + e.gy * c) * e.weight
+        u = e.x_mm * c + e.y_mm * s_
+        v = -e.x_mm * s_ + e.y_mm * c
         hu = np.bincount(((u - u.min()) / binmm).astype(np.int64), weights=np.where(gu > 2 * gv, gu, 0))
         hv = np.bincount(((v - v.min()) / binmm).astype(np.int64), weights=np.where(gv > 2 * gu, gv, 0))
-        return float(np.sum(hu * hu) + np.sum(hv * hv))
+        out.append(float(np.sum(hu * hu) + np.sum(hv * hv)))
+    return out
+
+
+def refine_orientation(gx: F32, gy: F32, weight: F32, theta0: float, px_per_mm: float,
+                       span_deg: float = 4.0, step_deg: float = 0.5, keep: float = 0.04,
+                       strong: StrongEdges | None = None) -> float:
+    """The turn that makes the strongest edges project into the sharpest profiles:
+    edges of tiles jittered a few degrees each still line up best at the grid's mean
+    turn, which a histogram of edge angles blurs (table grain adds a peak of its own).
+    `strong`: strong_edges(gx, gy, weight, px_per_mm, keep), when the caller has it."""
+    e = strong if strong is not None else strong_edges(gx, gy, weight, px_per_mm, keep)
+    binmm = 1.0 / px_per_mm
+
+    def best(ts: list[float]) -> float:
+        vals = sharpness(e, ts, binmm)
+        return ts[max(range(len(ts)), key=lambda i: vals[i])]
 
     steps = np.radians(np.arange(-span_deg, span_deg + 1e-9, step_deg))
-    best_t = max((theta0 + float(d) for d in steps), key=sharpness)
+    best_t = best([theta0 + float(d) for d in steps])
     fine = np.radians([-0.5 * step_deg, 0.0, 0.5 * step_deg])
-    best_t = max((best_t + float(d) for d in fine), key=sharpness)
+    best_t = best([best_t + float(d) for d in fine])
     return best_t
 
 
@@ -465,8 +503,10 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     # at its pitch: a mat's bold lines carry energy, the tiles' lattice repeats
     pick: tuple[float, GridFit] | None = None
     turns: list[tuple[float, F64, F64, float, float, float]] = []
-    for t in orientations(gx, gy, cfg, weight, 3):
-        t = refine_orientation(gx, gy, weight, t, px_per_mm)
+    mag = edge_weight(gx, gy, weight)
+    strong = strong_edges(gx, gy, weight, px_per_mm, mag=mag)
+    for t in orientations(gx, gy, cfg, weight, 3, mag):
+        t = refine_orientation(gx, gy, weight, t, px_per_mm, strong=strong)
         t = (t + math.pi / 4) % (math.pi / 2) - math.pi / 4
         if any(abs((t - u[0] + math.pi / 4) % (math.pi / 2) - math.pi / 4) < cfg.same_turn_rad for u in turns):
             continue    # two histogram peaks refined to one turn: its profiles are the same
