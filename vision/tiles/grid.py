@@ -332,9 +332,14 @@ def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_
     h, w = lab.shape[:2]
     half = np.asarray(cv2.resize(lab, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA), np.float32)
     k = max(3, int(round(cfg.table_smooth_mm * px_per_mm / 2)) | 1)
-    sm8 = np.clip(half * np.array([2.55, 1, 1], np.float32) + np.array([0, 128, 128], np.float32), 0, 255)
-    sm = np.asarray(cv2.medianBlur(sm8.astype(np.uint8), k), np.float32)
-    q = (sm // 8).astype(np.int64)
+    # (each row's channel pattern laid out whole, and min/max for clip: the same numbers)
+    hh, hw = half.shape[:2]
+    rows = half.reshape(hh, -1) * np.tile(np.array([2.55, 1, 1], np.float32), hw)
+    rows += np.tile(np.array([0, 128, 128], np.float32), hw)
+    sm8 = np.minimum(np.maximum(rows, 0), 255).reshape(half.shape)
+    med = np.asarray(cv2.medianBlur(sm8.astype(np.uint8), k), np.uint8)
+    sm = med.astype(np.float32)
+    q = (med >> 3).astype(np.int64)      # sm // 8: sm holds whole numbers 0..255
     key = (q[..., 0] * 32 + q[..., 1]) * 32 + q[..., 2]
     # the table shows round the play area's rim: a crowded city of one face colour
     # covers more of the middle than the table does
@@ -345,7 +350,7 @@ def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_
     everywhere = _mode_colour(key.ravel())
     if float(np.linalg.norm(everywhere - table)) < cfg.table_match:
         table = everywhere      # the same colour, from more of the table
-    near = np.asarray(np.linalg.norm(sm - table, axis=2) < cfg.table_match)
+    near = np.asarray(norm_planes([sm[..., i] - table[i] for i in range(3)]) < cfg.table_match)
     near = _spread_smoothly(near, sm, px_per_mm / 2, cfg)
     if np.count_nonzero(near) < 0.2 * near.size:
         return None
@@ -374,22 +379,35 @@ def _spread_smoothly(near: NDArray[np.bool_], sm: F32, px_per_mm: float, cfg: Ti
     wide = np.ones((cfg.table_line_px, cfg.table_line_px), np.uint8)
     flat = np.asarray(cv2.morphologyEx(cv2.morphologyEx(sm, cv2.MORPH_OPEN, wide), cv2.MORPH_CLOSE, wide),
                       np.float32)
-    cur = near
+    cur = np.array(near, dtype=np.bool_)
     k = max(3, int(round(cfg.table_local_mm * px_per_mm)) | 1)
     # one plane per channel (a third the strided work of an interleaved image): the box
     # sums are exact (whole numbers), so each plane's blur is the interleaved one's
     planes = [np.ascontiguousarray(flat[..., i]) for i in range(flat.shape[2])]
+    h, w = cur.shape
+    r = k // 2
+    # New table can only appear within r of the table that grew last round (elsewhere
+    # every box mean is last round's): each round works on that box alone, its means
+    # taken over the box and r more (or the view's own border), exact whole-number sums
+    # as over the whole view.
+    y0, y1, x0, x1 = 0, h, 0, w
     for _ in range(cfg.table_grow_rounds):
-        wt = cur.astype(np.float32)
+        wy0, wy1, wx0, wx1 = max(0, y0 - r), min(h, y1 + r), max(0, x0 - r), min(w, x1 + r)
+        wt = cur[wy0:wy1, wx0:wx1].astype(np.float32)
         den = np.asarray(cv2.blur(wt, (k, k)), np.float32)
         inv = np.maximum(den, 1e-6)
-        local = [np.asarray(cv2.blur(p * wt, (k, k)), np.float32) / inv for p in planes]
-        grown = (den > cfg.table_local_share) & (norm_planes([p - q for p, q in zip(planes, local)])
-                                                 < cfg.table_local_match)
-        if not np.any(grown & ~cur):
+        sub = (slice(y0 - wy0, y1 - wy0), slice(x0 - wx0, x1 - wx0))
+        local = [(np.asarray(cv2.blur(p[wy0:wy1, wx0:wx1] * wt, (k, k)), np.float32) / inv)[sub] for p in planes]
+        grown = (den[sub] > cfg.table_local_share) & (norm_planes([p[y0:y1, x0:x1] - q for p, q in zip(planes, local)])
+                                                      < cfg.table_local_match)
+        new = grown & ~cur[y0:y1, x0:x1]
+        if not np.any(new):
             break
-        cur = cur | grown
-    return np.asarray(cur, dtype=np.bool_)
+        cur[y0:y1, x0:x1] |= grown
+        ys, xs = np.nonzero(new)
+        y0, y1 = max(0, y0 + int(ys.min()) - r), min(h, y0 + int(ys.max()) + 1 + r)
+        x0, x1 = max(0, x0 + int(xs.min()) - r), min(w, x0 + int(xs.max()) + 1 + r)
+    return cur
 
 
 def off_table(lab: F32, px_per_mm: float, cfg: TilesConfig, near: NDArray[np.bool_] | None = None) -> F32:
