@@ -59,8 +59,9 @@ def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
     # only ring and centre pixels count: each channel as its own plane, over those alone
     used = rs | ins
     k_used = key[used]
-    px = np.asarray(lab.reshape(-1, 3)[used], dtype=np.float64).T
-    planes = [np.ascontiguousarray(px[i]) for i in range(3)]
+    at = np.flatnonzero(used)
+    flat = lab.reshape(-1, 3)
+    planes = [np.asarray(flat[:, i].take(at), dtype=np.float64) for i in range(3)]
     rs_u, ins_u = rs[used], ins[used]
     k_rs, k_ins = k_used[rs_u], k_used[ins_u]
     n_r = np.bincount(k_rs, minlength=nk).astype(np.float64)
