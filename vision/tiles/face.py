@@ -77,11 +77,15 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
     # two-means, seeded at the two ends of the main colour axis
     a = px[int(np.argmax(d))]
     b = px[int(np.argmax(_dist(pt, a)))]
+    last: NDArray[np.bool_] | None = None
     for _ in range(6):
         near_a = _dist(pt, a) < _dist(pt, b)
         if near_a.all() or not near_a.any():
             return np.asarray(med, dtype=np.float64)
+        if last is not None and np.array_equal(near_a, last):
+            break       # the same split gives the same two medians: every later round is this one
         a, b = median_rows(pt[:, near_a]), median_rows(pt[:, ~near_a])
+        last = near_a
     gap = float(np.linalg.norm(a - b))
     if gap < 15.0:
         return np.asarray(med, dtype=np.float64)
@@ -291,7 +295,9 @@ def _print_colour(bgr01: F32, face: F64, mask: NDArray[np.bool_], sigma: float) 
         smooth = np.asarray(cv2.GaussianBlur(bgr01, (0, 0), sigma), dtype=np.float32)
     else:
         smooth = bgr01
-    lab = np.asarray(cv2.cvtColor(smooth, cv2.COLOR_BGR2LAB), dtype=np.float64)[mask]
+    # the print's pixels alone converted (the conversion is pixel by pixel: the same numbers)
+    px = np.ascontiguousarray(smooth[mask]).reshape(-1, 1, 3)
+    lab = np.asarray(cv2.cvtColor(px, cv2.COLOR_BGR2LAB), dtype=np.float64).reshape(-1, 3)
     lt = np.ascontiguousarray(lab.T)
     dist = _dist(lt, face)
     return median_rows(lt[:, dist >= percentile1(dist, 75.0)])
