@@ -4,10 +4,12 @@ number for number, on seeded random input (the readings must not move by a bit).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from vision.tiles.config import TilesConfig
 from vision.tiles.grid import GridFit, _spread_smoothly, sharpness, strong_edges
@@ -38,15 +40,15 @@ def test_median_and_percentile_equal_numpy(ties: bool) -> None:
 def test_norm_planes_equals_linalg_norm(dtype: type) -> None:
     """norm_planes of the channel planes is np.linalg.norm along the last axis, bit for bit."""
     rng = np.random.default_rng(3)
-    x = (rng.normal(0.0, 40.0, (97, 83, 3))).astype(dtype)
+    x: NDArray[Any] = (rng.normal(0.0, 40.0, (97, 83, 3))).astype(dtype)
     got = norm_planes([x[..., i] - 1.5 for i in range(3)])
     assert got.dtype == dtype
     assert np.array_equal(got, np.linalg.norm(x - 1.5, axis=2))
 
 
-def _cell_stats_plain(lab: np.ndarray, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
+def _cell_stats_plain(lab: NDArray[Any], grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
                       area: tuple[float, float, float, float], ring: tuple[float, float], inner: float,
-                      bare: np.ndarray | None) -> dict[tuple[int, int], np.ndarray]:
+                      bare: NDArray[Any] | None) -> dict[tuple[int, int], NDArray[Any]]:
     """cell_stats as first written: every pixel, interleaved channels, one cell at a time."""
     h, w = lab.shape[:2]
     ux, uy = grid.axes
@@ -103,7 +105,7 @@ def test_cell_stats_equals_plain_definition(angle_deg: float, with_bare: bool) -
         assert np.array_equal(got[k], want[k])
 
 
-def _spread_plain(near: np.ndarray, sm: np.ndarray, px_per_mm: float, cfg: TilesConfig) -> np.ndarray:
+def _spread_plain(near: NDArray[Any], sm: NDArray[Any], px_per_mm: float, cfg: TilesConfig) -> NDArray[Any]:
     """_spread_smoothly as first written (interleaved channels, np.linalg.norm)."""
     wide = np.ones((cfg.table_line_px, cfg.table_line_px), np.uint8)
     flat = np.asarray(cv2.morphologyEx(cv2.morphologyEx(sm, cv2.MORPH_OPEN, wide), cv2.MORPH_CLOSE, wide),
