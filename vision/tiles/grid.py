@@ -245,7 +245,7 @@ def line_profiles(gray: F32, theta: float, px_per_mm: float, origin_mm: tuple[fl
     rot = cv2.warpAffine(gray, m, (ow, oh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=(-1.0,))
     valid = np.asarray(cv2.erode((rot >= 0).astype(np.uint8), np.ones((5, 5), np.uint8)), np.float32)
-    rot = np.where(rot >= 0, rot, 0).astype(np.float32)
+    rot = np.maximum(rot, 0).astype(np.float32)     # np.where(rot >= 0, rot, 0): finite values
     gx: F32 = np.abs(np.asarray(cv2.Sobel(rot, cv2.CV_32F, 1, 0, ksize=3), np.float32)) * valid
     gy: F32 = np.abs(np.asarray(cv2.Sobel(rot, cv2.CV_32F, 0, 1, ksize=3), np.float32)) * valid
     n = max(3, int(round(line_mm * px_per_mm)))
