@@ -61,7 +61,7 @@ def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
     k_used = key[used]
     at = np.flatnonzero(used)
     flat = lab.reshape(-1, 3)
-    planes = [np.asarray(flat[:, i].take(at), dtype=np.float64) for i in range(3)]
+    planes = list(np.ascontiguousarray(flat.take(at, axis=0).T, dtype=np.float64))
     rs_u, ins_u = rs[used], ins[used]
     k_rs, k_ins = k_used[rs_u], k_used[ins_u]
     n_r = np.bincount(k_rs, minlength=nk).astype(np.float64)
