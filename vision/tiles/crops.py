@@ -40,8 +40,15 @@ def normalise_crop(crop: NDArray[np.uint8], reference: ColourReference,
     span = (WHITE_LEVEL - BLACK_LEVEL) / 255.0
     gain = span / (white * (1.0 - rho))
     offset = BLACK_LEVEL / 255.0 - rho * span / (1.0 - rho)
-    out = crop.astype(np.float32) * gain.astype(np.float32) + offset.astype(np.float32)
-    return np.asarray(np.clip(out, 0.0, 1.0), dtype=np.float32)
+    # in place, min/max for clip (the same numbers: no NaN can arise here), and each
+    # row's channel pattern laid out whole (numpy's inner loop three values long is slow)
+    h, w = crop.shape[:2]
+    out = crop.astype(np.float32).reshape(h, -1)
+    out *= np.tile(gain.astype(np.float32), w)
+    out += np.tile(offset.astype(np.float32), w)
+    np.maximum(out, 0.0, out=out)
+    np.minimum(out, 1.0, out=out)
+    return out.reshape(crop.shape)
 
 
 def to_lab(bgr01: F32) -> F32:

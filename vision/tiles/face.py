@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.tiles.config import TilesConfig
+from vision.tiles.robust import median1, median_cols, median_rows, norm_planes, percentile1
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -67,18 +68,24 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
     apart along the line joining them: sensor noise (large in a channel that a warm or
     dim light leaves weak) splits one colour into two halves too, and taking one half
     would move the face colour with the light."""
-    med = np.median(px, axis=0)
-    d = np.linalg.norm(px - med, axis=1)
-    if float(np.percentile(d, 90.0)) < 12.0:
+    # the same arithmetic as on the pixels' rows, on one plane per channel (robust.py)
+    pt = np.ascontiguousarray(px.T)
+    med = median_rows(pt)
+    d = _dist(pt, med)
+    if percentile1(d, 90.0) < 12.0:
         return np.asarray(med, dtype=np.float64)
     # two-means, seeded at the two ends of the main colour axis
     a = px[int(np.argmax(d))]
-    b = px[int(np.argmax(np.linalg.norm(px - a, axis=1)))]
+    b = px[int(np.argmax(_dist(pt, a)))]
+    last: NDArray[np.bool_] | None = None
     for _ in range(6):
-        near_a = np.linalg.norm(px - a, axis=1) < np.linalg.norm(px - b, axis=1)
+        near_a = _dist(pt, a) < _dist(pt, b)
         if near_a.all() or not near_a.any():
             return np.asarray(med, dtype=np.float64)
-        a, b = np.median(px[near_a], axis=0), np.median(px[~near_a], axis=0)
+        if last is not None and np.array_equal(near_a, last):
+            break       # the same split gives the same two medians: every later round is this one
+        a, b = median_rows(pt[:, near_a]), median_rows(pt[:, ~near_a])
+        last = near_a
     gap = float(np.linalg.norm(a - b))
     if gap < 15.0:
         return np.asarray(med, dtype=np.float64)
@@ -94,12 +101,17 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
     return np.asarray(a if out_a else b, dtype=np.float64)
 
 
+def _dist(planes: F64, colour: F64) -> F64:
+    """np.linalg.norm(px - colour, axis=1) of pixels given as channel planes (k, n)."""
+    return np.asarray(norm_planes([planes[i] - colour[i] for i in range(len(planes))]), dtype=np.float64)
+
+
 def _pooled_spread(along: F64, near_a: NDArray[np.bool_]) -> float:
     """Robust standard deviation of two clusters' positions along their axis, pooled."""
     out = []
     for sel in (near_a, ~near_a):
         v = along[sel]
-        out.append(1.4826 * float(np.median(np.abs(v - np.median(v)))) if v.size else 0.0)
+        out.append(1.4826 * median1(np.abs(v - median1(v))) if v.size else 0.0)
     return float(np.sqrt(0.5 * (out[0] ** 2 + out[1] ** 2)))
 
 
@@ -177,9 +189,9 @@ def _against_face(lab: F32, geo: CellGeometry,
     ring = (geo.cheb >= r0) & (geo.cheb <= r1)
     ring_px = lab[ring].astype(np.float64)
     face = face_colour(ring_px, geo.radius[ring], cfg.face_majority, cfg.face_split_separation)
-    de_ring = np.linalg.norm(ring_px - face, axis=1)
+    de_ring = _dist(np.ascontiguousarray(ring_px.T), face)
     on_face = de_ring[de_ring < 20.0]
-    spread = float(np.median(on_face if on_face.size > 0.2 * de_ring.size else de_ring))
+    spread = median1(on_face if on_face.size > 0.2 * de_ring.size else de_ring)
     return (face, spread) + _contrast(lab, face, geo, cfg)
 
 
@@ -188,8 +200,8 @@ def _contrast(lab: F32, face: F64, geo: CellGeometry,
     """Each pixel's contrast from the face, and the inner area's near-highest contrast."""
     inner = geo.cheb < cfg.face_ring[1]
     lab64 = lab.astype(np.float64)
-    d = np.linalg.norm(lab64 - face, axis=2)
-    return lab64, d, inner, float(np.percentile(d[inner], 98.0))
+    d = np.asarray(norm_planes([lab64[..., i] - face[i] for i in range(lab64.shape[2])]), dtype=np.float64)
+    return lab64, d, inner, percentile1(d[inner], 98.0)
 
 
 def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
@@ -239,7 +251,7 @@ def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArra
     # print all the way, so half-way is the print's edge whatever the contrast
     core = d[mask]
     printed = lab64[mask]
-    ink = np.median(printed[core >= float(np.percentile(core, 50.0))], axis=0)
+    ink = median_cols(printed[core >= percentile1(core, 50.0)])
     axis = ink - face
     alpha = ((lab64 - face) @ axis) / max(float(axis @ axis), 1e-6)
     if cfg.shape_smooth_px > 0:
@@ -269,7 +281,7 @@ def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArra
     colour = _print_colour(bgr01, face, mask, cfg.colour_smooth_px)
     c0 = (size - 1) / 2.0
     return CellLook(face, spread, frac, colour, np.asarray(desc, np.float32).ravel(), ang,
-                    ((cx - c0) / size, (cy - c0) / size), float(np.median(core)), faint)
+                    ((cx - c0) / size, (cy - c0) / size), median1(core), faint)
 
 
 def _print_colour(bgr01: F32, face: F64, mask: NDArray[np.bool_], sigma: float) -> F64:
@@ -284,8 +296,9 @@ def _print_colour(bgr01: F32, face: F64, mask: NDArray[np.bool_], sigma: float) 
     else:
         smooth = bgr01
     lab = np.asarray(cv2.cvtColor(smooth, cv2.COLOR_BGR2LAB), dtype=np.float64)[mask]
-    dist = np.linalg.norm(lab - face, axis=1)
-    return np.asarray(np.median(lab[dist >= float(np.percentile(dist, 75.0))], axis=0), dtype=np.float64)
+    lt = np.ascontiguousarray(lab.T)
+    dist = _dist(lt, face)
+    return median_rows(lt[:, dist >= percentile1(dist, 75.0)])
 
 
 def _symbol_mask(d: F64, inner: NDArray[np.bool_], thr: float, geo: CellGeometry,

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.tiles.config import TilesConfig
+from vision.tiles.robust import norm_planes
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -79,13 +80,20 @@ def orientation(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None) -
     return orientations(gx, gy, cfg, weight, 1)[0]
 
 
+def edge_weight(gx: F32, gy: F32, weight: F32 | None = None) -> F32:
+    """Each pixel's gradient magnitude, times its weight (cornerness) when given."""
+    return np.asarray(np.hypot(gx, gy) if weight is None else np.hypot(gx, gy) * weight, np.float32)
+
+
 def orientations(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None,
-                 count: int = 3) -> list[float]:
+                 count: int = 3, mag: F32 | None = None) -> list[float]:
     """The dominant edge direction modulo 90 degrees, in (-45, 45] degrees (radians).
 
     Strong gradients vote with their magnitude in a histogram of angle mod 90; the
-    peak is refined by a circular mean around it (tile jitter averages out)."""
-    mag = np.hypot(gx, gy) if weight is None else np.hypot(gx, gy) * weight
+    peak is refined by a circular mean around it (tile jitter averages out). `mag`:
+    edge_weight(gx, gy, weight), when the caller has it."""
+    if mag is None:
+        mag = edge_weight(gx, gy, weight)
     thr = float(np.percentile(mag, cfg.edge_percentile))
     sel = mag > max(thr, 1e-6)
     if not np.any(sel):
@@ -107,43 +115,80 @@ def orientations(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None,
     out = []
     for i in peaks:
         peak = (i + 0.5) / nb * 2 * math.pi
-        d = np.angle(np.exp(1j * (a4 - peak)))
-        near = np.abs(d) < math.radians(4 * 2.0)
-        mean4 = peak + float(np.angle(np.sum(w[near] * np.exp(1j * d[near])))) if np.any(near) else peak
+        x = a4 - peak
+        lim = math.radians(4 * 2.0)
+        # the exact wrapped difference only where a rough one is about near: the same
+        # votes, in the same order, as wrapping every one
+        rough = np.abs(x - 2 * math.pi * np.round(x / (2 * math.pi)))
+        cand = np.flatnonzero(rough < lim + 1e-6)
+        d = np.angle(np.exp(1j * x[cand]))
+        near = np.abs(d) < lim
+        mean4 = peak + float(np.angle(np.sum(w[cand][near] * np.exp(1j * d[near])))) if np.any(near) else peak
         theta = mean4 / 4.0
         out.append(float((theta + math.pi / 4) % (math.pi / 2) - math.pi / 4))
     return out
 
 
-def refine_orientation(gx: F32, gy: F32, weight: F32, theta0: float, px_per_mm: float,
-                       span_deg: float = 4.0, step_deg: float = 0.5, keep: float = 0.04) -> float:
-    """The turn that makes the strongest edges project into the sharpest profiles:
-    edges of tiles jittered a few degrees each still line up best at the grid's mean
-    turn, which a histogram of edge angles blurs (table grain adds a peak of its own)."""
-    w = (np.hypot(gx, gy) * weight).ravel()
+@dataclass(frozen=True)
+class StrongEdges:
+    """The strongest edge pixels of a view (strong_edges): picked once, they serve
+    refine_orientation at every candidate turn."""
+
+    x_mm: F64
+    y_mm: F64
+    gx: F32
+    gy: F32
+    weight: F32
+
+
+def strong_edges(gx: F32, gy: F32, weight: F32, px_per_mm: float, keep: float = 0.04,
+                 mag: F32 | None = None) -> StrongEdges:
+    """The `keep` share of pixels with the strongest weighted edges (mag: edge_weight(gx,
+    gy, weight), when the caller has it), with their positions in view mm."""
+    w = (edge_weight(gx, gy, weight) if mag is None else mag).ravel()
     n = w.size
     k = max(200, int(n * keep))
     idx = np.argpartition(w, n - k)[n - k:]
     h, wd = gx.shape
     ys, xs = np.divmod(idx, wd)
-    X = (xs + 0.5) / px_per_mm
-    Y = (ys + 0.5) / px_per_mm
-    Gx, Gy, W = gx.ravel()[idx], gy.ravel()[idx], weight.ravel()[idx]
-    binmm = 1.0 / px_per_mm
+    return StrongEdges((xs + 0.5) / px_per_mm, (ys + 0.5) / px_per_mm,
+                       gx.ravel()[idx], gy.ravel()[idx], weight.ravel()[idx])
 
-    def sharpness(t: float) -> float:
+
+def sharpness(e: StrongEdges, turns: list[float], binmm: float) -> list[float]:
+    """How sharp the strong edges' profiles across both axes are at each turn (the sum
+    of squared bins of each profile of the edges running along that axis). (One turn
+    at a time: binning every turn in one bincount was slower.)"""
+    out = []
+    for t in turns:
         c, s_ = math.cos(t), math.sin(t)
-        gu, gv = np.abs(Gx * c + Gy * s_) * W, np.abs(-Gx * s_ + Gy * c) * W
-        u = X * c + Y * s_
-        v = -X * s_ + Y * c
+        gu, gv = np.abs(e.gx * c + e.gy * s_) * e.weight, np.abs(-e.gx * s_ + e.gy * c) * e.weight
+        u = e.x_mm * c + e.y_mm * s_
+        v = -e.x_mm * s_ + e.y_mm * c
         hu = np.bincount(((u - u.min()) / binmm).astype(np.int64), weights=np.where(gu > 2 * gv, gu, 0))
         hv = np.bincount(((v - v.min()) / binmm).astype(np.int64), weights=np.where(gv > 2 * gu, gv, 0))
-        return float(np.sum(hu * hu) + np.sum(hv * hv))
+        out.append(float(np.sum(hu * hu) + np.sum(hv * hv)))
+    return out
+
+
+def refine_orientation(gx: F32, gy: F32, weight: F32, theta0: float, px_per_mm: float,
+                       span_deg: float = 4.0, step_deg: float = 0.5, keep: float = 0.04,
+                       strong: StrongEdges | None = None) -> float:
+    """The turn that makes the strongest edges project into the sharpest profiles:
+    edges of tiles jittered a few degrees each still line up best at the grid's mean
+    turn, which a histogram of edge angles blurs (table grain adds a peak of its own).
+    `strong`: strong_edges(gx, gy, weight, px_per_mm, keep), when the caller has it."""
+    e = strong if strong is not None else strong_edges(gx, gy, weight, px_per_mm, keep)
+    binmm = 1.0 / px_per_mm
+
+    def best(ts: list[float]) -> float:
+        vals = sharpness(e, ts, binmm)
+        return ts[max(range(len(ts)), key=lambda i: vals[i])]
 
     steps = np.radians(np.arange(-span_deg, span_deg + 1e-9, step_deg))
-    best_t = max((theta0 + float(d) for d in steps), key=sharpness)
+    best_t = best([theta0 + float(d) for d in steps])
     fine = np.radians([-0.5 * step_deg, 0.0, 0.5 * step_deg])
-    best_t = max((best_t + float(d) for d in fine), key=sharpness)
+    best_t = best([best_t + float(d) for d in fine])
     return best_t
 
 
@@ -200,7 +245,7 @@ def line_profiles(gray: F32, theta: float, px_per_mm: float, origin_mm: tuple[fl
     rot = cv2.warpAffine(gray, m, (ow, oh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=(-1.0,))
     valid = np.asarray(cv2.erode((rot >= 0).astype(np.uint8), np.ones((5, 5), np.uint8)), np.float32)
-    rot = np.where(rot >= 0, rot, 0).astype(np.float32)
+    rot = np.maximum(rot, 0).astype(np.float32)     # np.where(rot >= 0, rot, 0): finite values
     gx: F32 = np.abs(np.asarray(cv2.Sobel(rot, cv2.CV_32F, 1, 0, ksize=3), np.float32)) * valid
     gy: F32 = np.abs(np.asarray(cv2.Sobel(rot, cv2.CV_32F, 0, 1, ksize=3), np.float32)) * valid
     n = max(3, int(round(line_mm * px_per_mm)))
@@ -293,9 +338,14 @@ def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_
     h, w = lab.shape[:2]
     half = np.asarray(cv2.resize(lab, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA), np.float32)
     k = max(3, int(round(cfg.table_smooth_mm * px_per_mm / 2)) | 1)
-    sm8 = np.clip(half * np.array([2.55, 1, 1], np.float32) + np.array([0, 128, 128], np.float32), 0, 255)
-    sm = np.asarray(cv2.medianBlur(sm8.astype(np.uint8), k), np.float32)
-    q = (sm // 8).astype(np.int64)
+    # (each row's channel pattern laid out whole, and min/max for clip: the same numbers)
+    hh, hw = half.shape[:2]
+    rows = half.reshape(hh, -1) * np.tile(np.array([2.55, 1, 1], np.float32), hw)
+    rows += np.tile(np.array([0, 128, 128], np.float32), hw)
+    sm8 = np.minimum(np.maximum(rows, 0), 255).reshape(half.shape)
+    med = np.asarray(cv2.medianBlur(sm8.astype(np.uint8), k), np.uint8)
+    sm = med.astype(np.float32)
+    q = (med >> 3).astype(np.int64)      # sm // 8: sm holds whole numbers 0..255
     key = (q[..., 0] * 32 + q[..., 1]) * 32 + q[..., 2]
     # the table shows round the play area's rim: a crowded city of one face colour
     # covers more of the middle than the table does
@@ -306,7 +356,7 @@ def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_
     everywhere = _mode_colour(key.ravel())
     if float(np.linalg.norm(everywhere - table)) < cfg.table_match:
         table = everywhere      # the same colour, from more of the table
-    near = np.asarray(np.linalg.norm(sm - table, axis=2) < cfg.table_match)
+    near = np.asarray(norm_planes([sm[..., i] - table[i] for i in range(3)]) < cfg.table_match)
     near = _spread_smoothly(near, sm, px_per_mm / 2, cfg)
     if np.count_nonzero(near) < 0.2 * near.size:
         return None
@@ -335,17 +385,35 @@ def _spread_smoothly(near: NDArray[np.bool_], sm: F32, px_per_mm: float, cfg: Ti
     wide = np.ones((cfg.table_line_px, cfg.table_line_px), np.uint8)
     flat = np.asarray(cv2.morphologyEx(cv2.morphologyEx(sm, cv2.MORPH_OPEN, wide), cv2.MORPH_CLOSE, wide),
                       np.float32)
-    cur = near
+    cur = np.array(near, dtype=np.bool_)
     k = max(3, int(round(cfg.table_local_mm * px_per_mm)) | 1)
+    # one plane per channel (a third the strided work of an interleaved image): the box
+    # sums are exact (whole numbers), so each plane's blur is the interleaved one's
+    planes = [np.ascontiguousarray(flat[..., i]) for i in range(flat.shape[2])]
+    h, w = cur.shape
+    r = k // 2
+    # New table can only appear within r of the table that grew last round (elsewhere
+    # every box mean is last round's): each round works on that box alone, its means
+    # taken over the box and r more (or the view's own border), exact whole-number sums
+    # as over the whole view.
+    y0, y1, x0, x1 = 0, h, 0, w
     for _ in range(cfg.table_grow_rounds):
-        wt = cur.astype(np.float32)
+        wy0, wy1, wx0, wx1 = max(0, y0 - r), min(h, y1 + r), max(0, x0 - r), min(w, x1 + r)
+        wt = cur[wy0:wy1, wx0:wx1].astype(np.float32)
         den = np.asarray(cv2.blur(wt, (k, k)), np.float32)
-        local = np.asarray(cv2.blur(flat * wt[..., None], (k, k)), np.float32) / np.maximum(den, 1e-6)[..., None]
-        grown = (den > cfg.table_local_share) & (np.linalg.norm(flat - local, axis=2) < cfg.table_local_match)
-        if not np.any(grown & ~cur):
+        inv = np.maximum(den, 1e-6)
+        sub = (slice(y0 - wy0, y1 - wy0), slice(x0 - wx0, x1 - wx0))
+        local = [(np.asarray(cv2.blur(p[wy0:wy1, wx0:wx1] * wt, (k, k)), np.float32) / inv)[sub] for p in planes]
+        grown = (den[sub] > cfg.table_local_share) & (norm_planes([p[y0:y1, x0:x1] - q for p, q in zip(planes, local)])
+                                                      < cfg.table_local_match)
+        new = grown & ~cur[y0:y1, x0:x1]
+        if not np.any(new):
             break
-        cur = cur | grown
-    return np.asarray(cur, dtype=np.bool_)
+        cur[y0:y1, x0:x1] |= grown
+        ys, xs = np.nonzero(new)
+        y0, y1 = max(0, y0 + int(ys.min()) - r), min(h, y0 + int(ys.max()) + 1 + r)
+        x0, x1 = max(0, x0 + int(xs.min()) - r), min(w, x0 + int(xs.max()) + 1 + r)
+    return cur
 
 
 def off_table(lab: F32, px_per_mm: float, cfg: TilesConfig, near: NDArray[np.bool_] | None = None) -> F32:
@@ -459,8 +527,10 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     # at its pitch: a mat's bold lines carry energy, the tiles' lattice repeats
     pick: tuple[float, GridFit] | None = None
     turns: list[tuple[float, F64, F64, float, float, float]] = []
-    for t in orientations(gx, gy, cfg, weight, 3):
-        t = refine_orientation(gx, gy, weight, t, px_per_mm)
+    mag = edge_weight(gx, gy, weight)
+    strong = strong_edges(gx, gy, weight, px_per_mm, mag=mag)
+    for t in orientations(gx, gy, cfg, weight, 3, mag):
+        t = refine_orientation(gx, gy, weight, t, px_per_mm, strong=strong)
         t = (t + math.pi / 4) % (math.pi / 2) - math.pi / 4
         if any(abs((t - u[0] + math.pi / 4) % (math.pi / 2) - math.pi / 4) < cfg.same_turn_rad for u in turns):
             continue    # two histogram peaks refined to one turn: its profiles are the same

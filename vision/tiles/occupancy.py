@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 from vision.tiles.config import TilesConfig
 from vision.tiles.face import CellLook
 from vision.tiles.grid import GridFit
+from vision.tiles.robust import norm_planes
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -37,7 +38,10 @@ def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
     centre that is bare table."""
     h, w = lab.shape[:2]
     ux, uy = grid.axes
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    # a pixel's table x depends on its column only, y on its row only: each is worked
+    # out once per column (row) and the lattice coordinates broadcast from them
+    xs = np.arange(w, dtype=np.float32)
+    ys = np.arange(h, dtype=np.float32)[:, None]
     X = origin_mm[0] + (xs + 0.5) / px_per_mm - grid.origin_mm[0]
     Y = origin_mm[1] + (ys + 0.5) / px_per_mm - grid.origin_mm[1]
     u = (X * ux[0] + Y * ux[1]) / grid.pitch_mm
@@ -50,30 +54,39 @@ def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
     ncol = int(ci.max()) - cmin + 1
     nk = ncol * (int(ri.max()) - rmin + 1)
     key = (ri - rmin) * ncol + (ci - cmin)
-    px = lab.reshape(-1, 3).astype(np.float64)
     rs = (cheb >= ring[0]) & (cheb <= ring[1])
-    n_r = np.bincount(key[rs], minlength=nk).astype(np.float64)
-    sums = np.stack([np.bincount(key[rs], weights=px[rs, i], minlength=nk) for i in range(3)], 1)
-    means = np.asarray(sums / np.maximum(n_r, 1.0)[:, None], dtype=np.float64)
-    de = np.linalg.norm(px - means[key], axis=1)
-    spread = np.sqrt(np.bincount(key[rs], weights=de[rs] ** 2, minlength=nk) / np.maximum(n_r, 1.0))
     ins = cheb < inner
-    n_i = np.bincount(key[ins], minlength=nk).astype(np.float64)
-    centre = np.bincount(key[ins], weights=de[ins], minlength=nk) / np.maximum(n_i, 1.0)
+    # only ring and centre pixels count: each channel as its own plane, over those alone
+    used = rs | ins
+    k_used = key[used]
+    at = np.flatnonzero(used)
+    flat = lab.reshape(-1, 3)
+    planes = list(np.ascontiguousarray(flat.take(at, axis=0).T, dtype=np.float64))
+    rs_u, ins_u = rs[used], ins[used]
+    k_rs, k_ins = k_used[rs_u], k_used[ins_u]
+    n_r = np.bincount(k_rs, minlength=nk).astype(np.float64)
+    sums = np.stack([np.bincount(k_rs, weights=p[rs_u], minlength=nk) for p in planes], 1)
+    means = np.asarray(sums / np.maximum(n_r, 1.0)[:, None], dtype=np.float64)
+    de = norm_planes([p - np.take(np.ascontiguousarray(means[:, i]), k_used) for i, p in enumerate(planes)])
+    spread = np.sqrt(np.bincount(k_rs, weights=de[rs_u] ** 2, minlength=nk) / np.maximum(n_r, 1.0))
+    n_i = np.bincount(k_ins, minlength=nk).astype(np.float64)
+    centre = np.bincount(k_ins, weights=de[ins_u], minlength=nk) / np.maximum(n_i, 1.0)
+    cols = [means[:, 0], means[:, 1], means[:, 2], spread, centre]
     if bare is not None:
         on_bare = ins & np.asarray(bare, dtype=bool).ravel()
-        bare_share = np.bincount(key[on_bare], minlength=nk) / np.maximum(n_i, 1.0)
+        cols.append(np.bincount(key[on_bare], minlength=nk) / np.maximum(n_i, 1.0))
+    table = np.stack(cols, 1)
     count = np.bincount(key, minlength=nk)
-    out: dict[tuple[int, int], F64] = {}
     x0, y0, x1, y1 = area
     h2 = 0.35 * grid.pitch_mm
-    for k in np.nonzero(count >= 0.8 * (grid.pitch_mm * px_per_mm) ** 2)[0]:
-        c, r = int(k % ncol) + cmin, int(k // ncol) + rmin
-        ctr = grid.cell_centre_mm(c, r)
-        if x0 + h2 <= ctr[0] <= x1 - h2 and y0 + h2 <= ctr[1] <= y1 - h2:
-            row = [means[k, 0], means[k, 1], means[k, 2], spread[k], centre[k]]
-            out[(c, r)] = np.array(row if bare is None else row + [bare_share[k]])
-    return out
+    ks = np.nonzero(count >= 0.8 * (grid.pitch_mm * px_per_mm) ** 2)[0]
+    c = ks % ncol + cmin
+    r = ks // ncol + rmin
+    # GridFit.cell_centre_mm of every cell at once (the same arithmetic, element by element)
+    o = np.asarray(grid.origin_mm, dtype=np.float64)
+    ctr = o + grid.pitch_mm * ((c[:, None] + 0.5) * ux + (r[:, None] + 0.5) * uy)
+    inside = (x0 + h2 <= ctr[:, 0]) & (ctr[:, 0] <= x1 - h2) & (y0 + h2 <= ctr[:, 1]) & (ctr[:, 1] <= y1 - h2)
+    return {(int(c[i]), int(r[i])): np.array(table[ks[i]]) for i in np.nonzero(inside)[0]}
 
 
 def printed(v: F64, cfg: TilesConfig) -> NDArray[np.bool_]:
