@@ -4,7 +4,7 @@ hand-given corners) give the image-to-table homography every reader works in."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Sequence
 
 import cv2
@@ -30,9 +30,13 @@ class TableFit:
     source: str                          # "markers", "fixed" or "corners"
     lens: Lens | None = None
 
-    @property
+    @cached_property
     def table_to_image(self) -> FloatArray:
-        return np.linalg.inv(self.image_to_table)
+        """The inverse mapping, worked out once per fit (a reader asks for it a dozen
+        times a frame) and read-only, since every caller shares it."""
+        inv = np.linalg.inv(self.image_to_table)
+        inv.flags.writeable = False
+        return inv
 
     def to_table(self, pts_px: NDArray[np.floating[Any]] | Sequence[Sequence[float]]) -> FloatArray:
         """Distorted image pixels -> table mm."""

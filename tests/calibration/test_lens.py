@@ -136,3 +136,16 @@ def test_coverage_counts_grid_cells() -> None:
     v = View(np.array([[10.0, 10.0], [W - 10.0, 10.0], [10.0, H - 10.0], [W - 10.0, H - 10.0]]),
              np.arange(4, dtype=np.int32))
     assert coverage([v], (W, H)) == pytest.approx(4 / 48)
+
+
+def test_a_fits_inverse_is_worked_out_once_and_shared_read_only() -> None:
+    """table_to_image is the inverse homography, the same read-only array on every call."""
+    h = np.array([[0.5, 0.02, -10.0], [-0.01, 0.5, 4.0], [1e-5, 2e-5, 1.0]])
+    fit = TableFit(h, (0, 1, 2, 3), 0.1, "markers")
+    inv = fit.table_to_image
+    assert inv is fit.table_to_image
+    assert np.allclose(inv @ h, np.eye(3))
+    with pytest.raises(ValueError):
+        inv[0, 0] = 1.0
+    pts = np.array([[10.0, 20.0], [300.0, 40.0]])
+    assert np.allclose(fit.to_table(fit.to_image(pts)), pts)
