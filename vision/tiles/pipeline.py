@@ -182,11 +182,11 @@ def _table_share(near: NDArray[np.bool_], pts: NDArray[np.float64], cpx: float,
 
 
 def _bare_share(near: NDArray[np.bool_], grid: GridFit, col: int, row: int, cpx: float,
-                origin: tuple[float, float]) -> float:
-    """The share of a cell's middle that is bare table."""
+                origin: tuple[float, float], inset: float) -> float:
+    """The share of a cell's middle (its central `inset` part) that is bare table."""
     c = grid.cell_centre_mm(col, row)
     cell = Outline(grid.pitch_mm, grid.angle_rad, 0.0, (float(c[0]), float(c[1])))
-    return _table_share(near, cell.inside_mm(), cpx, origin)
+    return _table_share(near, cell.inside_mm(inset=inset), cpx, origin)
 
 
 def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
@@ -201,7 +201,7 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     table = near()
     if table is None:
         return found
-    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin) for t in up}
+    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
     fronts = [t.look.face_lab for t in up if share[id(t)] <= cfg.bare_front]
     bare = sum(v >= cfg.bare_share for v in share.values())
     if not fronts or bare <= len(fronts):
