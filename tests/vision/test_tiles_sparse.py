@@ -66,3 +66,15 @@ def test_sparse_city_reads_exactly(seed: int, n: int) -> None:
     scene, image = _frame(seed, n)
     truth = sorted((t["row"], t["col"], False) for t in scene["meta"]["tiles"])
     assert _cells(_read(image)) == truth
+
+
+@pytest.mark.parametrize("noise_seed,sigma", [(2, 1.0), (3, 1.0), (3, 2.0)])
+def test_a_lone_pale_tile_reads_alike_under_noise(noise_seed: int, sigma: float) -> None:
+    """Seed 3's lone tile (a white face on a white ruled mat: the lattice search sees its
+    symbol's edges) with a little camera noise reads as the one face-up tile at (0, 0),
+    not as its symbol cut in two by a lattice a symbol's width fine, nor as nothing when
+    a lattice line runs through the symbol."""
+    scene, image = _frame(3, 1)
+    rng = np.random.default_rng(noise_seed)
+    noisy = np.clip(image + rng.normal(0.0, sigma, image.shape), 0, 255).astype(np.uint8)
+    assert _cells(_read(noisy)) == [(0, 0, False)]

@@ -38,6 +38,15 @@ class TilesConfig:
     """A printed cell whose middle is at least bare_share bare table is no tile when
     the printed cells at most bare_front bare table have another face (by more than
     table_delta_e): fronts share one face."""
+    bare_inset: float = 0.6
+    """The middle judged for bare_share is this central part of the cell (side, of the
+    pitch): a hand-laid neighbour turned a few degrees, its shadow and a lattice a few
+    per cent off reach some 3 mm into a cell (at 0.8, 3 of 49 samples of a mat's cell
+    beside a lone tile fell on the tile, 0.94 bare, and the cell read as a front)."""
+    print_bare: float = 0.2
+    """A face-up cell at least this share bare table (the whole cell) is a print on a
+    face of about the table's colour (pipeline._joined_prints): a lone pioneer's print
+    cut by a lattice a symbol's width fine leaves 0.33-0.57 of its cells bare."""
     varied_prints: int = 3
     """...unless those cells' prints come in at least this many colours (a game's
     fronts, where a mat's ruled lines are one ink)."""

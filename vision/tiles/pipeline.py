@@ -123,6 +123,14 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
 
         grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near(), judge, crowded)
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+        if not found:
+            # a lattice line through a lone tile's print (a face of about the table's
+            # colour shows the search little else) hides it from every cell's centre:
+            # half a pitch over, one cell holds it
+            shifted = half_shifts(grid)[1]
+            again = _read_cells(image, fit, ref, lab, shifted, area, cfg, cfg.crop_px // 2)
+            if again:
+                grid, found = shifted, again
     for _ in range(cfg.refits):
         up = [t.centre_mm for t in found if t.look.has_symbol]
         if not up:
@@ -182,11 +190,11 @@ def _table_share(near: NDArray[np.bool_], pts: NDArray[np.float64], cpx: float,
 
 
 def _bare_share(near: NDArray[np.bool_], grid: GridFit, col: int, row: int, cpx: float,
-                origin: tuple[float, float]) -> float:
-    """The share of a cell's middle that is bare table."""
+                origin: tuple[float, float], inset: float) -> float:
+    """The share of a cell's middle (its central `inset` part) that is bare table."""
     c = grid.cell_centre_mm(col, row)
     cell = Outline(grid.pitch_mm, grid.angle_rad, 0.0, (float(c[0]), float(c[1])))
-    return _table_share(near, cell.inside_mm(), cpx, origin)
+    return _table_share(near, cell.inside_mm(inset=inset), cpx, origin)
 
 
 def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
@@ -201,7 +209,7 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     table = near()
     if table is None:
         return found
-    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin) for t in up}
+    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
     fronts = [t.look.face_lab for t in up if share[id(t)] <= cfg.bare_front]
     bare = sum(v >= cfg.bare_share for v in share.values())
     if not fronts or bare <= len(fronts):
@@ -275,7 +283,14 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     (and cut one tile into several "tiles"), and the tiles' centres (each off its cell
     by a hand's jitter) fix the pitch poorly; each tile's outline measures its side
     and its centre well. The pitch is the side plus a gap, weighted against the
-    centres' pitch by how many neighbour spans they hold."""
+    centres' pitch by how many neighbour spans they hold.
+
+    A lone tile whose face is about the table's colour shows the lattice search little
+    but its symbol's edges, so the lattice may come out a symbol's width and cut the
+    symbol into "tiles" of neighbouring cells. A print never crosses its cell's border
+    (a face margin and the gap part two tiles' prints), so cells whose prints are one
+    connected print are one tile; when its outline is too faint to measure, the
+    lattice is the finest that holds the whole print inside a cell's face ring."""
     up = [t for t in found if t.look.has_symbol and not t.look.faint]
     if not up or len(up) > cfg.outline_tiles:
         return None
@@ -283,11 +298,23 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
         return None     # a small city whose symbols sit in their cells: its lattice holds
     if len(up) <= cfg.sparse_tiles:
         # few tiles, each symbol near its tile's centre: each tile's outermost square
-        outs = [cs[0] for t in up
-                if (cs := tile_outline(grey, cpx, origin, np.asarray(t.centre_mm), grid.angle_rad, cfg,
+        # (a print wider than the largest tile's face holds is a mat's lines joined
+        # from cell to cell, no tile's)
+        prints = [(c, e) for c, e in _joined_prints(up, near(), grid, cpx, origin, cfg)
+                  if e <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm]
+        if not prints:
+            return None
+        tiles = [c for c, _ in prints]
+        outs = [cs[0] for c in tiles
+                if (cs := tile_outline(grey, cpx, origin, np.asarray(c), grid.angle_rad, cfg,
                                        cfg.outline_near_mm))]
-        tiles = [t.centre_mm for t in up]
         least = 1
+        need = max(e for _, e in prints) / (2.0 * cfg.face_ring[0])
+        if not outs and (len(prints) < len(up) or need > grid.pitch_mm):
+            # no outline seen, and the lattice cuts a print up or spills it into a
+            # face ring: the finest lattice that holds every print in a cell
+            return _through(np.array(tiles, dtype=np.float64), grid.angle_rad, max(grid.pitch_mm, need),
+                            grid.strength), len(prints)
     else:
         # more "tiles" than a sparse table holds: perhaps pieces of a few cut-up tiles,
         # whose symbols lie well off their tiles' centres
@@ -317,16 +344,70 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
             var_out = cfg.outline_sd_mm ** 2
             pitch = (ls.pitch_mm / var_ls + p_out / var_out) / (1.0 / var_ls + 1.0 / var_out)
             theta = ls.angle_rad
-    # the lattice through the tiles at that pitch and turn: the mean phase of the centres
+    out = _through(pts, theta, float(pitch), grid.strength)
+    if least > 1 and len({(int(c), int(r)) for c, r in out.cell_of(pts)}) < len(pts):
+        return None     # two outlined tiles in one cell: not their lattice
+    return out, least
+
+
+def _through(pts: NDArray[np.float64], theta: float, pitch: float, strength: float) -> GridFit:
+    """The lattice at that pitch and turn through the tiles: the mean phase of the centres."""
     ux = np.array([math.cos(theta), math.sin(theta)])
     uy = np.array([-math.sin(theta), math.cos(theta)])
     q = np.stack([pts @ ux, pts @ uy], 1) / pitch
     idx = np.round(q - q[0:1])
     o = np.mean(pts - pitch * ((idx[:, :1] + 0.5) * ux + (idx[:, 1:] + 0.5) * uy), axis=0)
-    out = GridFit(theta, float(pitch), (float(o[0]), float(o[1])), grid.strength)
-    if least > 1 and len({(int(c), int(r)) for c, r in out.cell_of(pts)}) < len(pts):
-        return None     # two outlined tiles in one cell: not their lattice
-    return out, least
+    return GridFit(theta, float(pitch), (float(o[0]), float(o[1])), strength)
+
+
+def _joined_prints(up: list[TileReading], table: NDArray[np.bool_] | None, grid: GridFit, cpx: float,
+                   origin: tuple[float, float], cfg: TilesConfig) -> list[tuple[tuple[float, float], float]]:
+    """The prints of the face-up cells, those of cells whose prints are one connected
+    print taken as one: (centre in table mm, widest extent of the connected print along
+    the lattice's axes in mm) per print; a cell alone keeps its symbol's centre.
+
+    Print is what is not bare table (grid.table_near): this tells a print only on a
+    face of about the table's colour, so a cell nearly all off the table (less than
+    print_bare of it bare: a face of its own colour, whose outline the lattice search
+    sees anyway) keeps its own print, of unknown extent (0)."""
+    if table is None:
+        return [(t.centre_mm, 0.0) for t in up]
+    ux, uy = grid.axes
+    h, w = table.shape
+    ctrs = np.array([grid.cell_centre_mm(t.col, t.row) for t in up])
+    pad = 1.5 * grid.pitch_mm
+    lo = np.floor((ctrs.min(axis=0) - pad - np.asarray(origin)) * cpx).astype(int)
+    hi = np.ceil((ctrs.max(axis=0) + pad - np.asarray(origin)) * cpx).astype(int)
+    x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
+    x1, y1 = min(w, int(hi[0])), min(h, int(hi[1]))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return [(t.centre_mm, 0.0) for t in up]
+    mask = ~table[y0:y1, x0:x1]
+    _, comp = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    mm = np.stack([origin[0] + (xs + 0.5) / cpx, origin[1] + (ys + 0.5) / cpx], -1)
+    label: list[int] = []
+    for i, t in enumerate(up):
+        d = mm - ctrs[i]
+        inner = np.maximum(np.abs(d @ ux), np.abs(d @ uy)) < cfg.face_ring[0] * grid.pitch_mm
+        hit = comp[inner & mask]
+        plain = _bare_share(table, grid, t.col, t.row, cpx, origin, 1.0) < cfg.print_bare
+        label.append(int(np.bincount(hit).argmax()) if len(hit) and not plain else -1 - i)
+    out: list[tuple[tuple[float, float], float]] = []
+    for k in dict.fromkeys(label):
+        members = [t for t, lb in zip(up, label) if lb == k]
+        if k < 0:
+            out.append((members[0].centre_mm, 0.0))
+            continue
+        pts = mm[comp == k]
+        u, v = pts @ ux, pts @ uy
+        extent = float(max(np.ptp(u), np.ptp(v)))
+        if len(members) == 1:
+            out.append((members[0].centre_mm, extent))
+            continue
+        mid = 0.5 * (u.min() + u.max()) * ux + 0.5 * (v.min() + v.max()) * uy
+        out.append(((float(mid[0]), float(mid[1])), extent))
+    return out
 
 
 def _shift(old: GridFit, new: GridFit) -> float:
@@ -509,9 +590,12 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
         return False
     if len(sym) < 3:
         # one or two printed tiles cannot show which look is the fronts' (two fronts
-        # under a lamp differ as much as a front and a back): a print is a front
+        # under a lamp differ as much as a front and a back): a print is a front, but
+        # one seen only at faint_symbol_de (a mat's lines across a cell of a face off
+        # the table's) vouches no more than a pale print: the tile must show its cut edge
         for t in tiles:
             t.face_down = not t.look.has_symbol
+            t.pale = t.pale or t.look.faint
         return False
     # a lamp's glare lifts a glossy face towards grey-white (a dark face by tens of L)
     # while its hue stays: lightness counts for less than colour here
