@@ -122,12 +122,9 @@ class TilesConfig:
     refits: int = 3
     """At most this many lattice refits on tile centres (stops once it stops moving)."""
     # -- occupancy ---------------------------------------------------------------
-    back_outline: float = 0.25
+    back_outline: float = 0.35
     """A face-down tile's free sides need a straight step at least this fraction of the
-    face-up tiles' typical one (a back of the table's colour still has a cut edge). On
-    dev seeds 7300-7399 and 7500-7599, backs dropped at 0.35 showed 0.25-0.31 of it
-    against fronts of a contrasting face; patches of table or glare with a step over
-    back_step_floor showed at most 0.23 (one 0.33)."""
+    face-up tiles' typical one (a back of the table's colour still has a cut edge)."""
     back_step_floor: float = 6.0
     """Least straight step (delta E) on a face-down tile's free side."""
     outline_along: float = 0.3
