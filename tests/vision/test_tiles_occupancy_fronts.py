@@ -45,3 +45,35 @@ def test_a_table_of_the_fronts_colour_keeps_the_backs() -> None:
     cells, table, _ = coarse_candidates(stats, CFG)
     assert set(cells) == set(city)
     assert abs(table[0] - WHITE[0]) < 1.0
+
+
+def _outlined(bare_centre: float) -> dict[tuple[int, int], np.ndarray]:
+    """White tiles on a pale table of about their colour: 6 with a clear print, 4 whose
+    big outlined symbol leaves the centre at 6.5-9 delta E (under min_centre_contrast);
+    bare cells' centres at `bare_centre`."""
+    stats = {(c, r): _stat((96.0, -2.0, -3.0), 1.2, bare_centre) for c in range(9) for r in range(9)}
+    for k, cell in enumerate([(c, r) for c in range(2, 7) for r in range(3, 5)]):
+        stats[cell] = _stat((99.0, 0.0, 1.0), 8.0, (6.5, 7.5, 8.0, 9.0)[k] if k < 4 else 30.0)
+    return stats
+
+
+def test_outlined_symbols_on_a_plain_table_are_candidates() -> None:
+    """On a plain table (bare centres at 1 delta E) the four outlined symbols are candidates."""
+    cells, _, _ = coarse_candidates(_outlined(1.0), CFG)
+    assert set(cells) == {(c, r) for c in range(2, 7) for r in range(3, 5)}
+
+
+def test_a_busy_table_needs_the_full_centre_contrast() -> None:
+    """On a busy table (bare centres at 4 delta E: grain, a mat's lines) the same faint
+    centres are not told from the table: only the clear prints are candidates."""
+    cells, _, _ = coarse_candidates(_outlined(4.0), CFG)
+    assert len(cells) == 6
+
+
+def test_glare_on_the_table_is_no_faint_print() -> None:
+    """A lamp's glare on the bare table (a bright soft centre, 8 delta E, on the table's
+    colour lifted, not the fronts' face) is not taken for an outlined symbol."""
+    stats = _outlined(1.0)
+    stats[(7, 7)] = _stat((88.0, -2.0, -3.0), 3.0, 8.0)
+    cells, _, _ = coarse_candidates(stats, CFG)
+    assert (7, 7) not in cells and len(cells) == 10

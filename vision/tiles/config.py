@@ -137,6 +137,14 @@ class TilesConfig:
     """The centre region (Chebyshev half-size, pitches) where a symbol is looked for."""
     min_centre_contrast: float = 10.0
     """Coarse pass: mean delta E of the centre against the ring that means a symbol."""
+    centre_floor: float = 5.0
+    centre_noise: float = 3.0
+    """...and so does a centre at least centre_noise times the median centre contrast of
+    the other cells (the bare table's), never under centre_floor, on the face the clearly
+    printed cells share (within table_delta_e / 2): an outlined symbol leaves the centre
+    nearly plain (6.5-10 delta E on white tiles on a pale table whose bare cells show
+    0.8-2.5; dev seeds 7568, 7569 lost 9 such tiles), a lamp's glare on a bare table
+    (dev seed 7342) has a soft bright centre but not the fronts' face."""
     plain_spread: float = 8.0
     """Coarse pass: a ring this uniform (RMS delta E) can be a tile's plain back (a dim
     frame's noise or a textured back's print spreads a plain back's ring to some 7; at

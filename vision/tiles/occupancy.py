@@ -153,6 +153,15 @@ def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig
     vary = min(spread, scatter)
     far = np.linalg.norm(v[:, :3] - table, axis=1) > max(cfg.table_delta_e, 3.0 * vary)
     plain = (v[:, 3] <= max(cfg.plain_spread, 1.5 * spread)) & far
+    # an outlined symbol leaves the centre nearly plain: on a plain table, whose bare
+    # cells' centres vary far less, a few delta E there is a print too, on a face of the
+    # clearly printed tiles' (a lamp's glare on the table has a soft bright centre)
+    quiet = float(np.median(v[~symbol, 4])) if np.any(~symbol) else 0.0
+    if np.count_nonzero(symbol) >= 3:
+        face = np.median(v[symbol, :3], axis=0)
+        if float(np.median(np.linalg.norm(v[symbol, :3] - face, axis=1))) < cfg.table_delta_e / 2:
+            symbol |= ((v[:, 4] >= max(cfg.centre_floor, cfg.centre_noise * quiet))
+                       & (np.linalg.norm(v[:, :3] - face, axis=1) < cfg.table_delta_e / 2))
     pick = symbol | plain | (fronts & far)
     cells = sorted((keys[i] for i in np.nonzero(pick)[0]), key=lambda t: (t[1], t[0]))
     return cells, table, vary
