@@ -179,3 +179,9 @@ class RailwaysConfig:
     evidence_floor_percentile: float = 50.0  # the bare table's density: this percentile of a block's cells
     evidence_floor_block_mm: float = 64.0    # in blocks this wide (a chain's smoothed density fills a quarter)
     evidence_open_mm: float = 9.0       # that band is at least this wide (a clip's width)
+    # R5
+    end_card_depth: float = 0.6         # a link's end lies inside its station's card at most this share of a clip
+                                        # past the card's edge (dev 4608, true ends: 99th percentile 0.595)
+    end_card_outside_mm: float = 3.0    # or this far outside it (an end clip meeting the edge aslant touches it
+                                        # with a corner)
+    end_card_scan_mm: float = 40.0      # the card's edge is looked for this far in from the path's end
