@@ -50,3 +50,17 @@ def test_a_card_window_keeps_the_count_where_the_wire_is_not_seen_to_its_end() -
     carded = count_clips(s, w, 32.0, 9.0, 1.25, 20.0, gone * STEP_MM, windows=wins, **kw)
     assert plain.count == 8
     assert carded.count == 9
+
+
+def test_a_path_that_wanders_inside_its_card_is_cut_at_the_card() -> None:
+    """A path running straight into a card (edge at x 400) and then 20 mm along inside it
+    (a walk following the card's printing) is cut at its first point inside the card;
+    its other end, 20 mm short of its card, is left as it is."""
+    from vision.railways.pipeline import _cut_at_cards
+    cfg = RailwaysConfig()
+    straight = np.stack([np.arange(60.0, 404.0, 2.0), np.full(172, 130.0)], axis=1)
+    along = np.stack([np.full(10, 404.0), np.arange(132.0, 152.0, 2.0)], axis=1)
+    path = np.vstack([straight, along])
+    out = _cut_at_cards(path, [_card(0.0, 100.0), _card(400.0, 100.0, sid="S2")], cfg)
+    assert out[0][0] == 60.0
+    assert 400.0 <= out[-1][0] <= 402.0 and out[-1][1] == 130.0

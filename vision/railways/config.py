@@ -185,3 +185,5 @@ class RailwaysConfig:
     end_card_outside_mm: float = 3.0    # or this far outside it (an end clip meeting the edge aslant touches it
                                         # with a corner)
     end_card_scan_mm: float = 40.0      # the card's edge is looked for this far in from the path's end
+    end_card_straight: bool = True      # the strip runs straight into a card from the chain's heading before it
+    end_card_keep_mm: float = 30.0      # unless less of the path than this is left outside the card

@@ -128,6 +128,8 @@ def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     wire_mm = clip_len * cfg.wire_ratio
     half = width / 2 + wire_mm + 2.5
     ext_by = clip_len
+    if stations and cfg.end_card_straight:
+        path = _cut_at_cards(path, stations, cfg)
     ext = extend(path, ext_by)
     mx, my, pts, _ = strip_grid(view, ext, half)      # one grid for every map of this chain
     e = sample(wire, mx, my)
@@ -146,6 +148,26 @@ def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     pts64 = np.asarray(pts, dtype=np.float64)
     edges = _card_edges(pts64, r0, r1, stations, cfg) if stations else (None, None)
     return ChainStrip(e, w, lo, hi, pts64, ends, unseen0 or unseen1, edges)
+
+
+def _cut_at_cards(path: F64, stations: list[Station], cfg: RailwaysConfig) -> F64:
+    """The path without what it runs inside the card of the station each end joins (its
+    first point inside kept): the strip then goes on straight into the card, along the
+    chain's heading before the card, as the end clip does (a clip is straight). Why: on
+    the card the band is masked and a carried or walked end follows the card's printing
+    or edge, so the strip there missed the end clip."""
+    for _ in range(2):
+        path = path[::-1]
+        st = _end_station(path[-1], np.zeros(2), stations, cfg)
+        if st is None or len(path) < 3:
+            continue
+        inside = st.contains(path)
+        k = len(path) - 1
+        while k > 0 and inside[k]:
+            k -= 1
+        if k < len(path) - 2 and sk.path_length(path[:k + 2]) >= cfg.end_card_keep_mm:
+            path = path[:k + 2]
+    return path
 
 
 def _card_edges(pts: F64, r0: int, r1: int, stations: list[Station],
