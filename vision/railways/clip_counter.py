@@ -189,7 +189,9 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
                 end_after_mm: float = 4.0, detector: BendDetector | None = None,
                 ends: tuple[F32, F32] | None = None, end_slope: float = 0.0,
                 end_free_mm: float = 1.0, margin_test: float = 1.0, sure_clip: float = 3.0,
-                end_agree_mm: float = 2.0, bare_mm: tuple[float, float] = (2.0, 8.0)) -> CountResult:
+                end_agree_mm: float = 2.0, bare_mm: tuple[float, float] = (2.0, 8.0),
+                windows: tuple[tuple[float, float] | None, tuple[float, float] | None] = (None, None)
+                ) -> CountResult:
     """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
 
     first_mm / last_mm: where the chain's wire was seen to begin and end along the strip;
@@ -211,6 +213,9 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     tables 2100-2139 (true paths) had no wrong sure count (139 of 1050) but held-out
     2200-2219 had 4 of 79, each with an end clip 3.5-14 mm from the seen end; with it,
     dev 85 of 1050 and held-out 44 of 660 sure, none wrong.
+    windows: where the first clip's start and the last clip's end may lie (mm along the
+    strip, (lo, hi)) when a station's card says so; they replace the window about the
+    seen end (pipeline._card_windows).
     And the strip must be seen and bare from bare_mm[0] to bare_mm[1] past both end clips
     (the chain is seen to end there; (0, 0): not asked). Why: the seen wire ends start
     from the traced path's ends, and the reader's paths are not the truth's (the whole
@@ -239,6 +244,14 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     s1 = end_slope if len(out1) and float(out1.mean()) >= 0.5 else 0.0
     start_ok = _end_gain(rows - f, b, a, end_slope, end_free_mm, s0)
     end_ok = _end_gain(l_ - (rows + m), b, a, end_slope, end_free_mm, s1)
+    # a station's card says where the end clip lies better than the wire seen does: the
+    # end clip's window is then the card's, priced as before by its distance from the seen end
+    if windows[0] is not None:
+        start_ok = _in_window(rows, windows[0], _end_gain(rows - f, math.inf, math.inf, end_slope, end_free_mm, s0),
+                              start_ok)
+    if windows[1] is not None:
+        end_ok = _in_window(rows + m, windows[1],
+                            _end_gain(l_ - (rows + m), math.inf, math.inf, end_slope, end_free_mm, s1), end_ok)
     total, seq = _dp(scores, costs, qmin, qmax, clip_cost, start_ok, end_ok, 1.0)
     if not seq:
         return CountResult(0, (), 0.0, 0.0, 1.0)
@@ -279,6 +292,15 @@ def _bare_beyond(evidence: F32, weight: F32, first: int, last: int, bare_mm: tup
         if float(seen[a:b].mean()) < 0.8 or float(pres[a:b].mean()) > 0.1:
             return False
     return True
+
+
+def _in_window(at: NDArray[Any], window: tuple[float, float], gain: F32, fallback: F32) -> F32:
+    """gain where `at` (rows) lies within window (mm along the strip), else ruled out; the
+    fallback when the window holds no row at all (the strip does not reach it)."""
+    inside = (at >= window[0] / STEP_MM) & (at <= window[1] / STEP_MM)
+    if not inside.any():
+        return fallback
+    return np.where(inside, gain, np.float32(-1e9)).astype(np.float32)
 
 
 def _end_gain(inside: NDArray[Any], before: float, after: float, slope: float, free_mm: float,

@@ -179,3 +179,11 @@ class RailwaysConfig:
     evidence_floor_percentile: float = 50.0  # the bare table's density: this percentile of a block's cells
     evidence_floor_block_mm: float = 64.0    # in blocks this wide (a chain's smoothed density fills a quarter)
     evidence_open_mm: float = 9.0       # that band is at least this wide (a clip's width)
+    # R5
+    end_card_depth: float = 0.6         # a link's end lies inside its station's card at most this share of a clip
+                                        # past the card's edge (dev 4608, true ends: 99th percentile 0.595)
+    end_card_outside_mm: float = 3.0    # or this far outside it (an end clip meeting the edge aslant touches it
+                                        # with a corner)
+    end_card_scan_mm: float = 40.0      # the card's edge is looked for this far in from the path's end
+    end_card_straight: bool = True      # the strip runs straight into a card from the chain's heading before it
+    end_card_keep_mm: float = 30.0      # unless less of the path than this is left outside the card

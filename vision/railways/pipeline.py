@@ -116,16 +116,20 @@ class ChainStrip:
     points: F64
     ends: tuple[F32, F32]
     unseen_end: bool
+    card_edges: tuple[float | None, float | None] = (None, None)
 
 
 def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
-                 clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None) -> ChainStrip | None:
+                 clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None,
+                 stations: list[Station] | None = None) -> ChainStrip | None:
     """The strip of the chain along path (extended by a clip at each end), or None when
-    too short to count."""
+    too short to count. stations: where the path's ends may join a card (_card_edges)."""
     width = clip_len * cfg.clip_width_ratio
     wire_mm = clip_len * cfg.wire_ratio
     half = width / 2 + wire_mm + 2.5
     ext_by = clip_len
+    if stations and cfg.end_card_straight:
+        path = _cut_at_cards(path, stations, cfg)
     ext = extend(path, ext_by)
     mx, my, pts, _ = strip_grid(view, ext, half)      # one grid for every map of this chain
     e = sample(wire, mx, my)
@@ -141,7 +145,67 @@ def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     unseen0 = float(w[max(0, lo - 8):lo + 1].mean()) < 0.5
     unseen1 = float(w[hi:hi + 9].mean()) < 0.5
     ends = end_scores(e, w, detector or load_detector(), cfg.end_cap)
-    return ChainStrip(e, w, lo, hi, np.asarray(pts, dtype=np.float64), ends, unseen0 or unseen1)
+    pts64 = np.asarray(pts, dtype=np.float64)
+    edges = _card_edges(pts64, r0, r1, stations, cfg) if stations else (None, None)
+    return ChainStrip(e, w, lo, hi, pts64, ends, unseen0 or unseen1, edges)
+
+
+def _cut_at_cards(path: F64, stations: list[Station], cfg: RailwaysConfig) -> F64:
+    """The path without what it runs inside the card of the station each end joins (its
+    first point inside kept): the strip then goes on straight into the card, along the
+    chain's heading before the card, as the end clip does (a clip is straight). Why: on
+    the card the band is masked and a carried or walked end follows the card's printing
+    or edge, so the strip there missed the end clip."""
+    for _ in range(2):
+        path = path[::-1]
+        st = _end_station(path[-1], np.zeros(2), stations, cfg)
+        if st is None or len(path) < 3:
+            continue
+        inside = st.contains(path)
+        k = len(path) - 1
+        while k > 0 and inside[k]:
+            k -= 1
+        if k < len(path) - 2 and sk.path_length(path[:k + 2]) >= cfg.end_card_keep_mm:
+            path = path[:k + 2]
+    return path
+
+
+def _card_edges(pts: F64, r0: int, r1: int, stations: list[Station],
+                cfg: RailwaysConfig) -> tuple[float | None, float | None]:
+    """Where the strip (centre points pts, STEP_MM apart; the path's own ends at rows r0
+    and r1) leaves the card of the station each end joins, in mm along the strip: the
+    inside row nearest the chain, within end_card_scan_mm of the path's end. None where
+    the end joins no station or the strip never enters its card. Why: a link's end clip
+    touches its station and the next clip does not, so the chain ends inside the card a
+    little past its edge, wherever the trace stopped (at the card's edge, a cube) or ran
+    on (along the card's printing)."""
+    out: list[float | None] = []
+    scan = int(round(cfg.end_card_scan_mm / STEP_MM))
+    n = len(pts)
+    for at_start in (True, False):
+        end_row = r0 if at_start else r1
+        st = _end_station(pts[end_row], np.zeros(2), stations, cfg)
+        if st is None:
+            out.append(None)
+            continue
+        rows = np.arange(0, min(n, end_row + scan + 1)) if at_start else np.arange(max(0, end_row - scan), n)
+        inside = rows[st.contains(pts[rows])].tolist()
+        if not inside:
+            out.append(None)
+            continue
+        out.append((max(inside) if at_start else min(inside)) * STEP_MM)
+    return out[0], out[1]
+
+
+def _card_windows(st: ChainStrip, clip_len: float,
+                  cfg: RailwaysConfig) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """The counter's windows for the first clip's start and the last clip's end (mm along
+    the strip) from the cards' edges: from end_card_outside_mm outside the edge to
+    end_card_depth clips inside the card."""
+    e0, e1 = st.card_edges
+    depth, out = cfg.end_card_depth * clip_len, cfg.end_card_outside_mm
+    return (None if e0 is None else (e0 - depth, e0 + out),
+            None if e1 is None else (e1 - out, e1 + depth))
 
 
 def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[CountResult, F64]:
@@ -150,7 +214,8 @@ def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[
     res = count_clips(st.evidence, st.weight, clip_len, clip_len * cfg.clip_width_ratio,
                       clip_len * cfg.wire_ratio, st.lo * STEP_MM, st.hi * STEP_MM, clip_cost=cfg.clip_cost,
                       cap=cfg.end_cap, end_before_mm=max(before, cfg.count_end_outside_mm),
-                      end_after_mm=max(after, cfg.count_end_inside_mm), ends=st.ends, end_slope=cfg.count_end_slope)
+                      end_after_mm=max(after, cfg.count_end_inside_mm), ends=st.ends, end_slope=cfg.count_end_slope,
+                      windows=_card_windows(st, clip_len, cfg))
     lo, hi = st.lo, st.hi
     if res.count and cfg.path_to_clips:
         # the link ends where its end clips do, not where wire was last seen (a cube or a
@@ -320,7 +385,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         path, walked = _walk_ends(path, named[colour], view, stations, cfg)
         carried.append((colour, path, pieces, share, walked))
     for colour, path, pieces, share, walked in _pieces_dropped(carried, cfg):
-        cs = _chain_strip(view, named[colour], covers[colour], blinds[colour], path, cfg.default_clip_mm, cfg)
+        cs = _chain_strip(view, named[colour], covers[colour], blinds[colour], path, cfg.default_clip_mm, cfg,
+                          stations=stations)
         if cs is not None:
             chains.append((colour, path, pieces, share, cs))
     learnt = table_clip_length([c[4] for c in chains], cfg)
