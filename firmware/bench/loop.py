@@ -361,15 +361,34 @@ class _TimingClock:
         self.offset += max(0.0, seconds)
 
 
+class _ChargedClock(_TimingClock):
+    """Virtual time throughout, each look charged a fixed time: the loop's decisions that
+    read the clock (the still period, early looks, the players' answers) then do not
+    depend on how fast the reader ran on this machine, or how loaded it was, so two
+    codes are compared on the same looks. Its latencies are not real times."""
+
+    def __init__(self, look_seconds: float) -> None:
+        super().__init__()
+        self.look_seconds = look_seconds
+
+    def now(self) -> float:
+        return self.offset
+
+    def charge(self) -> None:
+        self.offset += self.look_seconds
+
+
 def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
-                  players: tuple[list[tuple[int, int]], list[tuple[int, int]], list[str]] | None = None
-                  ) -> dict[str, Any]:
+                  players: tuple[list[tuple[int, int]], list[tuple[int, int]], list[str]] | None = None,
+                  look_seconds: float | None = None) -> dict[str, Any]:
     """Run the loop (live mode, timing clock) over full-resolution frames; time each look
     from the still period ending to the first screen shown after it (the loop's own
     `timings`), and each look's work (`look`: capture to verdict, which an early look does
     while the still period runs out). The frames are paced by the loop's waits
     (`PacedCamera`). With `players` (placed, tiles, labels of real_game) the questions
-    are answered by simulated Players; otherwise nobody answers."""
+    are answered by simulated Players; otherwise nobody answers. With `look_seconds` every
+    look is charged that time on a virtual clock (`_ChargedClock`): the moves missed then
+    do not depend on the machine, and the latencies are not measured."""
     from firmware.buttons.script import NoButtons
     from firmware.display.virtual import NullDisplay
     from firmware.journal import Journal
@@ -377,7 +396,7 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
     from firmware.motion import MotionConfig
 
 
-    clock = _TimingClock()
+    clock = _TimingClock() if look_seconds is None else _ChargedClock(look_seconds)
     display = NullDisplay()
     parts: dict[str, list[float]] = {"fit": [], "reader": [], "look": []}
     import firmware.loop as loop_mod
@@ -405,6 +424,15 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
             buttons.ref = ref
         ref._locate = timed(ref._locate, parts["fit"])  # type: ignore[method-assign]
         ref.judge = timed(ref.judge, parts["look"])  # type: ignore[method-assign]
+        if isinstance(clock, _ChargedClock):
+            judge = ref.judge
+
+            def charged(*args: Any) -> Any:
+                try:
+                    return judge(*args)
+                finally:
+                    clock.charge()
+            ref.judge = charged  # type: ignore[method-assign,assignment]
         ref.run()
         applied = [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
     return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
