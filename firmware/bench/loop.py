@@ -442,11 +442,14 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
 
 
 def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: int = 8,
-                     occluders: bool = True, players: bool = False) -> dict[str, Any]:
+                     occluders: bool = True, players: bool = False,
+                     look_seconds: float | None = None) -> dict[str, Any]:
     """Whole Town 77 games through the loop with the real reader, in random synthetic
     environments with hands and cups between moves: moves applied at a cell no tile
     went to (invented), tiles placed but never applied (missed), questions asked. With
-    `players`, simulated Players answer the questions and fix misread alerts."""
+    `players`, simulated Players answer the questions and fix misread alerts; with
+    `look_seconds`, looks are charged that time (bench_latency), so the moves missed do
+    not depend on the machine."""
     def name(rc: tuple[int, int]) -> str:
         return "ABCDEFG"[rc[1]] + str(rc[0] + 1)
 
@@ -458,7 +461,8 @@ def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: 
         tiles: list[tuple[int, int]] = []
         frames, placed = real_game(seed + g, moves, resolution, cups=occluders, hands=occluders,
                                    labels=labels, tiles=tiles)
-        run = bench_latency(frames, players=(placed, tiles, labels) if players else None)
+        run = bench_latency(frames, players=(placed, tiles, labels) if players else None,
+                            look_seconds=look_seconds)
         want = [name(rc) for rc in placed]
         got = [str(c) for c in run["applied"]]
         invented = sum(1 for c in got if c not in want)
@@ -752,12 +756,14 @@ if __name__ == "__main__":
     elif len(sys.argv) >= 2 and sys.argv[1] in ("real", "calm"):
         n = int(sys.argv[2]) if len(sys.argv) > 2 else 10
         first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+        charged = [a for a in sys.argv if a.startswith("--look=")]
         got = bench_real_games(n, first, (2304, 1296), occluders=sys.argv[1] == "real",
-                               players="--players" in sys.argv)
+                               players="--players" in sys.argv,
+                               look_seconds=float(charged[0].split("=", 1)[1]) if charged else None)
         print(json.dumps({k: v for k, v in got.items() if k not in ("latency", "fit", "reader", "look")}))
         for k in ("latency", "look", "reader", "fit"):
             print(f"{k} median {1000 * median(got[k]):.0f} ms over {len(got[k])}")
     else:
-        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED] [--players]\n"
+        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED] [--players] [--look=S]\n"
               "  real: Town 77 games through the loop and the real reader with hands and cups; "
               "calm: the same games without them (the whole suite: tableref bench --game loop)")
