@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -43,15 +42,7 @@ STAGES = {
 
 def cpu_floor(image: NDArray[np.uint8], repeats: int = 3) -> float:
     """floor_seconds in CPU time (every OpenCV thread's)."""
-    h, w = image.shape[:2]
-    m = np.array([[1.0, 0.01, 3.0], [-0.01, 1.0, 2.0], [1e-6, 1e-6, 1.0]])
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.process_time()
-        cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        cv2.warpPerspective(image, m, (w, h))
-        best = min(best, time.process_time() - t)
-    return best
+    return floor_seconds(image, repeats, time.process_time)
 
 
 def frame(seed: int, cache: Path) -> dict[str, Any]:
