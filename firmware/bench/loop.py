@@ -360,6 +360,9 @@ class _TimingClock:
     def sleep(self, seconds: float) -> None:
         self.offset += max(0.0, seconds)
 
+    def charge(self) -> None:
+        """After a look: its real time has already passed on this clock."""
+
 
 class _ChargedClock(_TimingClock):
     """Virtual time throughout, each look charged a fixed time: the loop's decisions that
@@ -401,13 +404,15 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
     parts: dict[str, list[float]] = {"fit": [], "reader": [], "look": []}
     import firmware.loop as loop_mod
 
-    def timed(fn: Callable[..., Any], into: list[float]) -> Callable[..., Any]:
+    def timed(fn: Callable[..., Any], into: list[float], then: Callable[[], None] = lambda: None
+              ) -> Callable[..., Any]:
         def run(*args: Any) -> Any:
             t = time.perf_counter()
             try:
                 return fn(*args)
             finally:
                 into.append(time.perf_counter() - t)
+                then()
         return run
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -423,16 +428,7 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
         if players is not None:
             buttons.ref = ref
         ref._locate = timed(ref._locate, parts["fit"])  # type: ignore[method-assign]
-        ref.judge = timed(ref.judge, parts["look"])  # type: ignore[method-assign]
-        if isinstance(clock, _ChargedClock):
-            judge = ref.judge
-
-            def charged(*args: Any) -> Any:
-                try:
-                    return judge(*args)
-                finally:
-                    clock.charge()
-            ref.judge = charged  # type: ignore[method-assign,assignment]
+        ref.judge = timed(ref.judge, parts["look"], clock.charge)  # type: ignore[method-assign]
         ref.run()
         applied = [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
     return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
