@@ -149,11 +149,15 @@ class Town77Session(RecordsMoves):
         """The lattice of the places the game agreed its tiles were seen at: one look's
         own lattice can be bent by a hand or fitted to a mat's lines on a small city,
         and the next look would start from it."""
-        placed = {c for c, x in self.game_state.city if x is not None}
-        known = {(c.row, c.col): p for c, p in self._city_mm.items() if c in placed}
+        known = self._placed_seen()
         # two places fix a lattice with nothing to check it by: a lone pioneer's print
         # read a quarter cell off would tilt it; from three on, city_lattice checks the fit
         return city_lattice(known) if len(known) >= HINT_TILES else None
+
+    def _placed_seen(self) -> dict[tuple[int, int], tuple[float, float]]:
+        """Where the tiles on the state's city were last seen, by (row, col)."""
+        placed = {c for c, x in self.game_state.city if x is not None}
+        return {(c.row, c.col): p for c, p in self._city_mm.items() if c in placed}
 
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         """The look's verdict, unless its lattice misses the city's known cells: a hand or
@@ -211,8 +215,7 @@ class Town77Session(RecordsMoves):
             # reader's lattice, which a hand or a phantom can shift by a cell
             grid = observation.get("grid")
             by_rc = {(c.row, c.col): e for c, e in entries.items()}
-            known = {(c.row, c.col): p for c, p in self._city_mm.items() if c in expected}
-            lattice = city_lattice(known)
+            lattice = city_lattice(self._placed_seen())
             placed = renumber(by_rc, lattice, [(c.row, c.col) for c in expected])
             if placed is not None:
                 by_rc, grid = placed, lattice
