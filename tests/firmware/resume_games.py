@@ -248,9 +248,11 @@ def _journal_records(state: Path) -> int:
 
 
 def kill_then_finish(game: ScriptedGame, state: Path, rng: random.Random, records: int,
-                     duration: float, kills: int) -> Trial:
-    """Start the run `kills` times on the same state folder, each SIGKILLed at a random
-    point, then one run to the end; the final summary comes from the journal.
+                     duration: float, kills: int, starts: int | None = None) -> Trial:
+    """Start the run on the same state folder until `kills` SIGKILLs have landed (at most
+    `starts` starts, `kills` by default), each at a random point, then one run to the end;
+    the final summary comes from the journal. A start whose kill point comes after the run
+    has ended (a loaded machine slows the start, not the game's records) lands no kill.
 
     A kill point is a random journal length between what the folder holds and the
     last record of the uninterrupted run (exclusive), plus a random delay of up to two mean gaps
@@ -258,7 +260,9 @@ def kill_then_finish(game: ScriptedGame, state: Path, rng: random.Random, record
     questions and alerts, just after a journal write)."""
     trial = Trial()
     gap = 2.0 * duration / max(1, records)
-    for _ in range(kills):
+    for _ in range(kills if starts is None else starts):
+        if trial.kills >= kills:
+            break
         # below the last record: a kill drawn there lands after the run has ended
         target = rng.randint(min(_journal_records(state), records - 1), records - 1)
         delay = rng.uniform(0.0, gap)
