@@ -34,6 +34,8 @@ EMPTY_CHANGED = 0.12
 there is looked at again rather than taken as bare table."""
 SHIFT = 2
 """Re-anchoring tries index offsets up to this many cells each way."""
+ANCHOR_NEAR = 0.5
+"""A read tile is where a state tile was seen when within this many pitches of it."""
 SPILL = 2.0
 """A new tile away from the city is something else when the changed region under its
 middle is larger than this many cells (beyond the new tiles beside the city in it): a tile laid changes its own
@@ -219,26 +221,44 @@ def _middle(centre: tuple[float, float], pitch: float) -> tuple[float, float, fl
     return centre[0] - h, centre[1] - h, centre[0] + h, centre[1] + h
 
 
-def _anchor(unchanged: Iterable[CellRC], expected: set[CellRC]) -> CellRC:
+def _anchor(unchanged: dict[CellRC, tuple[float, float]], expected: set[CellRC],
+            seen: dict[CellRC, tuple[float, float]], near: float) -> CellRC:
     """The index offset that lays most unchanged read tiles on tiles of the state (no
-    shift on a tie: the reader's own numbering is right unless shown otherwise)."""
-    cells = list(unchanged)
-    best, best_score = (0, 0), sum(1 for c in cells if c in expected)
+    shift on a tie: the reader's own numbering is right unless shown otherwise).
+
+    `unchanged` holds the read tiles' centres (table mm) and `seen` where the state's
+    tiles were seen. A read tile laid on a state tile seen more than `near` mm away
+    counts against the offset: when the table holds tiles the state has not taken
+    (a question answered with one of several), they can outnumber the state's own, and
+    an offset that lays them on the city would renumber every tile."""
+    def score(dr: int, dc: int) -> int:
+        n = 0
+        for (r, c), p in unchanged.items():
+            cell = (r + dr, c + dc)
+            if cell not in expected:
+                continue
+            q = seen.get(cell)
+            n += 1 if q is None or math.hypot(p[0] - q[0], p[1] - q[1]) <= near else -1
+        return n
+
+    best, best_score = (0, 0), score(0, 0)
     for dr in range(-SHIFT, SHIFT + 1):
         for dc in range(-SHIFT, SHIFT + 1):
-            score = sum(1 for r, c in cells if (r + dr, c + dc) in expected)
-            if score > best_score:
-                best, best_score = (dr, dc), score
+            sc = score(dr, dc)
+            if sc > best_score:
+                best, best_score = (dr, dc), sc
     return best
 
 
 def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
            grid: dict[str, Any] | None, change: ChangeMap,
-           always: Callable[[CellRC], bool] | None = None) -> Settled:
+           always: Callable[[CellRC], bool] | None = None,
+           seen: dict[CellRC, tuple[float, float]] | None = None) -> Settled:
     """Split one observation into the cells the players changed (read them) and the
     ones they did not (trust the state). `entries` are the reader's tiles by its own
     (row, col); `expected` the occupied cells of the state; cells for which `always`
-    holds (the Challenge's pile tops, which the state does not hold) are always read."""
+    holds (the Challenge's pile tops, which the state does not hold) are always read;
+    `seen` is where state tiles were seen (table mm), which re-anchoring must agree with."""
     axes = _axes(grid)
     if axes is None:
         return Settled(dict(entries))
@@ -253,7 +273,9 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
         return change.fraction(_middle(centre, pitch), outside) > share
 
     moved = {rc: changed(point_mm(e.get("centre_mm")) or centre_of(rc)) for rc, e in entries.items()}
-    dr, dc = _anchor((rc for rc, m in moved.items() if not m), expected) if expected else (0, 0)
+    unchanged = {rc: point_mm(entries[rc].get("centre_mm")) or centre_of(rc)
+                 for rc, m in moved.items() if not m}
+    dr, dc = _anchor(unchanged, expected, seen or {}, ANCHOR_NEAR * pitch) if expected else (0, 0)
     out = Settled(offset=(dr, dc))
 
     def beside_city(rc: CellRC) -> bool:

@@ -215,14 +215,15 @@ class Town77Session(RecordsMoves):
             # reader's lattice, which a hand or a phantom can shift by a cell
             grid = observation.get("grid")
             by_rc = {(c.row, c.col): e for c, e in entries.items()}
-            lattice = city_lattice(self._placed_seen())
+            seen_mm = self._placed_seen()
+            lattice = city_lattice(seen_mm)
             placed = renumber(by_rc, lattice, [(c.row, c.col) for c in expected])
             if placed is not None:
                 by_rc, grid = placed, lattice
             # trust the state where the table did not change (firmware.games.grid_change);
             # an empty table's lone tile is the pioneer whatever changed
             st = settle(by_rc, {(c.row, c.col) for c in expected}, grid, change,
-                        lambda rc: Cell(*rc) in self._pending)
+                        lambda rc: Cell(*rc) in self._pending, seen_mm)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
             kept = {Cell(*rc) for rc in st.kept}
             unexplained = [Cell(*rc) for rc in st.unexplained]

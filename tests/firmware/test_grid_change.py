@@ -79,6 +79,20 @@ def test_settle_reanchors_a_reading_numbered_from_a_phantom() -> None:
     assert sorted(st.entries) == [(0, 0), (0, 1), (1, 0)]
 
 
+def test_settle_keeps_the_numbering_that_agrees_with_where_the_city_was_seen() -> None:
+    """Tiles on the table the state has not taken (a question answered with one of
+    several) outnumber the state's own: an offset laying them on the city's cells would
+    renumber every tile, but their centres are far from where those cells were seen."""
+    obs = _obs((0, 0, 1, 1), (0, 1, 2, 2), (1, 1, 3, 3), (1, 2, 4, 4), (2, 2, 5, 5))
+    entries = {(t["row"], t["col"]): t for t in obs["tiles"]}
+    expected = {(0, 0), (1, 0)}          # A2 taken by the state but not read this look
+    # without the seen places, (1,2) and (2,2) laid on (0,0) and (1,0) win 2 to 1
+    assert settle(entries, expected, obs["grid"], _change((0, 1))).offset == (-1, -2)
+    seen = {(0, 0): (ORIGIN, ORIGIN)}
+    st = settle(entries, expected, obs["grid"], _change((0, 1)), seen=seen)
+    assert st.offset == (0, 0) and (0, 1) in st.entries
+
+
 def test_settle_flags_a_changed_empty_cell_beside_the_city() -> None:
     """A cell next to the city that changed with no tile read there is unexplained."""
     obs = _obs((0, 0, 1, 1))
