@@ -39,8 +39,8 @@ from firmware.display.base import Display
 from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
-from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, foreign_change, normalise,
-                             normalised_difference, reaching_in, touches)
+from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, foreign_change, large_parts,
+                             normalise, normalised_difference, reaching_in, touches)
 from firmware.screens import base as scr
 from rules.errors import IllegalMove, RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
@@ -107,6 +107,7 @@ class LoopConfig:
     stuck_looks: int = 3               # blocked stable looks before asking the players
     guard_margin_mm: float = 15.0      # foreign change this close to the move blocks it
     arm_bridge_mm: float = 12.0        # gaps bridged when tracing a change to the table's edge
+    guard_blob_cells: float = 1.0      # a still thing this many move cells large by the move blocks it
     moved_mm: float = 4.0              # marker shift that means "camera or table moved"
     hidden_marker_mm: float = 1.5      # seen markers this close to the last fit: others are hidden
     replay: bool = False               # recorded camera: ask buttons only when needed
@@ -752,12 +753,16 @@ class Referee:
                 self.blocked_looks = 0
                 return verdict
             arms = reaching_in(mask, self.cfg.motion.guard_px_per_mm, self.cfg.arm_bridge_mm)
-            if stable and footprint and not touches(arms, footprint, self.guard_area()[0],
+            # a hand whose arm the guard cannot see (an arm in a lamp's glare is as bright
+            # as the cloth) still blocks: anything the size of a cell by the move does; the
+            # players settle a cup put down beside a new tile once it has stood stuck_looks
+            near = np.maximum(arms, large_parts(mask, self._cell_px(footprint)))
+            if stable and footprint and not touches(near, footprint, self.guard_area()[0],
                                                     self.cfg.motion.guard_px_per_mm,
                                                     self.cfg.guard_margin_mm):
                 self.blocked_looks = 0
-                # still things that are not an arm near the move (a cup put down beside
-                # the new tile, its shadow): the move stands
+                # small still changes near the move (a tile's rim laid off its cell, its
+                # shadow) or still things away from it: the move stands
                 return verdict
             if foreign is None:
                 foreign = foreign_here
@@ -766,6 +771,11 @@ class Referee:
             self.blocked_looks = 0
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
         return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)")
+
+    def _cell_px(self, footprint: Any) -> float:
+        """Guard-view pixels of `guard_blob_cells` of the move's largest cell."""
+        area = max(((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in footprint), default=0.0)
+        return self.cfg.guard_blob_cells * float(area) * self.cfg.motion.guard_px_per_mm ** 2
 
     # -- acting on a verdict ------------------------------------------------------------------
     def _act(self, verdict: Verdict, frame: Frame) -> None:

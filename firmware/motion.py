@@ -248,6 +248,21 @@ def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],
     return float(np.count_nonzero(mask)) / float(mask.size), np.asarray(mask)
 
 
+def large_parts(mask: GreyImage, min_px: float) -> GreyImage:
+    """The changed pixels of connected parts of at least `min_px` pixels.
+
+    A fist or a cup beside a new tile is a thing the size of a tile or more; what a tile
+    laid a little off its cell adds outside the cell (its rim, its shadow) is a sliver."""
+    if not np.any(mask):
+        return mask
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((mask > 0).astype(np.uint8), connectivity=8)
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= min_px)
+    big = big[big > 0]
+    if big.size == 0:
+        return np.zeros_like(mask)
+    return np.where(np.isin(labels, big), mask, 0).astype(mask.dtype)
+
+
 def touches(mask: GreyImage, rects: Iterable[Rect], origin_mm: tuple[float, float],
             px_per_mm: float, margin_mm: float) -> bool:
     """Whether changed pixels come within `margin_mm` of any rectangle (a hand near the

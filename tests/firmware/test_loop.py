@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
+import cv2
+import numpy as np
 import pytest
 
 import minitable
@@ -304,3 +306,41 @@ def test_a_refused_answer_to_a_question_is_alerted(tmp_path: Path) -> None:
     from firmware.screens.base import error_screen, invert
     assert invert(error_screen("Illegal move", "Link too short")).tobytes() in shown
     assert not [r for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+
+
+def _guard_views(blob: tuple[float, float, float, float] | None) -> tuple[Any, Any, Any]:
+    """(referee, the move, current view) on the mini table's guard area: the view has a
+    new tile at B1 and, if given, a still blob (x0, y0, x1, y1 in table mm) a few mm from
+    it that does not reach the table's edge (no arm)."""
+    from firmware.games.base import Proposed
+    ref = referee(Path("/nonexistent"), [])
+    ref.profile = minitable.PROFILE
+    (ox, oy), (w, h) = ref.guard_area()
+    k = ref.cfg.motion.guard_px_per_mm
+    base = np.full((int(h * k), int(w * k), 3), 120, np.uint8)
+
+    def px(x: float, y: float) -> tuple[int, int]:
+        return int((x - ox) * k), int((y - oy) * k)
+
+    cx, cy = minitable.cell_centre(0, 1)
+    now = base.copy()
+    cv2.rectangle(now, px(cx - 22, cy - 22), px(cx + 22, cy + 22), (40, 40, 220), -1)
+    if blob is not None:
+        cv2.rectangle(now, px(blob[0], blob[1]), px(blob[2], blob[3]), (170, 200, 230), -1)
+    move = Proposed({"type": "place", "cell": "B1"}, "b1 at B1",
+                    ((cx - 24, cy - 24, cx + 24, cy + 24),))
+    ref.reference, ref.previous_view = base, now
+    return ref, move, now
+
+
+def test_a_still_thing_a_cell_large_by_the_new_tile_blocks_it_without_an_arm() -> None:
+    """A fist whose arm the guard cannot see (an arm in a lamp's glare is as bright as the
+    cloth) blocks the move beside it, then becomes a question; a sliver does not block."""
+    from firmware.games.base import Ask, Proposed, Unclear
+    cx, cy = minitable.cell_centre(0, 1)
+    ref, move, now = _guard_views((cx - 20, cy + 26, cx + 40, cy + 86))       # 60 x 60 mm
+    verdicts = [ref._guard(move, now) for _ in range(ref.cfg.stuck_looks)]
+    assert all(isinstance(v, Unclear) for v in verdicts[:-1]), verdicts
+    assert isinstance(verdicts[-1], Ask), verdicts
+    ref, move, now = _guard_views((cx - 20, cy + 26, cx + 20, cy + 32))       # 40 x 6 mm
+    assert isinstance(ref._guard(move, now), Proposed)
