@@ -107,7 +107,7 @@ class LoopConfig:
     stuck_looks: int = 3               # blocked stable looks before asking the players
     guard_margin_mm: float = 15.0      # foreign change this close to the move blocks it
     arm_bridge_mm: float = 12.0        # gaps bridged when tracing a change to the table's edge
-    guard_blob_cells: float = 1.0      # a still thing this many move cells large by the move blocks it
+    guard_blob_cells: float = 1.0      # a still thing this many move cells large by the move: ask
     moved_mm: float = 4.0              # marker shift that means "camera or table moved"
     hidden_marker_mm: float = 1.5      # seen markers this close to the last fit: others are hidden
     replay: bool = False               # recorded camera: ask buttons only when needed
@@ -745,6 +745,7 @@ class Referee:
         # whatever lies on the table as background, a hand resting by the city too, and
         # when the hand has gone the table it uncovers is the earlier one plus the move
         foreign: float | None = None            # the first table compared, for the screen
+        still_thing = False                     # blocked by a still thing by the move, no arm
         for reference in (self.reference, self.earlier):
             if reference is None or reference.shape != view.shape:
                 continue
@@ -752,22 +753,25 @@ class Referee:
             if foreign_here <= limit:
                 self.blocked_looks = 0
                 return verdict
-            arms = reaching_in(mask, self.cfg.motion.guard_px_per_mm, self.cfg.arm_bridge_mm)
-            # a hand whose arm the guard cannot see (an arm in a lamp's glare is as bright
-            # as the cloth) still blocks: anything the size of a cell by the move does; the
-            # players settle a cup put down beside a new tile once it has stood stuck_looks
-            near = np.maximum(arms, large_parts(mask, self._cell_px(footprint)))
-            if stable and footprint and not touches(near, footprint, self.guard_area()[0],
-                                                    self.cfg.motion.guard_px_per_mm,
-                                                    self.cfg.guard_margin_mm):
-                self.blocked_looks = 0
-                # small still changes near the move (a tile's rim laid off its cell, its
-                # shadow) or still things away from it: the move stands
-                return verdict
+            origin, ppm, margin = self.guard_area()[0], self.cfg.motion.guard_px_per_mm, \
+                self.cfg.guard_margin_mm
+            arms = reaching_in(mask, ppm, self.cfg.arm_bridge_mm)
+            if stable and footprint and not touches(arms, footprint, origin, ppm, margin):
+                # a hand whose arm the guard cannot see (an arm in a lamp's glare is as
+                # bright as the cloth) is a still thing the size of a cell by the move,
+                # and so is a cup put down beside a new tile: the players tell them apart
+                if not touches(large_parts(mask, self._cell_px(footprint)), footprint, origin, ppm,
+                               margin):
+                    self.blocked_looks = 0
+                    # small still changes near the move (a tile's rim laid off its cell,
+                    # its shadow) or still things away from it: the move stands
+                    return verdict
+                still_thing = True
             if foreign is None:
                 foreign = foreign_here
         self.blocked_looks = self.blocked_looks + 1 if stable else 0
-        if self.blocked_looks >= self.cfg.stuck_looks and isinstance(verdict, Proposed):
+        if isinstance(verdict, Proposed) and (still_thing or self.blocked_looks >= self.cfg.stuck_looks):
+            # a still thing will not go away by waiting; a blocking hand that stays is asked too
             self.blocked_looks = 0
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
         return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)")

@@ -333,14 +333,14 @@ def _guard_views(blob: tuple[float, float, float, float] | None) -> tuple[Any, A
     return ref, move, now
 
 
-def test_a_still_thing_a_cell_large_by_the_new_tile_blocks_it_without_an_arm() -> None:
+def test_a_still_thing_a_cell_large_by_the_new_tile_is_asked_without_an_arm() -> None:
     """A fist whose arm the guard cannot see (an arm in a lamp's glare is as bright as the
-    cloth) blocks the move beside it, then becomes a question; a sliver does not block."""
-    from firmware.games.base import Ask, Proposed, Unclear
+    cloth), or a cup, beside a new tile: the move is asked, never applied; a sliver beside
+    it (a tile's rim laid off its cell) lets it stand."""
+    from firmware.games.base import Ask, Proposed
     cx, cy = minitable.cell_centre(0, 1)
     ref, move, now = _guard_views((cx - 20, cy + 26, cx + 40, cy + 86))       # 60 x 60 mm
-    verdicts = [ref._guard(move, now) for _ in range(ref.cfg.stuck_looks)]
-    assert all(isinstance(v, Unclear) for v in verdicts[:-1]), verdicts
-    assert isinstance(verdicts[-1], Ask), verdicts
+    v = ref._guard(move, now)
+    assert isinstance(v, Ask) and v.candidates == (move.move,), v
     ref, move, now = _guard_views((cx - 20, cy + 26, cx + 20, cy + 32))       # 40 x 6 mm
     assert isinstance(ref._guard(move, now), Proposed)
