@@ -61,7 +61,8 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
             continue
         crop = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
         crop = np.pad(crop, 2)
-        for p in sk.paths(crop, cfg.spur_mm):
+        for p in sk.paths(crop, cfg.spur_mm, cfg.cross_mid_mm, cfg.cross_turn_deg, int(cfg.cross_skip_mm),
+                          int(cfg.cross_span_mm)):
             if sk.path_length(p) < 10:
                 continue
             p = sk.smooth(p, 9) + np.array([x - 2, y - 2]) + 0.5
