@@ -94,3 +94,24 @@ def test_gap_curve_follows_both_headings() -> None:
     first, last = c[1] - c[0], c[-1] - c[-2]
     assert abs(first[1]) < 0.1 * abs(first[0]) and abs(last[1]) < 0.1 * abs(last[0])
     assert float(np.hypot(*np.diff(c, axis=0).T).max()) < 1.5
+
+
+def _half_seen(curve: np.ndarray) -> np.ndarray:
+    """The gap's evidence seen along its first 60% only (a faint chain over it)."""
+    return np.asarray(np.arange(len(curve)) < 0.6 * len(curve), dtype=np.float32)
+
+
+def test_ends_in_line_need_less_of_the_gap_seen() -> None:
+    """Halves in line across a 40 mm gap seen along 60% of it are joined; ends 6 mm off line are not."""
+    left, right = _line((50, 300), (280, 300)), _line((320, 300), (550, 300))
+    line = (10.0, 4.0, 0.5)
+    got = join_through([left, right], [(True, True)] * 2, _half_seen, _never_blocked, 100.0, 25.0, 8.0, 25.0,
+                       8.0, 0.8, line)
+    assert len(got) == 1
+    strict = join_through([left, right], [(True, True)] * 2, _half_seen, _never_blocked, 100.0, 25.0, 8.0, 25.0,
+                          8.0, 0.8)
+    assert len(strict) == 2
+    off = _line((320, 306), (550, 306))
+    aside = join_through([left, off], [(True, True)] * 2, _half_seen, _never_blocked, 100.0, 25.0, 8.0, 25.0,
+                         8.0, 0.8, line)
+    assert len(aside) == 2

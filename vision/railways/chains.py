@@ -380,7 +380,8 @@ def gap_curve(a: F64, da: F64, b: F64, db: F64, step_mm: float = 1.0) -> F64:
 
 def join_through(paths: list[F64], free: list[tuple[bool, bool]], seen: Callable[[F64], F32],
                  blocked: Callable[[F64], bool], reach_mm: float, turn_deg: float, lateral_mm: float,
-                 span_mm: float, skip_mm: float, seen_share: float) -> list[tuple[F64, list[int]]]:
+                 span_mm: float, skip_mm: float, seen_share: float,
+                 straight: tuple[float, float, float] = (0.0, 0.0, 1.0)) -> list[tuple[F64, list[int]]]:
     """Pieces of one colour joined where one chain runs on through a crossing: two free
     ends (free[i]: the start's, the end's) within reach_mm whose headings continue each
     other within turn_deg, each no further than lateral_mm (plus the gap times the turn's
@@ -389,6 +390,10 @@ def join_through(paths: list[F64], free: list[tuple[bool, bool]], seen: Callable
     and must be so along seen_share of it; blocked(curve) refuses gaps over a card. Why:
     a chain crossed at a shallow angle is hidden for three or four clip widths, further
     than a walk or a bridge across bare table jumps, and the halves each stop in the open.
+    Two ends in line (straight: within its first value in degrees and its second in mm to
+    the side) need the evidence along only its third share of the gap: chains meet only
+    at stations, so two free ends in line across a short gap are one chain, and the chain
+    over it may be faint (a white one on a pale table).
     Candidates are taken best first (the straighter continuation, then the nearer side,
     then the shorter gap), each end once, never closing a loop. Returns each joined path
     with the indices of its pieces, in order."""
@@ -425,8 +430,10 @@ def join_through(paths: list[F64], free: list[tuple[bool, bool]], seen: Callable
                         continue
                     curve = gap_curve(a, da, b, db)
                     got = seen(curve) if len(curve) else np.ones(1, np.float32)
+                    in_line = (turn >= math.cos(math.radians(straight[0])) and max(lat_a, lat_b) <= straight[1])
+                    need = min(seen_share, straight[2]) if in_line else seen_share
                     # a gap too short to sample (under a millimetre) needs no evidence
-                    if blocked(curve) or (len(got) and float(np.mean(got)) < seen_share):
+                    if blocked(curve) or (len(got) and float(np.mean(got)) < need):
                         continue
                     cost = (1.0 - turn) * 60.0 + lat_a + lat_b + gap * 0.05
                     cands.append((cost, 2 * i + ea, 2 * j + eb, curve))

@@ -197,6 +197,9 @@ class RailwaysConfig:
     join_band_reach_mm: float = 2.0     # or within this of the band of chains (any colour: the one over it)
     join_free_mm: float = 4.0           # an end further than this outside every card joins no station yet
     join_card_clear_mm: float = 3.0     # a gap passing this near a card is two links meeting at it, not one
+    join_line_deg: float = 10.0         # two ends in line (headings within this, each this near the other's
+    join_line_mm: float = 4.0           # heading line) need the chain's evidence along only
+    join_line_seen_share: float = 0.5   # this share of the gap
     cross_mid_mm: float = 40.0          # two chains of one colour crossing share at most this much of middle
     cross_turn_deg: float = 25.0        # when their branches continue each other across it within this
     cross_skip_mm: float = 4.0          # a branch's heading is measured behind this much of it

@@ -327,7 +327,8 @@ def _joined(carried: list[tuple[str, F64, int, float, bool]], named: dict[str, L
         free = [(free_end(p[0]), free_end(p[-1])) for p in paths]
         for path, order in join_through(paths, free, seen, blocked, cfg.join_reach_mm, cfg.join_turn_deg,
                                         cfg.join_lateral_mm, cfg.join_span_mm, cfg.join_skip_mm,
-                                        cfg.join_seen_share):
+                                        cfg.join_seen_share,
+                                        (cfg.join_line_deg, cfg.join_line_mm, cfg.join_line_seen_share)):
             parts = [mine[k] for k in order]
             out.append((colour, path, sum(p[2] for p in parts), min(p[3] for p in parts),
                         any(p[4] for p in parts)))
