@@ -188,7 +188,8 @@ class RailwaysConfig:
     end_card_straight: bool = True      # the strip runs straight into a card from the chain's heading before it
     end_card_keep_mm: float = 30.0      # unless less of the path than this is left outside the card
     # R6
-    join_reach_mm: float = 100.0        # two free ends of one colour this near may be one chain through a crossing
+    join_reach_mm: float = 150.0        # two free ends of one colour this near may be one chain through a crossing
+                                        # (dev 4608, 100 -> 150 mm: found 80.6 -> 81.0%, exact 278 -> 279)
     join_turn_deg: float = 25.0         # when their headings continue each other within this
     join_lateral_mm: float = 8.0        # each this near the other's heading line (plus half the gap times the turn's sine)
     join_span_mm: float = 25.0          # an end's heading is measured over this much of it
