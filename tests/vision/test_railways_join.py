@@ -3,6 +3,8 @@ heading and on what is seen in the gap (vision.railways.chains.join_through)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import cv2
 import numpy as np
 
@@ -26,7 +28,10 @@ def _band(paths: list[np.ndarray], seed: int) -> np.ndarray:
     return np.asarray(m & (rng.random(m.shape) < 0.9), dtype=np.uint8)
 
 
-def _seen_in(band: np.ndarray):  # type: ignore[no-untyped-def]
+Seen = Callable[[np.ndarray], np.ndarray]
+
+
+def _seen_in(band: np.ndarray) -> Seen:
     close = cv2.dilate(band, np.ones((5, 5), np.uint8))
 
     def seen(curve: np.ndarray) -> np.ndarray:
@@ -39,7 +44,8 @@ def _never_blocked(curve: np.ndarray) -> bool:
     return False
 
 
-def _join(paths: list[np.ndarray], seen, free=None, blocked=_never_blocked):  # type: ignore[no-untyped-def]
+def _join(paths: list[np.ndarray], seen: Seen, free: list[tuple[bool, bool]] | None = None,
+          blocked: Callable[[np.ndarray], bool] = _never_blocked) -> list[tuple[np.ndarray, list[int]]]:
     free = free or [(True, True)] * len(paths)
     return join_through(paths, free, seen, blocked, 100.0, 25.0, 8.0, 25.0, 8.0, 0.8)
 
