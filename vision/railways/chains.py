@@ -61,7 +61,8 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
             continue
         crop = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
         crop = np.pad(crop, 2)
-        for p in sk.paths(crop, cfg.spur_mm):
+        for p in sk.paths(crop, cfg.spur_mm, cfg.cross_mid_mm, cfg.cross_turn_deg, int(cfg.cross_skip_mm),
+                          int(cfg.cross_span_mm)):
             if sk.path_length(p) < 10:
                 continue
             p = sk.smooth(p, 9) + np.array([x - 2, y - 2]) + 0.5
@@ -364,3 +365,120 @@ def _recentre(wire: Sampled, view: TopView, p: F64, head: F64, half_mm: float) -
         return np.zeros(2)
     shift = float(np.clip((e * offs).sum() / e.sum(), -1.0, 1.0))
     return np.asarray(nrm * shift, dtype=np.float64)
+
+
+def gap_curve(a: F64, da: F64, b: F64, db: F64, step_mm: float = 1.0) -> F64:
+    """The curve (cubic Hermite) from end a leaving along da to end b entered against db
+    (db points out of b's piece), sampled every step_mm; a and b excluded."""
+    g = float(np.hypot(*(b - a)))
+    n = max(2, int(math.ceil(g / step_mm)))
+    t = (np.arange(1, n) / n)[:, None]
+    h00, h10 = 2 * t ** 3 - 3 * t ** 2 + 1, t ** 3 - 2 * t ** 2 + t
+    h01, h11 = -2 * t ** 3 + 3 * t ** 2, t ** 3 - t ** 2
+    return np.asarray(h00 * a + h10 * (da * g) + h01 * b + h11 * (-db * g), dtype=np.float64)
+
+
+def join_through(paths: list[F64], free: list[tuple[bool, bool]], seen: Callable[[F64], F32],
+                 blocked: Callable[[F64], bool], reach_mm: float, turn_deg: float, lateral_mm: float,
+                 span_mm: float, skip_mm: float, seen_share: float,
+                 straight: tuple[float, float, float] = (0.0, 0.0, 1.0)) -> list[tuple[F64, list[int]]]:
+    """Pieces of one colour joined where one chain runs on through a crossing: two free
+    ends (free[i]: the start's, the end's) within reach_mm whose headings continue each
+    other within turn_deg, each no further than lateral_mm (plus the gap times the turn's
+    sine) to the side of the other's heading, with the chain's evidence along the curve
+    between them: seen(curve) is 1 where its own wire or another chain over it is seen,
+    and must be so along seen_share of it; blocked(curve) refuses gaps over a card. Why:
+    a chain crossed at a shallow angle is hidden for three or four clip widths, further
+    than a walk or a bridge across bare table jumps, and the halves each stop in the open.
+    Two ends in line (straight: within its first value in degrees and its second in mm to
+    the side) need the evidence along only its third share of the gap: chains meet only
+    at stations, so two free ends in line across a short gap are one chain, and the chain
+    over it may be faint (a white one on a pale table).
+    Candidates are taken best first (the straighter continuation, then the nearer side,
+    then the shorter gap), each end once, never closing a loop. Returns each joined path
+    with the indices of its pieces, in order."""
+    n = len(paths)
+    heads: list[tuple[F64, F64]] = []
+    for p in paths:
+        long_enough = sk.path_length(p) > 3 * skip_mm
+        sk_ = skip_mm if long_enough else 0.0
+        heads.append((sk.end_direction(p, True, span_mm, sk_), sk.end_direction(p, False, span_mm, sk_)))
+    lim = math.cos(math.radians(turn_deg))
+    cands: list[tuple[float, int, int, F64]] = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            for ea in (0, 1):
+                if not free[i][ea]:
+                    continue
+                for eb in (0, 1):
+                    if not free[j][eb]:
+                        continue
+                    a = paths[i][0] if ea == 0 else paths[i][-1]
+                    b = paths[j][0] if eb == 0 else paths[j][-1]
+                    da, db = heads[i][ea], heads[j][eb]
+                    v = b - a
+                    gap = float(np.hypot(*v))
+                    if gap > reach_mm:
+                        continue
+                    turn = float(da @ -db)
+                    if turn < lim:
+                        continue
+                    lat_a = abs(float(da[0] * v[1] - da[1] * v[0]))
+                    lat_b = abs(float(db[0] * v[1] - db[1] * v[0]))
+                    side = lateral_mm + gap * math.sin(math.radians(turn_deg)) * 0.5
+                    if gap > 1.0 and (float(da @ v) <= 0 or float(db @ -v) <= 0 or max(lat_a, lat_b) > side):
+                        continue
+                    curve = gap_curve(a, da, b, db)
+                    got = seen(curve) if len(curve) else np.ones(1, np.float32)
+                    in_line = (turn >= math.cos(math.radians(straight[0])) and max(lat_a, lat_b) <= straight[1])
+                    need = min(seen_share, straight[2]) if in_line else seen_share
+                    # a gap too short to sample (under a millimetre) needs no evidence
+                    if blocked(curve) or (len(got) and float(np.mean(got)) < need):
+                        continue
+                    cost = (1.0 - turn) * 60.0 + lat_a + lat_b + gap * 0.05
+                    cands.append((cost, 2 * i + ea, 2 * j + eb, curve))
+    cands.sort(key=lambda c: c[0])
+    partner: dict[int, tuple[int, F64]] = {}
+    group = list(range(n))
+
+    def find(x: int) -> int:
+        while group[x] != x:
+            group[x] = group[group[x]]
+            x = group[x]
+        return x
+
+    for _, ka, kb, curve in cands:
+        if ka in partner or kb in partner or find(ka // 2) == find(kb // 2):
+            continue
+        partner[ka] = (kb, curve)
+        partner[kb] = (ka, curve[::-1])
+        group[find(ka // 2)] = find(kb // 2)
+    out: list[tuple[F64, list[int]]] = []
+    used: set[int] = set()
+    for i in range(n):
+        if i in used:
+            continue
+        # walk to a piece end with no partner, then along the joins
+        cur, end_in = i, 0
+        seen_walk = {i}
+        while (2 * cur + end_in) in partner:
+            nxt = partner[2 * cur + end_in][0]
+            cur, end_in = nxt // 2, 1 - (nxt % 2)
+            if cur in seen_walk:
+                break
+            seen_walk.add(cur)
+        parts: list[F64] = []
+        order: list[int] = []
+        c, e_in = cur, end_in
+        while c not in used:
+            used.add(c)
+            order.append(c)
+            parts.append(paths[c] if e_in == 0 else paths[c][::-1])
+            out_end = 2 * c + (1 - e_in)
+            if out_end not in partner:
+                break
+            nxt, curve = partner[out_end]
+            parts.append(curve)
+            c, e_in = nxt // 2, nxt % 2
+        out.append((np.vstack(parts), order))
+    return out

@@ -187,3 +187,21 @@ class RailwaysConfig:
     end_card_scan_mm: float = 40.0      # the card's edge is looked for this far in from the path's end
     end_card_straight: bool = True      # the strip runs straight into a card from the chain's heading before it
     end_card_keep_mm: float = 30.0      # unless less of the path than this is left outside the card
+    # R6
+    join_reach_mm: float = 150.0        # two free ends of one colour this near may be one chain through a crossing
+                                        # (dev 4608, 100 -> 150 mm: found 80.6 -> 81.0%, exact 278 -> 279)
+    join_turn_deg: float = 25.0         # when their headings continue each other within this
+    join_lateral_mm: float = 8.0        # each this near the other's heading line (plus half the gap times the turn's sine)
+    join_span_mm: float = 25.0          # an end's heading is measured over this much of it
+    join_skip_mm: float = 8.0           # behind this much of it (a piece hooks into a crossing)
+    join_seen_share: float = 0.8        # the chain's wire, or a chain over it, is seen along this share of the gap
+    join_band_reach_mm: float = 2.0     # or within this of the band of chains (any colour: the one over it)
+    join_free_mm: float = 4.0           # an end further than this outside every card joins no station yet
+    join_card_clear_mm: float = 3.0     # a gap passing this near a card is two links meeting at it, not one
+    join_line_deg: float = 10.0         # two ends in line (headings within this, each this near the other's
+    join_line_mm: float = 4.0           # heading line) need the chain's evidence along only
+    join_line_seen_share: float = 0.5   # this share of the gap
+    cross_mid_mm: float = 40.0          # two chains of one colour crossing share at most this much of middle
+    cross_turn_deg: float = 25.0        # when their branches continue each other across it within this
+    cross_skip_mm: float = 4.0          # a branch's heading is measured behind this much of it
+    cross_span_mm: float = 12.0         # over this length

@@ -19,8 +19,8 @@ from numpy.typing import NDArray
 
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
-from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, extend, sample, strip,
-                                    strip_grid, walk_by_wire, wire_maps)
+from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, extend, join_through,
+                                    sample, strip, strip_grid, walk_by_wire, wire_maps)
 from vision.railways.clip_counter import (STEP_MM, BendDetector, CountResult, count_clips, end_scores, load_detector,
                                           load_river_detector)
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
@@ -276,6 +276,65 @@ def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
     return path, walked
 
 
+def _joined(carried: list[tuple[str, F64, int, float, bool]], named: dict[str, LazyMap],
+            per_colour: dict[str, U8], view: TopView, stations: list[Station],
+            cfg: RailwaysConfig) -> list[tuple[str, F64, int, float, bool]]:
+    """The chains with the pieces of one chain split at a crossing joined again
+    (chains.join_through), colour by colour. An end is free where it lies further than
+    join_free_mm outside every card: a link's end clip lies inside its card. A gap that
+    passes within join_card_clear_mm of a card is two links meeting at it. The gap
+    between two pieces must show the chain's own wire or lie in the band of chains of any
+    colour (the one over it; the band, unlike the wire maps, holds on textured tables)."""
+    half = cfg.default_clip_mm * cfg.clip_width_ratio / 2
+    band: U8 | None = None
+    for m in per_colour.values():
+        band = m.copy() if band is None else np.maximum(band, m, out=band)
+    if band is None:
+        return carried
+    r = int(round(cfg.join_band_reach_mm))
+    band = np.asarray(cv2.dilate(band, np.ones((2 * r + 1, 2 * r + 1), np.uint8)), dtype=np.uint8)
+    origin = np.asarray(view.origin_mm, dtype=np.float64)
+
+    def free_end(p: F64) -> bool:
+        return all(s.distance(p) > cfg.join_free_mm for s in stations)
+
+    def blocked(curve: F64) -> bool:
+        pts = curve[::4]
+        return any(bool(s.contains(pts, cfg.join_card_clear_mm).any()) for s in stations)
+
+    def in_band(curve: F64) -> NDArray[np.bool_]:
+        ij = np.floor(curve - origin).astype(np.int64)
+        ok = (ij[:, 0] >= 0) & (ij[:, 1] >= 0) & (ij[:, 0] < band.shape[1]) & (ij[:, 1] < band.shape[0])
+        got = np.zeros(len(curve), bool)
+        got[ok] = band[ij[ok, 1], ij[ok, 0]] > 0
+        return got
+
+    out: list[tuple[str, F64, int, float, bool]] = []
+    for colour in dict.fromkeys(c[0] for c in carried):
+        mine = [c for c in carried if c[0] == colour]
+        if len(mine) < 2:
+            out += mine
+            continue
+
+        def seen(curve: F64, _wire: LazyMap = named[colour]) -> F32:
+            mx, my, pts, _ = strip_grid(view, curve, half)
+            if mx.shape[0] == 0:
+                return np.zeros(0, np.float32)
+            w = cv2.blur(sample(_wire, mx, my).max(axis=1).reshape(-1, 1), (1, 5)).ravel()
+            return np.asarray((w > cfg.link_wire_min) | in_band(pts), dtype=np.float32)
+
+        paths = [c[1] for c in mine]
+        free = [(free_end(p[0]), free_end(p[-1])) for p in paths]
+        for path, order in join_through(paths, free, seen, blocked, cfg.join_reach_mm, cfg.join_turn_deg,
+                                        cfg.join_lateral_mm, cfg.join_span_mm, cfg.join_skip_mm,
+                                        cfg.join_seen_share,
+                                        (cfg.join_line_deg, cfg.join_line_mm, cfg.join_line_seen_share)):
+            parts = [mine[k] for k in order]
+            out.append((colour, path, sum(p[2] for p in parts), min(p[3] for p in parts),
+                        any(p[4] for p in parts)))
+    return out
+
+
 def _pieces_dropped(carried: list[tuple[str, F64, int, float, bool]],
                     cfg: RailwaysConfig) -> list[tuple[str, F64, int, float, bool]]:
     """The chains without those that lie along a longer walked chain of their colour: a
@@ -384,6 +443,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
                                  cfg.link_wire_min, straight_share=cfg.link_wire_straight_share)
         path, walked = _walk_ends(path, named[colour], view, stations, cfg)
         carried.append((colour, path, pieces, share, walked))
+    if cfg.join_reach_mm > 0:
+        carried = _joined(carried, named, per_colour, view, stations, cfg)
     for colour, path, pieces, share, walked in _pieces_dropped(carried, cfg):
         cs = _chain_strip(view, named[colour], covers[colour], blinds[colour], path, cfg.default_clip_mm, cfg,
                           stations=stations)

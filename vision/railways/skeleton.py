@@ -141,8 +141,57 @@ def _direction(e: list[tuple[int, int]], at_start: bool, span: int = 8) -> NDArr
     return np.asarray([v[1] / n, v[0] / n] if n > 0 else [0.0, 0.0], dtype=np.float64)
 
 
-def paths(mask: U8, spur_px: float) -> list[Path]:
-    """Smooth centre paths of a band mask: thinned, spurs pruned, crossings paired."""
+def _direction_far(e: list[tuple[int, int]], at_start: bool, skip: int, span: int) -> NDArray[np.float64]:
+    """As _direction, measured from skip to skip + span pixels along the edge (as far as
+    it goes): where two chains cross at a shallow angle, thinning bends each branch
+    towards the crossing over its last few pixels."""
+    a = np.asarray(e if at_start else e[::-1], dtype=np.float64)
+    i0 = min(skip, max(0, len(a) - 1 - span))
+    q = a[min(len(a) - 1, i0 + span)]
+    v = a[i0] - q
+    n = float(np.hypot(*v))
+    return np.asarray([v[1] / n, v[0] / n] if n > 0 else [0.0, 0.0], dtype=np.float64)
+
+
+def _crossing_mids(edges: list[list[tuple[int, int]]], find: Any, mid_px: float, turn_deg: float,
+                   skip: int, span: int) -> list[int]:
+    """Edges that are the shared middle of two chains crossing at a shallow angle: an
+    edge no longer than mid_px between two three-way junctions whose other branches pair
+    across it into two straight continuations (each within turn_deg). Why: there the X
+    thins to two junctions joined by that middle, which runs along the bisector of both
+    chains, so pairing at each junction alone takes either branch and may swap the chains."""
+    at: dict[tuple[int, int], list[tuple[int, bool]]] = {}
+    for i, e in enumerate(edges):
+        at.setdefault(find(e[0]), []).append((i, True))
+        at.setdefault(find(e[-1]), []).append((i, False))
+    lim = -math.cos(math.radians(turn_deg))
+    out: list[int] = []
+    for i, e in enumerate(edges):
+        a, b = find(e[0]), find(e[-1])
+        if a == b or not _shorter(e, mid_px, inclusive=True):
+            continue
+        arms_a = [x for x in at[a] if x[0] != i]
+        arms_b = [x for x in at[b] if x[0] != i]
+        if len(arms_a) != 2 or len(arms_b) != 2:
+            continue
+        da = [_direction_far(edges[k], st, skip, span) for k, st in arms_a]
+        db = [_direction_far(edges[k], st, skip, span) for k, st in arms_b]
+        if float(da[0] @ da[1]) < lim or float(db[0] @ db[1]) < lim:
+            continue                    # a branch at a junction runs straight on: no X
+        # branch directions point into their junction; a chain through the middle leaves
+        # one junction the way it came into the other
+        best = max(min(float(da[0] @ -db[0]), float(da[1] @ -db[1])),
+                   min(float(da[0] @ -db[1]), float(da[1] @ -db[0])))
+        if best >= -lim:
+            out.append(i)
+    return out
+
+
+def paths(mask: U8, spur_px: float, cross_mid_px: float = 0.0, cross_turn_deg: float = 25.0,
+          cross_skip_px: int = 4, cross_span_px: int = 12) -> list[Path]:
+    """Smooth centre paths of a band mask: thinned, spurs pruned, crossings paired. Two
+    chains crossing at a shallow angle (_crossing_mids, up to cross_mid_px of shared
+    middle) are paired through it on their branches' headings further out."""
     sk = thinning(mask)
     edges, _ = graph_edges(sk)
     # prune spurs: edges with a free end shorter than spur_px, repeatedly
@@ -185,6 +234,14 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
             continue
         keep2.append(e)
     edges = keep2
+    far: set[tuple[int, int]] = set()       # the junctions of shallow crossings, contracted
+    if cross_mid_px > 0:
+        mids = set(_crossing_mids(edges, find, cross_mid_px, cross_turn_deg, cross_skip_px, cross_span_px))
+        for i in mids:
+            if find(edges[i][0]) != find(edges[i][-1]):
+                rep[find(edges[i][0])] = find(edges[i][-1])
+        far = {find(edges[i][0]) for i in mids}
+        edges = [e for i, e in enumerate(edges) if i not in mids]
     # pair edges at junctions by straightness
     at: dict[tuple[int, int], list[tuple[int, bool]]] = {}
     for i, e in enumerate(edges):
@@ -198,8 +255,12 @@ def paths(mask: U8, spur_px: float) -> list[Path]:
         cands = []
         for a in range(len(inc)):
             for b in range(a + 1, len(inc)):
-                da = _direction(edges[inc[a][0]], inc[a][1])
-                db = _direction(edges[inc[b][0]], inc[b][1])
+                if node in far:
+                    da = _direction_far(edges[inc[a][0]], inc[a][1], cross_skip_px, cross_span_px)
+                    db = _direction_far(edges[inc[b][0]], inc[b][1], cross_skip_px, cross_span_px)
+                else:
+                    da = _direction(edges[inc[a][0]], inc[a][1])
+                    db = _direction(edges[inc[b][0]], inc[b][1])
                 cands.append((float(da @ db), a, b))
         cands.sort()
         used: set[int] = set()
