@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -48,6 +48,7 @@ class TopView:
 
 
 BAND_ROWS = 128         # rows of the top view made at a time (keeps float temporaries small)
+MIX_ROWS = 64           # rows of wire evidence made at a time (seven colours' float temporaries each)
 
 
 def _coarse_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int, int],
@@ -122,6 +123,11 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
     sw = profile.area_size_mm[0] + 2 * cfg.margin_mm
     sh = profile.area_size_mm[1] + 2 * cfg.margin_mm
     w, h = int(round(sw * cfg.px_per_mm)), int(round(sh * cfg.px_per_mm))
+    # the light first: its marker sampling blurs a whole-frame copy, better gone before the view exists
+    try:
+        ref: ColourReference | None = measure_reference(image, fit, profile)
+    except (ValueError, cv2.error):
+        ref = None              # as before: no usable reference leaves the view as seen
     maps = _BandMaps(fit, (ox, oy), (w, h), cfg.px_per_mm)
     norm = np.empty((h, w, 3), np.uint8)
     for y0 in range(0, h, band_rows):
@@ -129,10 +135,6 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
         mx, my = maps.band(y0, y1)
         norm[y0:y1] = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     del maps
-    try:
-        ref: ColourReference | None = measure_reference(image, fit, profile)
-    except (ValueError, cv2.error):
-        ref = None              # as before: no usable reference leaves the view as seen
     if ref is not None:
         normalise_in_place(norm, ref, (ox, oy), cfg.px_per_mm, band_rows)
     f = int(round(cfg.px_per_mm))
@@ -238,21 +240,58 @@ def backgrounds(image: U8, kernel_px: int, shrink: int = 2, textured: bool = Fal
     """background(), and with textured=True also the background that holds on a textured
     table (textured_background), from the same closings and openings."""
     h, w = image.shape[:2]
+    plain, tex = small_backgrounds(image, kernel_px, shrink, textured)
+    return upsized(plain, (w, h)), (upsized(tex, (w, h)) if tex is not None else None)
+
+
+def small_backgrounds(image: U8, kernel_px: int, shrink: int = 2,
+                      textured: bool = False) -> tuple[U8, U8 | None]:
+    """backgrounds() before they are brought to full size (upsized): so that the
+    caller need never hold both full-size ones at once."""
+    h, w = image.shape[:2]
     small = cv2.resize(image, (w // shrink, h // shrink), interpolation=cv2.INTER_AREA)
     k = max(3, kernel_px // shrink) | 1
-    plain, tex = _background(small, k, textured)
-    def up(m: U8) -> U8:
-        return np.asarray(cv2.resize(m, (w, h), interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
-    return up(plain), (up(tex) if tex is not None else None)
+    return _background(small, k, textured)
+
+
+def upsized(m: U8, size: tuple[int, int]) -> U8:
+    """A small background at full size (w, h)."""
+    return np.asarray(cv2.resize(m, size, interpolation=cv2.INTER_LINEAR), dtype=np.uint8)
+
+
+def upsized_window(small: U8, size: tuple[int, int]) -> Callable[[slice, slice], U8] | None:
+    """upsized(small, size)[rows, cols] made from the few rows and columns of `small` it
+    reads (a LazyMap's make), or None unless size is exactly twice small's. Why exact: a
+    2x INTER_LINEAR upsizing weighs the same two neighbours with the same weights
+    wherever it starts on an even pixel, so a crop of small with one spare pixel round it,
+    upsized, holds the whole upsizing's bytes (a test pins this)."""
+    w, h = size
+    sh, sw = small.shape[:2]
+    if (w, h) != (2 * sw, 2 * sh):
+        return None
+
+    def make(r: slice, c: slice) -> U8:
+        y0, y1, _ = r.indices(h)
+        x0, x1, _ = c.indices(w)
+        if y1 <= y0 or x1 <= x0:
+            return np.zeros((max(0, y1 - y0), max(0, x1 - x0)) + small.shape[2:], np.uint8)
+        sy0, sx0 = max(0, y0 // 2 - 1), max(0, x0 // 2 - 1)
+        sy1, sx1 = min(sh, (y1 + 1) // 2 + 1), min(sw, (x1 + 1) // 2 + 1)
+        crop = cv2.resize(small[sy0:sy1, sx0:sx1], (2 * (sx1 - sx0), 2 * (sy1 - sy0)),
+                          interpolation=cv2.INTER_LINEAR)
+        return np.asarray(crop[y0 - 2 * sy0:y1 - 2 * sy0, x0 - 2 * sx0:x1 - 2 * sx0], dtype=np.uint8)
+    return make
 
 
 def _background(image: U8, kernel_px: int, textured: bool = False) -> tuple[U8, U8 | None]:
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel_px, kernel_px))
-    closed = cv2.morphologyEx(image, cv2.MORPH_CLOSE, k)
-    opened_closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN, k)
-    opened = cv2.morphologyEx(image, cv2.MORPH_OPEN, k)
-    closed_opened = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, k)
-    mean = ((opened_closed.astype(np.uint16) + closed_opened) // 2).astype(np.uint8)
+    opened_closed = cv2.morphologyEx(cv2.morphologyEx(image, cv2.MORPH_CLOSE, k), cv2.MORPH_OPEN, k)
+    closed_opened = cv2.morphologyEx(cv2.morphologyEx(image, cv2.MORPH_OPEN, k), cv2.MORPH_CLOSE, k)
+    total: NDArray[np.uint16] = opened_closed.astype(np.uint16)    # (a + b) // 2 in 16 bits, in place
+    np.add(total, closed_opened, out=total)
+    total //= 2
+    mean = total.astype(np.uint8)
+    del total
     if not textured:
         return mean, None
     return mean, _textured(image, kernel_px, opened_closed, closed_opened, mean)
@@ -285,7 +324,7 @@ TEXTURE_MEDIAN_SCALE = 2.5    # the median window, in closing windows: a blurred
 
 def mixing_evidence(image: U8, bg: U8, colours: dict[str, tuple[int, int, int]],
                     min_contrast: float = 22.0, residual: float = 0.45,
-                    band_rows: int = BAND_ROWS) -> tuple[dict[str, U8], dict[str, U8]]:
+                    band_rows: int = MIX_ROWS) -> tuple[dict[str, U8], dict[str, U8]]:
     """Per colour: how much of each pixel is a thin thing of that colour over the local
     background (0..255), and where that colour could not be seen at all because the
     background itself has that colour (0/1, at 1/BLIND_SHRINK of the size: see blind_full).
@@ -317,6 +356,43 @@ BLIND_SHRINK = 8
 def blind_full(blind_small: U8, size: tuple[int, int]) -> U8:
     """A blind map at the top view's size (w, h), as mixing_evidence made it at 1/8."""
     return np.asarray(cv2.resize(blind_small, size, interpolation=cv2.INTER_NEAREST), dtype=np.uint8)
+
+
+def blind_window(blind_small: U8, size: tuple[int, int]) -> Callable[[slice, slice], F32]:
+    """blind_full(blind_small, size)[rows, cols] as float32, made for the window alone
+    (LazyMap's make): the nearest-neighbour index of every output row and column is taken
+    from cv2.resize itself, so the window is the whole-size map's to the byte."""
+    w, h = size
+    sh, sw = blind_small.shape[:2]
+    xi = np.asarray(cv2.resize(np.arange(sw, dtype=np.int32)[None, :], (w, 1),
+                               interpolation=cv2.INTER_NEAREST), dtype=np.int32)[0]
+    yi = np.asarray(cv2.resize(np.arange(sh, dtype=np.int32)[:, None], (1, h),
+                               interpolation=cv2.INTER_NEAREST), dtype=np.int32)[:, 0]
+
+    def make(r: slice, c: slice) -> F32:
+        return np.asarray(blind_small[yi[r][:, None], xi[c][None, :]], dtype=np.float32)
+    return make
+
+
+def box_area(m: U8, k: int, f: int, size: tuple[int, int], band_rows: int = BAND_ROWS) -> F32:
+    """cv2.resize(cv2.boxFilter(m, CV_32F, (k, k))[:h*f, :w*f], (w, h), INTER_AREA) for
+    size (w, h), made band by band: a uint8 box sum is a whole number whatever rows are
+    around it, so with k // 2 rows of the map on each side of a band (the map's own edge
+    where it ends) every band gets the whole map's values, and INTER_AREA by a whole
+    factor averages f x f blocks, which whole-block bands keep. Why: the whole-map float
+    box filter is 16 MB at 2 px/mm, for a 4 MB result."""
+    w, h = size
+    out = np.empty((h, w), np.float32)
+    r = k // 2
+    rows = max(1, band_rows // f)
+    full_h = m.shape[0]
+    for y0 in range(0, h, rows):
+        y1 = min(h, y0 + rows)
+        a, b = y0 * f, y1 * f
+        lo, hi = max(0, a - r), min(full_h, b + r)
+        box = cv2.boxFilter(m[lo:hi], cv2.CV_32F, (k, k))
+        out[y0:y1] = cv2.resize(box[a - lo:b - lo, :w * f], (w, y1 - y0), interpolation=cv2.INTER_AREA)
+    return out
 
 
 def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contrast: float,
