@@ -70,29 +70,28 @@ def ink_cut(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> F32:
     return np.maximum(np.float32(cfg.ink_threshold), np.float32(cfg.ink_floor_factor) * floor)
 
 
-def rows_nanpercentile(vals: F32, percentile: float, overwrite: bool = False) -> NDArray[Any]:
+def rows_nanpercentile(vals: F32, percentile: float) -> NDArray[Any]:
     """np.nanpercentile(vals, percentile, axis=1) of a 2-D float array, to the bit and in
     its dtype, without its per-row Python loop: the rows are taken in groups of as many
     values that are not NaN, each group one np.percentile (what nanpercentile runs row
-    by row). An all-NaN row gives NaN, without a warning. overwrite: vals may be
-    sorted in place (no copy of it is made)."""
+    by row). An all-NaN row gives NaN, without a warning. Only rows with NaNs are sorted
+    (32-row copies), the others go to np.percentile as they are."""
     vals = np.asarray(vals)
     cnt = np.count_nonzero(~np.isnan(vals), axis=1)
     # nanpercentile's result takes the dtype of its first row's (NaN of the input's dtype
     # for an all-NaN row, else np.percentile's)
     dtype = vals.dtype if len(cnt) == 0 or cnt[0] == 0 else np.result_type(vals.dtype, np.float64)
     out = np.full(len(cnt), np.nan, dtype=dtype)
-    if overwrite:
-        vals.sort(axis=1)                           # NaN sort last
-        srt = vals
-    else:
-        srt = np.sort(vals, axis=1)
+    full = vals.shape[1]
     for c in np.unique(cnt).tolist():
-        if c > 0:
-            rows = np.flatnonzero(cnt == c)
-            for i in range(0, len(rows), 32):          # a copy of 32 rows at a time
-                part = rows[i:i + 32]
-                out[part] = np.percentile(srt[part, :c], percentile, axis=1, overwrite_input=True)
+        if c == 0:
+            continue
+        rows = np.flatnonzero(cnt == c)
+        for i in range(0, len(rows), 32):              # a copy of 32 rows at a time
+            part = vals[rows[i:i + 32]]
+            if c < full:
+                part.sort(axis=1)                       # NaN sort last
+            out[rows[i:i + 32]] = np.percentile(part[:, :c], percentile, axis=1, overwrite_input=True)
     return out
 
 
@@ -113,7 +112,7 @@ def table_floor(values: F32, masked: U8, block_mm: float, percentile: float) -> 
     enough = off.mean(axis=2) >= 0.25
     del off
     vals[~enough.reshape(-1)] = np.nan
-    floor = rows_nanpercentile(vals, percentile, overwrite=True).reshape(nh, nw)   # blocks all card: NaN, filled below
+    floor = rows_nanpercentile(vals, percentile).reshape(nh, nw)   # blocks all card: NaN, filled below
     del vals
     if not np.isfinite(floor).any():
         return None
