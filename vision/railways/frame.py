@@ -238,8 +238,11 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
     gain_buf = np.empty((rows, w), np.float32)
     out_buf = np.empty((rows, w), np.float32)
     idx_buf = np.empty((rows, w), np.int32)
+    white = np.empty((h, w), np.float32)           # one channel's white map, made in place for each
     for c in range(3):
-        white = cv2.resize(np.ascontiguousarray(coarse[..., c]), (w, h), interpolation=cv2.INTER_LINEAR)
+        got = cv2.resize(np.ascontiguousarray(coarse[..., c]), (w, h), dst=white, interpolation=cv2.INTER_LINEAR)
+        if not np.shares_memory(got, white):
+            white[...] = got
         for y0 in range(0, h, band_rows):
             y1 = min(h, y0 + band_rows)
             gain, out, idx = gain_buf[:y1 - y0], out_buf[:y1 - y0], idx_buf[:y1 - y0]
@@ -253,7 +256,7 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
             np.clip(out, 0, _ENCODE_STEPS, out=out)
             idx[...] = out
             view[y0:y1, :, c] = np.take(_ENCODE_LUT, idx)
-        del white
+    del white
 
 
 _NO_LAB = np.zeros((0, 0, 3), np.uint8)
@@ -376,12 +379,17 @@ def _textured(image: U8, kernel_px: int, opened_closed: U8, closed_opened: U8, m
     if apart.ndim == 3:
         apart = apart.max(axis=2)
     lo, hi = TEXTURE_APART
-    wt = np.clip((apart.astype(np.float32) - lo) / (hi - lo), 0.0, 1.0)
-    if not wt.any():
+    if not (apart > lo).any():                  # the weight (below) is 0 everywhere
         return mean
     med = cv2.medianBlur(image, int(kernel_px * TEXTURE_MEDIAN_SCALE) | 1)   # a chain fills under half of it
-    # blended in 8 bits (float copies of the view cost 30 MB each at 4608x2592)
-    return np.asarray(cv2.blendLinear(mean, med, 1.0 - wt, wt), dtype=np.uint8)
+    # blended in 8 bits (float copies of the view cost 30 MB each at 4608x2592), the
+    # weights made band by band (the blend is per pixel)
+    out = np.empty_like(mean)
+    for y0 in range(0, apart.shape[0], BAND_ROWS):
+        y1 = min(apart.shape[0], y0 + BAND_ROWS)
+        wt = np.clip((apart[y0:y1].astype(np.float32) - lo) / (hi - lo), 0.0, 1.0)
+        out[y0:y1] = cv2.blendLinear(mean[y0:y1], med[y0:y1], 1.0 - wt, wt)
+    return np.asarray(out, dtype=np.uint8)
 
 
 TEXTURE_APART = (12.0, 24.0)   # closing-opening disagreement (0..255) from which the median takes over

@@ -118,9 +118,14 @@ def table_floor(values: F32, masked: U8, block_mm: float, percentile: float) -> 
         return None
     floor = np.where(np.isfinite(floor), floor, np.nanmedian(floor)).astype(np.float32)
     floor = np.asarray(cv2.medianBlur(floor, 3), dtype=np.float32)     # a block full of chains is not the table
-    full = cv2.resize(floor, (nw * b, nh * b), interpolation=cv2.INTER_LINEAR)
-    return np.asarray(cv2.copyMakeBorder(full, 0, h - nh * b, 0, w - nw * b, cv2.BORDER_REPLICATE),
-                      dtype=np.float32)
+    full = np.empty((h, w), np.float32)       # resized into place, the border replicated by hand
+    inner = full[:nh * b, :nw * b]
+    got = cv2.resize(floor, (nw * b, nh * b), dst=inner, interpolation=cv2.INTER_LINEAR)
+    if not np.shares_memory(got, full):         # an OpenCV that will not write into a view
+        inner[...] = got
+    full[:nh * b, nw * b:] = full[:nh * b, nw * b - 1:nw * b]
+    full[nh * b:] = full[nh * b - 1:nh * b]
+    return full
 
 
 def chain_band(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> U8:
