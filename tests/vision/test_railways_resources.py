@@ -106,3 +106,26 @@ def test_light_from_marker_crops_is_measure_reference() -> None:
         assert repr(got) == repr(want)
         seen += len(want.samples)
     assert seen > 0                 # some shifts leave markers to sample
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 12), st.integers(2, 12), st.sampled_from([8, 16, 7]))
+def test_evidence_from_background_rows_is_from_the_whole_background(seed: int, bh: int, bw: int,
+                                                                    rows: int) -> None:
+    """mixing_evidence given the background's rows as upsized_window makes them equals
+    mixing_evidence given the whole upsized background (the coarse blind map by bands too)."""
+    import cv2
+    from vision.railways.config import CLIP_COLOURS
+    from vision.railways.frame import mixing_evidence, upsized, upsized_window
+    rng = np.random.default_rng(seed)
+    h, w = bh * 8, bw * 8
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    small = cv2.GaussianBlur(img, (0, 0), 4)[::2, ::2].copy()
+    make = upsized_window(small, (w, h))
+    assert make is not None
+    want_ev, want_bl = mixing_evidence(img, upsized(small, (w, h)), CLIP_COLOURS, band_rows=rows)
+    got_ev, got_bl = mixing_evidence(img, lambda y0, y1: make(slice(y0, y1), slice(0, w)), CLIP_COLOURS,
+                                     band_rows=rows)
+    for name in CLIP_COLOURS:
+        assert np.array_equal(got_ev[name], want_ev[name]) and np.array_equal(got_bl[name], want_bl[name])
+    assert any(want_ev[name].any() for name in CLIP_COLOURS)

@@ -396,7 +396,7 @@ TEXTURE_APART = (12.0, 24.0)   # closing-opening disagreement (0..255) from whic
 TEXTURE_MEDIAN_SCALE = 2.5    # the median window, in closing windows: a blurred chain filling a window is no table
 
 
-def mixing_evidence(image: U8, bg: U8, colours: dict[str, tuple[int, int, int]],
+def mixing_evidence(image: U8, bg: U8 | Callable[[int, int], U8], colours: dict[str, tuple[int, int, int]],
                     min_contrast: float = 22.0, residual: float = 0.45,
                     band_rows: int = MIX_ROWS) -> tuple[dict[str, U8], dict[str, U8]]:
     """Per colour: how much of each pixel is a thin thing of that colour over the local
@@ -406,17 +406,28 @@ def mixing_evidence(image: U8, bg: U8, colours: dict[str, tuple[int, int, int]],
     Model: pixel = a * colour + (1 - a) * background (a wire partly covering a pixel), so
     a = ((pixel - bg) . (colour - bg)) / |colour - bg|^2; the fit's residual says whether
     the difference really points towards that colour. Every pixel is on its own, so the
-    float work is done a band of rows at a time."""
+    float work is done a band of rows at a time. bg: the background, or what makes its
+    rows y0..y1-1 (so that no full-size background need exist: upsized_window)."""
     h, w = image.shape[:2]
+    rows_of: Callable[[int, int], U8] = bg if callable(bg) else (lambda y0, y1: bg[y0:y1])
     ev: dict[str, U8] = {name: np.zeros((h, w), np.uint8) for name in colours}
     refs = {name: np.asarray(bgr, dtype=np.float32) for name, bgr in colours.items()}
+    f = BLIND_SHRINK
+    # the coarse background by whole blocks of each band (INTER_AREA by a whole factor
+    # averages f x f blocks) when the sizes allow, else from the whole background after
+    by_band = h % f == 0 and w % f == 0 and band_rows % f == 0
+    coarse: U8 = np.empty((h // f, w // f, 3), np.uint8)
     for y0 in range(0, h, band_rows):
         y1 = min(h, y0 + band_rows)
-        _mix_band(image[y0:y1], bg[y0:y1], refs, min_contrast, residual,
+        bg_rows = rows_of(y0, y1)
+        _mix_band(image[y0:y1], bg_rows, refs, min_contrast, residual,
                   {name: m[y0:y1] for name, m in ev.items()})
+        if by_band:
+            coarse[y0 // f:y1 // f] = cv2.resize(bg_rows, (w // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
+    if not by_band:
+        coarse = np.asarray(cv2.resize(rows_of(0, h), (w // f, h // f), interpolation=cv2.INTER_AREA), dtype=np.uint8)
     # blind: the background itself has this colour (checked on a coarse grid)
-    small = cv2.resize(bg, (w // BLIND_SHRINK, h // BLIND_SHRINK),
-                       interpolation=cv2.INTER_AREA).reshape(-1, 3).astype(np.float32)
+    small = coarse.reshape(-1, 3).astype(np.float32)
     blind: dict[str, U8] = {}
     for name, ref in refs.items():
         near = (np.sum((small - ref[None, :]) ** 2, axis=1) <= min_contrast * min_contrast)

@@ -26,8 +26,8 @@ from vision.railways.clip_counter import (STEP_MM, BendDetector, CountResult, co
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches
-from vision.railways.frame import (BAND_ROWS, TopView, blind_window, lab_rows, small_backgrounds, top_view, upsized,
-                                    upsized_window)
+from vision.railways.frame import (BAND_ROWS, TopView, blind_window, lab_rows, mixing_evidence, small_backgrounds, top_view,
+                                    upsized, upsized_window)
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.river import RiverReading, read_river
 from vision.railways.stations import Station, find_cubes, find_stations, grown, nearest_class
@@ -341,13 +341,22 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     del tex_small
     ink_mm = ink(view.image, bg_ink, cfg.px_per_mm)
     del bg_ink
-    bg = upsized(bg_small, size)
-    wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
-    # past the wire maps the background is only read through windows of its Lab, which
-    # are made from the half-size one (upsized_window): the full-size one is let go
+    # the full-size background is never made when the half-size one gives its rows and
+    # windows to the byte (upsized_window): the wire maps take it a band of rows at a
+    # time (frame.mixing_evidence, as chains.wire_maps does with the whole), and its Lab
+    # is read through windows
     bg_window = upsized_window(bg_small, size)
-    bg_lab = lab_map(bg) if bg_window is None else _lab_window(bg_window, (bg.shape[0], bg.shape[1]))
-    del bg, bg_small
+    if bg_window is not None:
+        make = bg_window
+        wires, blind = mixing_evidence(view.image, lambda y0, y1: make(slice(y0, y1), slice(0, size[0])),
+                                       CLIP_COLOURS)
+        bg_lab = _lab_window(bg_window, (size[1], size[0]))
+    else:
+        bg = upsized(bg_small, size)
+        wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
+        bg_lab = lab_map(bg)
+        del bg
+    del bg_small
     h, w = view.image.shape[:2]
     view_px = view.image
     # from here on only the view's geometry is needed, not its pixels
