@@ -381,7 +381,6 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         paths = [q for p in chain_paths(cb, view.origin_mm, cfg)
                  for q in split_corners(p, cfg.kink_span_mm, cfg.kink_deg)]
         items += [(colour, p, n) for p, n in bridge(paths, cfg)]
-        del per_colour[colour]          # the River reads only its own colours' bands
     # every chain straightened first (at the standard length): the table's clip length is
     # learnt from all of them before any is counted
     chains: list[tuple[str, F64, int, float, ChainStrip]] = []
