@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -26,7 +26,8 @@ from vision.railways.clip_counter import (STEP_MM, BendDetector, CountResult, co
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
 from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS, RIVER_COLOURS, RailwaysConfig
 from vision.railways.crossings import Footprints, outside, touches
-from vision.railways.frame import BAND_ROWS, TopView, backgrounds, blind_full, lab_rows, top_view
+from vision.railways.frame import (BAND_ROWS, TopView, blind_window, lab_rows, mixing_evidence, small_backgrounds, top_view,
+                                    upsized, upsized_window)
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.river import RiverReading, read_river
 from vision.railways.stations import Station, find_cubes, find_stations, grown, nearest_class
@@ -365,6 +366,12 @@ def _pieces_dropped(carried: list[tuple[str, F64, int, float, bool]],
 _NO_PIXELS = np.zeros((0, 0, 3), np.uint8)
 
 
+def _lab_window(make_bgr: Callable[[slice, slice], U8], shape: tuple[int, int]) -> LazyMap:
+    """trace.lab_map of an image that is itself made window by window."""
+    return LazyMap(shape, lambda r, c: np.asarray(cv2.cvtColor(make_bgr(r, c), cv2.COLOR_BGR2Lab),
+                                                  dtype=np.float32))
+
+
 def _uncovered(shape: tuple[int, ...]) -> LazyMap:
     """A cover map of zeros: links lie on the River, never under it, so nothing covers it."""
     return LazyMap(shape, lambda r, c: np.zeros((r.stop - r.start, c.stop - c.start), np.float32))
@@ -385,22 +392,38 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
     obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes)
     del small_lab, classes
-    bg, bg_textured = backgrounds(view.image, int(round(12.0 * cfg.px_per_mm)), textured=True)
-    # the ink is taken at once, so that the textured background is gone before the wire maps
-    ink_mm = ink(view.image, bg_textured if bg_textured is not None else bg, cfg.px_per_mm)
-    del bg_textured
-    wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
+    bg_small, tex_small = small_backgrounds(view.image, int(round(12.0 * cfg.px_per_mm)), textured=True)
+    size = (view.image.shape[1], view.image.shape[0])
+    # the ink is taken at once, so that the textured background is gone before the plain
+    # one is brought to full size (never both full-size backgrounds at once)
+    bg_ink = upsized(tex_small if tex_small is not None else bg_small, size)
+    del tex_small
+    ink_mm = ink(view.image, bg_ink, cfg.px_per_mm)
+    del bg_ink
+    # the full-size background is never made when the half-size one gives its rows and
+    # windows to the byte (upsized_window): the wire maps take it a band of rows at a
+    # time (frame.mixing_evidence, as chains.wire_maps does with the whole), and its Lab
+    # is read through windows
+    bg_window = upsized_window(bg_small, size)
+    if bg_window is not None:
+        make = bg_window
+        wires, blind = mixing_evidence(view.image, lambda y0, y1: make(slice(y0, y1), slice(0, size[0])),
+                                       CLIP_COLOURS)
+        bg_lab = _lab_window(bg_window, (size[1], size[0]))
+    else:
+        bg = upsized(bg_small, size)
+        wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
+        bg_lab = lab_map(bg)
+        del bg
+    del bg_small
     h, w = view.image.shape[:2]
     view_px = view.image
     # from here on only the view's geometry is needed, not its pixels
     view = TopView(_NO_PIXELS, _NO_PIXELS, view.origin_mm, view.px_per_mm)
-    stack_max = wires[CLIP_COLOURS_FIRST].copy()
-    for c in CLIP_COLOURS:
-        np.maximum(stack_max, wires[c], out=stack_max)
 
     links: list[LinkReading] = []
     fragments = 0
-    view_lab, bg_lab = lab_map(view_px), lab_map(bg)
+    view_lab = lab_map(view_px)
     card = station_mask((ink_mm.shape[0], ink_mm.shape[1]), [s.polygon_mm for s in stations],
                         view.origin_mm, cfg.card_grow_mm)
     band = chain_band(ink_mm, card, cfg)
@@ -432,8 +455,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         # the pixels' name instead was measured: no better on the dev tables)
         share = share if named_as == colour else 0.0
         if colour not in covers:
-            covers[colour] = _cover(stack_max, wires[colour])
-            blinds[colour] = LazyMap.of(blind_full(blind[colour], (w, h)))
+            covers[colour] = _cover(wires, colour)
+            blinds[colour] = LazyMap((h, w), blind_window(blind[colour], (w, h)))
         if cfg.link_wire_reach_mm > 0:
             # the band stops short of the chain's end: at a station's card (masked; the end
             # clip lies partly on it), at a cube, under another chain (carrying only ends
@@ -489,11 +512,17 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
 CLIP_COLOURS_FIRST = next(iter(CLIP_COLOURS))
 
 
-def _cover(stack_max: U8, wire: U8) -> LazyMap:
-    """Where another colour's wire lies over this one (0..1), window by window."""
+def _cover(wires: dict[str, U8], colour: str) -> LazyMap:
+    """Where another colour's wire lies over this one (0..1), window by window (the
+    colours' maximum too: a whole-table one was 4 MB)."""
+    wire = wires[colour]
+
     def make(r: slice, c: slice) -> F32:
-        return np.clip((stack_max[r, c].astype(np.float32) - wire[r, c].astype(np.float32)) / 255.0, 0.0, 1.0)
-    return LazyMap(stack_max.shape, make)
+        stack_max = wires[CLIP_COLOURS_FIRST][r, c].copy()
+        for name in CLIP_COLOURS:
+            np.maximum(stack_max, wires[name][r, c], out=stack_max)
+        return np.clip((stack_max.astype(np.float32) - wire[r, c].astype(np.float32)) / 255.0, 0.0, 1.0)
+    return LazyMap(wire.shape, make)
 
 
 def _changed_wire(wire: U8, changed: U8) -> LazyMap:

@@ -11,7 +11,6 @@ traced path then takes the colour whose wire evidence dominates along it.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Iterable
 
 import cv2
@@ -20,7 +19,7 @@ from numpy.typing import NDArray
 
 from vision.railways.chains import LazyMap, sample, strip_grid
 from vision.railways.config import RailwaysConfig
-from vision.railways.frame import BAND_ROWS, TopView, lab_of
+from vision.railways.frame import BAND_ROWS, TopView, box_area, lab_of
 from vision.railways.stations import grown
 
 U8 = NDArray[Any]
@@ -71,6 +70,31 @@ def ink_cut(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> F32:
     return np.maximum(np.float32(cfg.ink_threshold), np.float32(cfg.ink_floor_factor) * floor)
 
 
+def rows_nanpercentile(vals: F32, percentile: float) -> NDArray[Any]:
+    """np.nanpercentile(vals, percentile, axis=1) of a 2-D float array, to the bit and in
+    its dtype, without its per-row Python loop: the rows are taken in groups of as many
+    values that are not NaN, each group one np.percentile (what nanpercentile runs row
+    by row). An all-NaN row gives NaN, without a warning. Only rows with NaNs are sorted
+    (32-row copies), the others go to np.percentile as they are."""
+    vals = np.asarray(vals)
+    cnt = np.count_nonzero(~np.isnan(vals), axis=1)
+    # nanpercentile's result takes the dtype of its first row's (NaN of the input's dtype
+    # for an all-NaN row, else np.percentile's)
+    dtype = vals.dtype if len(cnt) == 0 or cnt[0] == 0 else np.result_type(vals.dtype, np.float64)
+    out = np.full(len(cnt), np.nan, dtype=dtype)
+    full = vals.shape[1]
+    for c in np.unique(cnt).tolist():
+        if c == 0:
+            continue
+        rows = np.flatnonzero(cnt == c)
+        for i in range(0, len(rows), 32):              # a copy of 32 rows at a time
+            part = vals[rows[i:i + 32]]
+            if c < full:
+                part.sort(axis=1)                       # NaN sort last
+            out[rows[i:i + 32]] = np.percentile(part[:, :c], percentile, axis=1, overwrite_input=True)
+    return out
+
+
 def table_floor(values: F32, masked: U8, block_mm: float, percentile: float) -> F32 | None:
     """What the bare table itself gives a map (1 px/mm), cell by cell: a low percentile of
     the cells off the cards in blocks (chains fill few cells of a block), smoothed over
@@ -80,20 +104,28 @@ def table_floor(values: F32, masked: U8, block_mm: float, percentile: float) -> 
     if h < 2 * b or w < 2 * b:
         return None
     nh, nw = h // b, w // b
-    cells = values[:nh * b, :nw * b].reshape(nh, b, nw, b).transpose(0, 2, 1, 3).reshape(nh, nw, b * b)
-    off = masked[:nh * b, :nw * b].reshape(nh, b, nw, b).transpose(0, 2, 1, 3).reshape(nh, nw, b * b) == 0
-    vals = np.where(off, cells, np.nan)
+    # the blocks' cells as views, one copy of the values made (NaN on the cards) and sorted
+    # in place: transients of a few map sizes, not six
+    cells = values[:nh * b, :nw * b].reshape(nh, b, nw, b).transpose(0, 2, 1, 3)
+    off = (masked[:nh * b, :nw * b].reshape(nh, b, nw, b).transpose(0, 2, 1, 3) == 0).reshape(nh, nw, b * b)
+    vals = np.where(off.reshape(nh, nw, b, b), cells, np.nan).reshape(nh * nw, b * b)
     enough = off.mean(axis=2) >= 0.25
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)          # blocks all card: NaN, filled below
-        floor = np.nanpercentile(np.where(enough[..., None], vals, np.nan), percentile, axis=2)
+    del off
+    vals[~enough.reshape(-1)] = np.nan
+    floor = rows_nanpercentile(vals, percentile).reshape(nh, nw)   # blocks all card: NaN, filled below
+    del vals
     if not np.isfinite(floor).any():
         return None
     floor = np.where(np.isfinite(floor), floor, np.nanmedian(floor)).astype(np.float32)
     floor = np.asarray(cv2.medianBlur(floor, 3), dtype=np.float32)     # a block full of chains is not the table
-    full = cv2.resize(floor, (nw * b, nh * b), interpolation=cv2.INTER_LINEAR)
-    return np.asarray(cv2.copyMakeBorder(full, 0, h - nh * b, 0, w - nw * b, cv2.BORDER_REPLICATE),
-                      dtype=np.float32)
+    full = np.empty((h, w), np.float32)       # resized into place, the border replicated by hand
+    inner = full[:nh * b, :nw * b]
+    got = cv2.resize(floor, (nw * b, nh * b), dst=inner, interpolation=cv2.INTER_LINEAR)
+    if not np.shares_memory(got, full):         # an OpenCV that will not write into a view
+        inner[...] = got
+    full[:nh * b, nw * b:] = full[:nh * b, nw * b - 1:nw * b]
+    full[nh * b:] = full[nh * b - 1:nh * b]
+    return full
 
 
 def chain_band(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> U8:
@@ -247,22 +279,27 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
     best = np.zeros((h, w), np.float32)
     label = np.full((h, w), -1, np.int16)
     pale: dict[str, F32] = {}
+    pale_white: NDArray[np.bool_] | None = None
     dense: dict[str, U8] = {}
     for i, name in enumerate(names):
         m = wires[name]
-        dens = cv2.boxFilter(m, cv2.CV_32F, (k, k))
-        dens = cv2.resize(dens[:h * f, :w * f], (w, h), interpolation=cv2.INTER_AREA)
+        dens = box_area(m, k, f, (w, h))       # the whole map's box filter and INTER_AREA, band by band
         better = dens > best
         best[better] = dens[better]
         label[better] = i
         if name in ("white", "silver"):
             pale[name] = dens
+            if len(pale) == 2:          # only where white's evidence is pale enough is kept (1 MB, not 8)
+                pale_white = ((pale["white"] >= cfg.pale_white_min)
+                              & (pale["white"] >= cfg.pale_white_share * pale["silver"]))
+                pale = {}
         if name in players:
             dense[name] = np.clip(dens, 0, 255).astype(np.uint8)     # 8 bits: kept for every colour at once
+        del dens, better
     on = (band > 0) & (best > 1.0)
     if masked is not None and cfg.evidence_band_factor > 0:
         on |= _evidence_band(dense, label, names, masked, cfg)
-    if len(pale) == 2 and "blue" in names and cfg.pale_white_min > 0:
+    if pale_white is not None and "blue" in names and cfg.pale_white_min > 0:
         # a white wire partly covering a dark pixel mixes to the same grey as silver does,
         # so silver wins most of a white chain on a dark table; silver clips are only ever
         # in the River, between its blue ones (what is left of a silver clip's middle is
@@ -271,8 +308,7 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
         r = int(round(cfg.pale_river_reach_mm))
         near_blue = cv2.dilate(((label == ib) & on).astype(np.uint8),
                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
-        white = ((label == isv) & (near_blue == 0) & (pale["white"] >= cfg.pale_white_min)
-                 & (pale["white"] >= cfg.pale_white_share * pale["silver"]))
+        white = (label == isv) & (near_blue == 0) & pale_white
         label[white] = iw
     return {name: ((label == i) & on).astype(np.uint8) for i, name in enumerate(names)}
 
@@ -291,7 +327,8 @@ def _evidence_band(dense: dict[str, U8], label: NDArray[Any], names: list[str], 
         floor = table_floor(dens, masked, cfg.evidence_floor_block_mm, cfg.evidence_floor_percentile)
         if floor is None:
             continue
-        cut = np.maximum(np.float32(cfg.evidence_band_min), np.float32(cfg.evidence_band_factor) * floor)
+        floor *= np.float32(cfg.evidence_band_factor)       # the cut, made in place
+        cut = np.maximum(np.float32(cfg.evidence_band_min), floor, out=floor)
         add = ((dens > cut) & (label == names.index(name)) & (masked == 0)).astype(np.uint8)
         # a chain's density spreads over its width and the window (about 16 mm), a thin
         # printed line's or an edge's over the window alone
