@@ -168,6 +168,11 @@ print(json.dumps({"before_mb": base, "peak_mb": hwm()}))
 """
 
 
+MEMORY_TABLES = 5
+"""Tables whose memory is probed (each in a fresh process): the peak depends on the table
+(a cluttered one costs the marker search and the reader more)."""
+
+
 def _memory(image: Any, camera: dict[str, Any]) -> dict[str, float] | None:
     """Peak resident memory of a fresh process that reads the frame and analyses it."""
     with tempfile.TemporaryDirectory() as d:
@@ -193,7 +198,7 @@ def run_resolution(scenes: int, seed: int, res: tuple[int, int], memory_probe: b
     results = []
     times: list[float] = []
     floors: list[float] = []
-    mem: dict[str, float] | None = None
+    mems: list[tuple[int, dict[str, float]]] = []
     failures = 0
     for k in range(scenes):
         s = seed + k
@@ -210,10 +215,14 @@ def run_resolution(scenes: int, seed: int, res: tuple[int, int], memory_probe: b
             failures += 1
             out = {"links": [], "stations": [], "obstacles": [], "river": None}
         floors.append(floor_seconds(r.image))
-        if memory_probe and mem is None and res == TARGET_RES:
-            mem = _memory(r.image, r.camera)
+        if memory_probe and len(mems) < MEMORY_TABLES and res == TARGET_RES:
+            m = _memory(r.image, r.camera)
+            if m is not None:
+                mems.append((s, m))
         results.append(score_scene(truth, out))
-    return {"results": results, "times": times, "floors": floors, "memory": mem, "failures": failures}
+    worst = max(mems, key=lambda sm: sm[1]["peak_mb"], default=None)
+    return {"results": results, "times": times, "floors": floors, "failures": failures,
+            "memory": None if worst is None else dict(worst[1], seed=worst[0], tables=len(mems))}
 
 
 def _summary(name: str, res: tuple[int, int], data: dict[str, Any]) -> tuple[list[list[str]], dict[str, float]]:
@@ -259,7 +268,8 @@ def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> st
         mem = data["memory"]
         if mem is not None:
             rows.append(["peak resident memory of a process that loads, locates and analyses "
-                         "one frame", f"{mem['peak_mb']:.0f} MB (before analyze: {mem['before_mb']:.0f} MB)",
+                         f"one frame (the most of the first {mem['tables']:.0f} tables: table {mem['seed']:.0f})",
+                         f"{mem['peak_mb']:.0f} MB (before analyze: {mem['before_mb']:.0f} MB)",
                          "< 250 MB",
                          verdict(mem["peak_mb"] < 250.0)])
         errs = [(lk["true"], lk["read"]) for r in data["results"] for lk in r["links"]
