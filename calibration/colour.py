@@ -249,7 +249,11 @@ def reference_from_percentiles(image: NDArray[np.uint8]) -> ColourReference:
 def measure_reference(image: NDArray[np.uint8], fit: TableFit,
                       profile: TableProfile) -> ColourReference:
     """The frame's light from its markers, or from its percentiles when none is usable."""
-    samples = sample_markers(image, fit, profile)
+    return light_from_samples(sample_markers(image, fit, profile), image)
+
+
+def light_from_samples(samples: Sequence[MarkerSample], image: NDArray[np.uint8]) -> ColourReference:
+    """The frame's light from its markers' samples, or from its percentiles when none is usable."""
     # a white at the sensor's ceiling understates the light there: with three or more
     # unclipped markers left, they alone still give the surface's shape (a plane or
     # better) in every channel; with fewer, every marker's unclipped channels do

@@ -70,6 +70,14 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
     return out
 
 
+def _root(group: list[int], x: int) -> int:
+    """Union-find root of piece x (paths halved): pieces joined end to end must not close a loop."""
+    while group[x] != x:
+        group[x] = group[group[x]]
+        x = group[x]
+    return x
+
+
 def bridge(paths: list[F64], cfg: RailwaysConfig) -> list[tuple[F64, int]]:
     """Join path ends that face each other across a short gap; returns (path, pieces).
     Candidate joins are scored once and taken greedily, best first, each end once."""
@@ -107,20 +115,14 @@ def bridge(paths: list[F64], cfg: RailwaysConfig) -> list[tuple[F64, int]]:
     partner: dict[int, int] = {}
     group = list(range(n))
 
-    def find(x: int) -> int:
-        while group[x] != x:
-            group[x] = group[group[x]]
-            x = group[x]
-        return x
-
     for _, a_, b_ in cands:
         if a_ in partner or b_ in partner:
             continue
-        if find(a_ // 2) == find(b_ // 2):      # would close a loop
+        if _root(group, a_ // 2) == _root(group, b_ // 2):      # would close a loop
             continue
         partner[a_] = b_
         partner[b_] = a_
-        group[find(a_ // 2)] = find(b_ // 2)
+        group[_root(group, a_ // 2)] = _root(group, b_ // 2)
     out: list[tuple[F64, int]] = []
     used: set[int] = set()
     for i in range(n):
@@ -447,18 +449,12 @@ def join_through(paths: list[F64], free: list[tuple[bool, bool]], seen: Callable
     partner: dict[int, tuple[int, F64]] = {}
     group = list(range(n))
 
-    def find(x: int) -> int:
-        while group[x] != x:
-            group[x] = group[group[x]]
-            x = group[x]
-        return x
-
     for _, ka, kb, curve in cands:
-        if ka in partner or kb in partner or find(ka // 2) == find(kb // 2):
+        if ka in partner or kb in partner or _root(group, ka // 2) == _root(group, kb // 2):
             continue
         partner[ka] = (kb, curve)
         partner[kb] = (ka, curve[::-1])
-        group[find(ka // 2)] = find(kb // 2)
+        group[_root(group, ka // 2)] = _root(group, kb // 2)
     out: list[tuple[F64, list[int]]] = []
     used: set[int] = set()
     for i in range(n):

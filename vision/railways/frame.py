@@ -17,10 +17,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.colour import (BLACK_LEVEL, BLACK_RING, CLIP_LEVEL, WHITE_LEVEL, WHITE_RING, ColourReference,
-                                MarkerSample, _DECODE_LUT, _ENCODE_LUT, _ring_points, reference_from_percentiles,
-                                reference_from_samples, sample_markers,
-                                _ENCODE_STEPS, srgb_decode, white_grid)
+from calibration.colour import (BLACK_LEVEL, BLACK_RING, WHITE_LEVEL, WHITE_RING, ColourReference,
+                                MarkerSample, _DECODE_LUT, _ENCODE_LUT, _ring_points, light_from_samples,
+                                sample_markers, _ENCODE_STEPS, srgb_decode, white_grid)
 from calibration.geometry import TableFit, _apply_h, distort_points
 from calibration.profile import TableProfile
 from vision.railways.config import RailwaysConfig
@@ -198,15 +197,7 @@ def _marker_samples(image: U8, fit: TableFit, profile: TableProfile) -> list[Mar
 def frame_light(image: U8, fit: TableFit, profile: TableProfile) -> ColourReference:
     """calibration.colour.measure_reference(image, fit, profile), from _marker_samples
     (a test pins the two equal)."""
-    samples = _marker_samples(image, fit, profile)
-    unclipped = [s for s in samples if max(s.white) < CLIP_LEVEL]
-    if 3 <= len(unclipped) < len(samples):
-        ref = reference_from_samples(unclipped)
-        return ColourReference(tuple(samples), ref.coeffs, ref.rho, ref.scale_mm, ref.source, True,
-                               ref.coeffs_lin, ref.rho_lin)
-    if samples:
-        return reference_from_samples(samples)
-    return reference_from_percentiles(image)
+    return light_from_samples(_marker_samples(image, fit, profile), image)
 
 
 def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, float], px_per_mm: float,
