@@ -22,6 +22,8 @@ class TilesConfig:
     table_smooth_mm: float = 8.0
     table_match: float = 18.0
     table_margin_mm: float = 3.0
+    """Grid evidence is taken only within table_margin_mm of what is not bare table
+    (within table_match delta E of the commonest colour after a table_smooth_mm median)."""
     table_local_mm: float = 24.0
     table_local_share: float = 0.1
     table_local_match: float = 10.0
@@ -50,8 +52,6 @@ class TilesConfig:
     varied_prints: int = 3
     """...unless those cells' prints come in at least this many colours (a game's
     fronts, where a mat's ruled lines are one ink)."""
-    """Grid evidence is taken only within table_margin_mm of what is not bare table
-    (within table_match delta E of the commonest colour after a table_smooth_mm median)."""
     pitch_candidate: float = 0.1
     """Every autocorrelation peak at least this high (of 2) is a candidate pitch for the
     lattice judge (occupancy.lattice_score)."""
