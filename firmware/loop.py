@@ -719,7 +719,9 @@ class Referee:
         Change since the last accepted table outside the move's footprint blocks the
         move; a question waits until two looks agree (hands do not hold still); a move
         with no accepted table to compare with (after a restart or an undo) needs two
-        agreeing looks; a block that stays for `stuck_looks` looks becomes a question.
+        agreeing looks; a still thing a cell large beside the move with no arm (a cup, or a
+        fist whose arm a lamp's glare hides) makes it a question at once; a block that
+        stays for `stuck_looks` looks becomes a question.
         """
         footprint = getattr(verdict, "footprint", ())
         limit = self.cfg.motion.guard_fraction

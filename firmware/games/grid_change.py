@@ -272,9 +272,10 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
     def changed(centre: tuple[float, float], share: float = CHANGED, outside: float = 1.0) -> bool:
         return change.fraction(_middle(centre, pitch), outside) > share
 
-    moved = {rc: changed(point_mm(e.get("centre_mm")) or centre_of(rc)) for rc, e in entries.items()}
-    unchanged = {rc: point_mm(entries[rc].get("centre_mm")) or centre_of(rc)
-                 for rc, m in moved.items() if not m}
+    # where each read tile is (its print's centre, else its cell's), worked out once
+    centres = {rc: point_mm(e.get("centre_mm")) or centre_of(rc) for rc, e in entries.items()}
+    moved = {rc: changed(p) for rc, p in centres.items()}
+    unchanged = {rc: centres[rc] for rc, m in moved.items() if not m}
     dr, dc = _anchor(unchanged, expected, seen or {}, ANCHOR_NEAR * pitch) if expected else (0, 0)
     out = Settled(offset=(dr, dc))
 
@@ -283,7 +284,7 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
         return any(n in expected for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
 
     def regions(rc: CellRC) -> frozenset[int]:
-        return change.regions(_middle(point_mm(entries[rc].get("centre_mm")) or centre_of(rc), pitch))
+        return change.regions(_middle(centres[rc], pitch))
 
     def spills(rc: CellRC) -> bool:
         if beside_city(rc):
