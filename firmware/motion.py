@@ -221,6 +221,11 @@ class ChangeMap:
             return frozenset()
         return frozenset(int(v) for v in np.unique(self._regions[0][r0:r1, c0:c1]) if v > 0)
 
+    def largest_mm2(self) -> float:
+        """How big (mm^2) the largest changed region is."""
+        areas = self._regions[1][1:]
+        return float(areas.max()) / (self.px_per_mm * self.px_per_mm) if areas.size else 0.0
+
     def area_mm2(self, regions: frozenset[int]) -> float:
         """How big (mm^2) the changed regions are together: a tile, or a cup beside it."""
         areas = self._regions[1]
@@ -237,15 +242,47 @@ def foreign_change(reference: NDArray[np.uint8], current: NDArray[np.uint8],
     Colour counts: a tile can be as bright as the cloth and still a different hue.
     """
     mask = change_mask(reference, current, threshold, diff)
+    _clear(mask, explained, origin_mm, px_per_mm)
+    return float(np.count_nonzero(mask)) / float(mask.size), np.asarray(mask)
+
+
+def _clear(mask: GreyImage, rects: Iterable[Rect], origin_mm: tuple[float, float],
+           px_per_mm: float) -> None:
+    """Zero the table-mm rectangles `rects` of a guard-view mask, in place."""
     h, w = mask.shape
-    for x0, y0, x1, y1 in explained:
+    for x0, y0, x1, y1 in rects:
         c0 = max(0, int((x0 - origin_mm[0]) * px_per_mm))
         r0 = max(0, int((y0 - origin_mm[1]) * px_per_mm))
         c1 = min(w, int(np.ceil((x1 - origin_mm[0]) * px_per_mm)))
         r1 = min(h, int(np.ceil((y1 - origin_mm[1]) * px_per_mm)))
         if c1 > c0 and r1 > r0:
             mask[r0:r1, c0:c1] = 0
-    return float(np.count_nonzero(mask)) / float(mask.size), np.asarray(mask)
+
+
+def table_behind(reference: NDArray[np.uint8], current: NDArray[np.uint8], mask: GreyImage,
+                 extent: GreyImage, explained: Iterable[Rect], origin_mm: tuple[float, float],
+                 px_per_mm: float, grow_px: int) -> NDArray[np.uint8]:
+    """The current view with the things `mask` found (the guard's foreign change) taken
+    from `reference`, except inside the `explained` rectangles. Each thing reaches as far
+    as its part of `extent` (the finer change mask: its shadow and soft rim), grown by
+    `grow_px`.
+
+    A move applied while a hand rests away from it must not make the hand part of the
+    table the next move is compared with: when the hand goes, the table it uncovers
+    would read as a change as large as the hand, and a tile laid there with it taken
+    for something else."""
+    rects = list(explained)
+    seed = mask > 0
+    _, labels = cv2.connectedComponents((seed | (extent > 0)).astype(np.uint8), connectivity=8)
+    ids = np.unique(labels[seed])
+    keep: GreyImage = np.isin(labels, ids[ids > 0]).astype(np.uint8)
+    if grow_px > 0:
+        keep = np.asarray(cv2.dilate(keep, cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (2 * grow_px + 1, 2 * grow_px + 1))), dtype=np.uint8)
+    _clear(keep, rects, origin_mm, px_per_mm)
+    out = current.copy()
+    out[keep > 0] = reference[keep > 0]
+    return out
 
 
 def large_parts(mask: GreyImage, min_px: float) -> GreyImage:

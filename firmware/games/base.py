@@ -117,6 +117,12 @@ class RecordsMoves:
         seen on, for the reader to start from; None leaves it the reader's last one."""
         return None
 
+    def more_to_read(self) -> bool:
+        """Whether the table holds moves the looks so far did not take (the others of
+        tiles laid together, once the players applied one): the loop then looks again at
+        once instead of waiting for the table to change."""
+        return False
+
     def apply(self, move: Move) -> Applied:
         applied = self._apply(move)
         self.moves.append(dict(move))
@@ -149,6 +155,10 @@ class GameSession(Protocol):
 
     def lattice_hint(self) -> dict[str, Any] | None:
         """The lattice the game's pieces were seen on (reader's grid format), or None."""
+        ...
+
+    def more_to_read(self) -> bool:
+        """Whether the table holds moves the looks so far did not take: look again now."""
         ...
 
     def undo(self) -> Move | None:

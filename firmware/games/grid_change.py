@@ -253,12 +253,15 @@ def _anchor(unchanged: dict[CellRC, tuple[float, float]], expected: set[CellRC],
 def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
            grid: dict[str, Any] | None, change: ChangeMap,
            always: Callable[[CellRC], bool] | None = None,
-           seen: dict[CellRC, tuple[float, float]] | None = None) -> Settled:
+           seen: dict[CellRC, tuple[float, float]] | None = None,
+           city: dict[str, Any] | None = None) -> Settled:
     """Split one observation into the cells the players changed (read them) and the
     ones they did not (trust the state). `entries` are the reader's tiles by its own
     (row, col); `expected` the occupied cells of the state; cells for which `always`
     holds (the Challenge's pile tops, which the state does not hold) are always read;
-    `seen` is where state tiles were seen (table mm), which re-anchoring must agree with."""
+    `seen` is where state tiles were seen (table mm), which re-anchoring must agree with;
+    `city` is the lattice of those places (city_lattice) when the reader's own lattice
+    could not be laid on it (see `_unread_beside`)."""
     axes = _axes(grid)
     if axes is None:
         return Settled(dict(entries))
@@ -317,4 +320,30 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
     for cell in sorted(near - expected - set(out.entries)):
         if changed(centre_of((cell[0] - dr, cell[1] - dc)), EMPTY_CHANGED, 0.0):
             out.unexplained.append(cell)
+    if city is not None:
+        out.unexplained += [c for c in _unread_beside(city, expected, change, centres.values())
+                            if c not in out.unexplained]
+    return out
+
+
+def _unread_beside(city: dict[str, Any], expected: set[CellRC], change: ChangeMap,
+                   read: Iterable[tuple[float, float]]) -> list[CellRC]:
+    """Cells beside the city, on the city's own lattice, whose middle changed with no
+    read tile near: a look on a lattice far off the city (a symbol's width, a mat's
+    lines) reads its tiles elsewhere, and the unexplained check made on that lattice
+    looks at the wrong places, so a new tile would be taken for bare table and the
+    table with it agreed on (the move then lost for good)."""
+    axes = _axes(city)
+    if axes is None:
+        return []
+    pitch, origin, ux, uy = axes
+    points = list(read)
+    out = []
+    for r, c in sorted({(r + a, c + b) for r, c in expected
+                        for a, b in ((-1, 0), (1, 0), (0, -1), (0, 1))} - expected):
+        centre = (origin[0] + pitch * (c * ux[0] + r * uy[0]),
+                  origin[1] + pitch * (c * ux[1] + r * uy[1]))
+        if change.fraction(_middle(centre, pitch), 0.0) > EMPTY_CHANGED and \
+                all(math.hypot(p[0] - centre[0], p[1] - centre[1]) > ANCHOR_NEAR * pitch for p in points):
+            out.append((r, c))
     return out

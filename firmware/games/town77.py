@@ -37,6 +37,9 @@ DEFAULT_PITCH_MM = 400.0 / 7.0
 MISFIT_LOOKS = 6
 """Looks in a row whose lattice misses the city before one is taken anyway (the city's
 last lattice may have been the wrong one; a question is better than a stall)."""
+FIRST_TILE_MM2 = 400.0
+"""A changed region this large (mm^2; the smallest tiles are about 25 mm across) on a
+table with no city yet is looked at again when the reader found no tile."""
 
 
 def _direct(value: Any) -> int | None:
@@ -154,6 +157,9 @@ class Town77Session(RecordsMoves):
         # read a quarter cell off would tilt it; from three on, city_lattice checks the fit
         return city_lattice(known) if len(known) >= HINT_TILES else None
 
+    def more_to_read(self) -> bool:
+        return bool(self._pending)
+
     def _placed_seen(self) -> dict[tuple[int, int], tuple[float, float]]:
         """Where the tiles on the state's city were last seen, by (row, col)."""
         placed = {c for c, x in self.game_state.city if x is not None}
@@ -174,6 +180,12 @@ class Town77Session(RecordsMoves):
         self._misfits = 0
         self._centres = {}
         verdict = self._interpret(observation, change)
+        if forced and not isinstance(verdict, Unclear):
+            # looks in a row put the city off where it was seen: those places were the
+            # misreading (a first few tiles read on a lattice a symbol's width fine), and
+            # every later look would be held up by them; this look's are kept instead
+            placed = {c for c, x in self.game_state.city if x is not None}
+            self._city_mm.update({c: p for c, p in self._centres.items() if c in placed})
         if forced and isinstance(verdict, Proposed):
             # a look taken on a lattice that still misses the city: its cell may be a
             # whole cell off, so the players confirm rather than the device applying it
@@ -210,6 +222,11 @@ class Town77Session(RecordsMoves):
             # last game, or the reader's phantoms): it is the background the pioneer will
             # be seen against
             return NoChange()
+        if change is not None and not expected and not entries and \
+                change.largest_mm2() >= FIRST_TILE_MM2:
+            # the pioneer laid and not read: agreeing on this table would make it the
+            # background, and the next tile would be taken for the pioneer
+            return Unclear("the table changed; looking again")
         if change is not None and (expected or len(entries) > 1):
             # number the tiles by where the city's tiles were seen rather than by the
             # reader's lattice, which a hand or a phantom can shift by a cell
@@ -223,7 +240,8 @@ class Town77Session(RecordsMoves):
             # trust the state where the table did not change (firmware.games.grid_change);
             # an empty table's lone tile is the pioneer whatever changed
             st = settle(by_rc, {(c.row, c.col) for c in expected}, grid, change,
-                        lambda rc: Cell(*rc) in self._pending, seen_mm)
+                        lambda rc: Cell(*rc) in self._pending, seen_mm,
+                        lattice if placed is None else None)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
             kept = {Cell(*rc) for rc in st.kept}
             unexplained = [Cell(*rc) for rc in st.unexplained]
@@ -294,8 +312,16 @@ class Town77Session(RecordsMoves):
             return Ask("A tile turned and one added", (), (), fp(turned + added))
         if len(added) > 1:
             # if the players apply one, the others lie on the table the loop then takes
-            # as agreed: they are read again whatever the change map says (`_apply`)
+            # as agreed: they are read again whatever the change map says (`_took`)
             self._together = set(added)
+            for cell in (c for c in added if c in self._pending and seen[c] is not None):
+                # one left from the last question, and a tile laid since: the older one
+                # first, as when it is alone; the new one is then read with the others
+                tile = seen[cell]
+                assert tile is not None
+                verdict = self._judge(cell, readings(entries[cell], labels) or [tile], fp(added))
+                if isinstance(verdict, Proposed):
+                    return verdict
             options = []
             texts: list[str] = []
             for c in added:
@@ -346,6 +372,7 @@ class Town77Session(RecordsMoves):
                 raise CouldNotRead(f"pioneer {tile.token} on a city that is not empty [{g.notation()}]")
             fresh = RefereeGame(g.players, tile)
             self.game_state = fresh
+            self._took(Cell(0, 0), move)
             return Applied(f"Pioneer {tile.token}")
         if kind == "place":
             tile = Tile.parse(str(move["tile"]))
@@ -353,10 +380,7 @@ class Town77Session(RecordsMoves):
             result = g.place(int(move.get("player", g.turn)), tile, cell)
             if not result.applied:
                 raise CouldNotRead(result.message or f"{tile.token} at {cell.name} refused")
-            if cell in self._together and move.get("source") == "confirmed":
-                self._pending = self._together - {cell}     # the players picked this one
-            self._together = set()
-            self._pending.discard(cell)
+            self._took(cell, move)
             return Applied(f"P{int(move.get('player', 0)) + 1}: {tile.token} {cell.name}")
         if kind == "turn_over":
             cell = Cell.parse(str(move["cell"]))
@@ -373,6 +397,15 @@ class Town77Session(RecordsMoves):
             self.finished = True
             return Applied("Game over", over=True)
         raise CouldNotRead(f"unknown town77 move {move!r}; the journal may be from a newer version")
+
+    def _took(self, cell: Cell, move: Move) -> None:
+        """After a tile is applied: the others of a "tiles at once" question the players
+        answered with this one are read on the next looks whatever changed."""
+        if cell in self._together and (move.get("source") == "confirmed" or cell in self._pending):
+            # the players picked this one, or it was left from their last answer
+            self._pending = (self._pending | self._together) - {cell}
+        self._together = set()
+        self._pending.discard(cell)
 
     def undo(self) -> Move | None:
         if not self.moves:

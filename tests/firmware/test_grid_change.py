@@ -12,6 +12,7 @@ from firmware.games.grid_change import settle
 from firmware.games.town77 import Town77Session
 from firmware.games.town77_challenge import Town77ChallengeSession
 from firmware.motion import ChangeMap
+from rules.town77.city import Cell
 
 PITCH = 57.0
 ORIGIN = 120.0     # centre of the pioneer cell in table mm
@@ -355,3 +356,92 @@ def test_the_other_tile_of_two_laid_at_once_is_read_after_the_players_apply_one(
     assert isinstance(v, Proposed) and v.move["cell"] == "B2", v
     s.apply(v.move)
     assert isinstance(s.interpret(frame, change=_change()), NoChange)
+
+
+def test_a_new_tile_is_looked_at_again_when_the_look_reads_the_table_on_a_foreign_lattice() -> None:
+    """Game 104 (dev): the look after C1 was laid read the table on a lattice a symbol's
+    width fine (15 mm) and found its 'tiles' far from the city, so the unexplained check
+    made on that lattice looked in the wrong places: the look was NoChange, the table
+    with C1 on it was agreed on, and C1 was lost for good. The cells beside the city are
+    checked on the city's own lattice too."""
+    s = _session(("b1", "B1"))
+    good = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"))
+    assert isinstance(s.interpret(good, change=_change()), NoChange)
+    fine = 15.0
+    junk = {"tiles": [{"row": r, "col": c, "shape": f"s{k}", "colour": "c1", "face_down": False,
+                       "centre_mm": [300.0 + fine * c, 330.0 + fine * r]}
+                      for k, (r, c) in enumerate([(0, 1), (1, 0), (1, 1)])],
+            "grid": {"pitch_mm": fine, "angle_deg": 8.0, "origin_mm": [300.0, 330.0]}}
+    v = s.interpret(junk, change=_change((0, 2)))
+    assert isinstance(v, Unclear) and v.text == "C1 changed; looking again", v
+
+
+def test_a_pioneer_the_reader_missed_is_looked_at_again_not_taken_for_table() -> None:
+    """Dev game 130: the pioneer was laid and the reader found no tile, so the look was
+    NoChange and the table with the pioneer on it was agreed on; A2, laid next, was the
+    only change and was taken for the pioneer, every later cell a row off (a move
+    invented). A change a tile large on a table with no city is looked at again."""
+    s = Town77Session({"players": 2})
+    empty: dict[str, Any] = {"tiles": [], "grid": None}
+    assert isinstance(s.interpret(empty, change=_change()), NoChange)
+    v = s.interpret(empty, change=_change((0, 0)))
+    assert isinstance(v, Unclear) and v.text == "the table changed; looking again", v
+
+
+def test_the_tile_laid_with_the_pioneer_is_read_after_the_players_pick_the_pioneer() -> None:
+    """The pioneer and A2 both new: the players answer the question with the pioneer,
+    and A2 is then read on the next look although nothing changed since."""
+    s = Town77Session({"players": 2})
+    frame = _obs((0, 0, "s1", "c1"), (1, 0, "s2", "c2"))
+    v = s.interpret(frame, change=_change((0, 0), (1, 0)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once", v
+    assert [m["cell"] for m in v.candidates] == ["A1"]
+    s.apply(v.candidates[0])
+    v = s.interpret(frame, change=_change())
+    assert isinstance(v, Proposed) and v.move["cell"] == "A2", v
+
+
+def test_a_tile_left_from_the_last_question_is_applied_before_one_laid_since() -> None:
+    """Dev game 130: the players answered '2 tiles at once' with one, and before the
+    next look the next player laid a tile: every look then asked 'N tiles at once' and
+    took one, never catching up. The one left from the answer is proposed first (as when
+    it is alone), and the tile laid since is read after it."""
+    s = _session(("b1", "B1"))
+    frame = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (1, 1, "s4", "c4"))
+    v = s.interpret(frame, change=_change((1, 0), (1, 1)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once", v
+    s.apply(next(m for m in v.candidates if m["cell"] == "A2"))
+    later = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (1, 1, "s4", "c4"),
+                 (2, 1, "s5", "c5"))
+    v = s.interpret(later, change=_change((2, 1)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "B2", v
+    s.apply(v.move)
+    assert s.more_to_read()
+    v = s.interpret(later, change=_change())
+    assert isinstance(v, Proposed) and v.move["cell"] == "B3", v
+    s.apply(v.move)
+    assert not s.more_to_read()
+
+
+def test_places_the_city_was_misseen_at_give_way_to_the_look_taken_after_many_misfits() -> None:
+    """Dev game 124: the first tiles' places were stored from a look on a lattice a
+    symbol's width fine, and every right look after was 'off the city'; the look taken
+    after MISFIT_LOOKS of them was a question, and its places were not kept, so the
+    next looks were off again and four moves were lost. The places of the look taken are
+    kept."""
+    from firmware.games.town77 import MISFIT_LOOKS
+
+    s = _session(("b1", "B1"), ("c2", "A2"))
+    s._city_mm = {cell: (x + PITCH / 2, y) for cell, (x, y) in
+                  {Cell(0, 0): tuple(_centre(0, 0)), Cell(0, 1): tuple(_centre(0, 1)),
+                   Cell(1, 0): tuple(_centre(1, 0))}.items()}
+    two = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (1, 1, "s4", "c4"),
+               (2, 0, "s5", "c5"))
+    for _ in range(MISFIT_LOOKS):
+        v = s.interpret(two, change=_change((1, 1), (2, 0)))
+        assert isinstance(v, Unclear) and v.text.startswith("grid off the city"), v
+    v = s.interpret(two, change=_change((1, 1), (2, 0)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once", v
+    s.apply(next(m for m in v.candidates if m["cell"] == "B2"))
+    v = s.interpret(two, change=_change())
+    assert isinstance(v, Proposed) and v.move["cell"] == "A3", v
