@@ -39,8 +39,9 @@ from firmware.display.base import Display
 from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
-from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, foreign_change, large_parts,
-                             normalise, normalised_difference, reaching_in, touches)
+from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, change_mask, foreign_change,
+                             large_parts,
+                             normalise, normalised_difference, reaching_in, table_behind, touches)
 from firmware.screens import base as scr
 from rules.errors import IllegalMove, RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
@@ -108,6 +109,7 @@ class LoopConfig:
     guard_margin_mm: float = 15.0      # foreign change this close to the move blocks it
     arm_bridge_mm: float = 12.0        # gaps bridged when tracing a change to the table's edge
     guard_blob_cells: float = 1.0      # a still thing this many move cells large by the move: ask
+    behind_grow_mm: float = 6.0        # rim kept from the old table around a still thing a move leaves
     moved_mm: float = 4.0              # marker shift that means "camera or table moved"
     hidden_marker_mm: float = 1.5      # seen markers this close to the last fit: others are hidden
     replay: bool = False               # recorded camera: ask buttons only when needed
@@ -145,7 +147,7 @@ def _recall(cache: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]]
 
 # what judge() changes: an early look made void by motion puts it back
 _GUARD_MEMORY = ("fit", "_full_markers", "grid_hint", "previous_view", "current_view", "previous_image",
-                 "reference", "earlier", "blocked_looks")
+                 "reference", "earlier", "blocked_looks", "behind")
 
 
 class Stop(Exception):
@@ -179,7 +181,12 @@ class Referee:
         self.profile: TableProfile | None = None
         self.fit: TableFit | None = None
         self.reference: NDArray[np.uint8] | None = None   # guard view of the last accepted table
-        self.earlier: NDArray[np.uint8] | None = None      # the one before a quiet look replaced it
+        # an accepted table without what rests on the last one: the table before a quiet
+        # look took in a cup, or the last move's table without an arm resting away from it
+        self.earlier: NDArray[np.uint8] | None = None
+        # the table the move the guard just let through leaves: its view with an arm
+        # resting away from the move kept out (motion.table_behind)
+        self.behind: NDArray[np.uint8] | None = None
         self._full_markers: set[int] = set()      # the markers of the last fit that saw them all
         # the last few ((a, b), difference(a, b)): one look compares its view with the last
         # look's, the last accepted table's and the one before it
@@ -691,9 +698,12 @@ class Referee:
         if (self.session is None or not self.session.uses_change or self.reference is None
                 or self.reference.shape != view.shape):
             return None
-        return ChangeMap.between(self.reference, view, self.guard_area()[0],
-                                 self.cfg.motion.guard_px_per_mm, self.cfg.motion.change_threshold,
-                                 self._difference(self.reference, view))
+        # the last accepted table, or the one without what rested on it then (an arm by
+        # the last move, a cup put down since): whichever this view differs from least
+        maps = [ChangeMap.between(t, view, self.guard_area()[0], self.cfg.motion.guard_px_per_mm,
+                                  self.cfg.motion.change_threshold, self._difference(t, view))
+                for t in (self.reference, self.earlier) if t is not None and t.shape == view.shape]
+        return min(maps, key=lambda m: int(np.count_nonzero(m.mask)))
 
     def _difference(self, a: NDArray[np.uint8], b: NDArray[np.uint8]) -> NDArray[np.uint8]:
         """difference(a, b), once per pair of views: the change map, the guard's stillness
@@ -725,6 +735,7 @@ class Referee:
         """
         footprint = getattr(verdict, "footprint", ())
         limit = self.cfg.motion.guard_fraction
+        self.behind = None
         stable = self.previous_view is not None and \
             self._foreign(self.previous_view, view, ()) <= limit
         if isinstance(verdict, Unclear):
@@ -766,7 +777,14 @@ class Referee:
                                margin):
                     self.blocked_looks = 0
                     # small still changes near the move (a tile's rim laid off its cell,
-                    # its shadow) or still things away from it: the move stands
+                    # its shadow) or still things away from it: the move stands. An arm
+                    # resting away from it will go, so the table the move leaves is the
+                    # old one under the arm (a cup stays, and is table from now on)
+                    if np.any(arms):
+                        extent = change_mask(reference, view, self.cfg.motion.change_threshold,
+                                             self._difference(reference, view))
+                        self.behind = table_behind(reference, view, arms, extent, footprint,
+                                                   origin, ppm, round(self.cfg.behind_grow_mm * ppm))
                     return verdict
                 still_thing = True
             if foreign is None:
@@ -826,8 +844,11 @@ class Referee:
             return False
         self.journal.append("move", m)
         self.misread = None
-        self.reference, self.earlier = self.current_view, None
+        # the table now, and without an arm resting away from the move (it may go)
+        self.reference, self.earlier, self.behind = self.current_view, self.behind, None
         self.note(f"applied {applied.text}")
+        if self.session.more_to_read():
+            self.last_look_preview = None   # the others of tiles laid together: look again now
         shown = _optional_screen(self.session, "applied_screen", m)
         if shown is not None:
             self.show(shown)

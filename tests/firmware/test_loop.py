@@ -344,3 +344,61 @@ def test_a_still_thing_a_cell_large_by_the_new_tile_is_asked_without_an_arm() ->
     assert isinstance(v, Ask) and v.candidates == (move.move,), v
     ref, move, now = _guard_views((cx - 20, cy + 26, cx + 20, cy + 32))       # 40 x 6 mm
     assert isinstance(ref._guard(move, now), Proposed)
+
+
+def _apply_b1(ref: Any, now: Any, tmp_path: Path) -> None:
+    from firmware.games.town77 import Town77Session
+    from firmware.journal import Journal
+    ref.journal = Journal(tmp_path)
+    ref.session = Town77Session({"players": 2})
+    ref.session.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
+    ref.current_view = now
+    assert ref._apply({"type": "place", "player": 0, "tile": "b1", "cell": "B1"}, None)
+
+
+def test_a_move_applied_beside_a_resting_arm_keeps_the_table_under_the_arm(tmp_path: Path) -> None:
+    """Dev game 104: C1 was applied while an arm rested on the table away from it, and the
+    arm became the table the next move was compared with; when it went, the table it
+    uncovered read as a change the size of an arm, and a tile laid beside the next one
+    was taken for part of it and lost. The move's table is also kept without the arm
+    (the old table under it, the move's cell as it is now), and the next look's change
+    map is taken against whichever of the two the view differs from least; a cup (no
+    arm) simply becomes table."""
+    from firmware.games.base import Proposed
+    cx, cy = minitable.cell_centre(0, 1)
+    for blob, arm in (((cx + 100, cy + 100, cx + 160, 460.0), True),      # to the table's edge
+                      ((cx + 100, cy + 100, cx + 160, cy + 160), False)):  # a cup
+        ref, move, now = _guard_views(blob)
+        base = ref.reference
+        assert isinstance(ref._guard(move, now), Proposed)
+        _apply_b1(ref, now, tmp_path / str(arm))
+        k = ref.cfg.motion.guard_px_per_mm
+        (ox, oy), _ = ref.guard_area()
+        hx, hy = int(((blob[0] + blob[2]) / 2 - ox) * k), int((blob[1] + 10 - oy) * k)
+        tx, ty = int((cx - ox) * k), int((cy - oy) * k)
+        assert ref.reference is now and ref.behind is None
+        if not arm:
+            assert ref.earlier is None
+            continue
+        assert (ref.earlier[hy, hx] == base[hy, hx]).all(), "the table under the arm"
+        assert (ref.earlier[ty, tx] == now[ty, tx]).all(), "the applied tile"
+        gone = now.copy()
+        gone[hy - 20:, hx - 20:hx + 20] = base[hy - 20:, hx - 20:hx + 20]
+        for view in (gone, now):     # the arm went, or stayed: no change either way
+            change = ref._change(view)
+            assert change is not None and change.fraction((blob[0], blob[1], blob[2], blob[1] + 40)) == 0.0
+
+
+def test_the_loop_looks_again_at_once_while_tiles_laid_together_wait(tmp_path: Path) -> None:
+    """Once the players apply one of two tiles laid together, the loop looks again without
+    waiting for the table to change (the other is on the table already)."""
+    from test_grid_change import _change, _obs
+    from firmware.games.base import Ask
+    ref, move, now = _guard_views(None)
+    _apply_b1(ref, now, tmp_path)
+    ref.last_look_preview = np.zeros((4, 4), np.uint8)
+    frame = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (1, 1, "s4", "c4"))
+    v = ref.session.interpret(frame, change=_change((1, 0), (1, 1)))
+    assert isinstance(v, Ask)
+    assert ref._apply(next(m for m in v.candidates if m["cell"] == "A2"), None)
+    assert ref.last_look_preview is None
