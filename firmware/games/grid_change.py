@@ -40,6 +40,10 @@ SPILL = 2.0
 """A new tile away from the city is something else when the changed region under its
 middle is larger than this many cells (beyond the new tiles beside the city in it): a tile laid changes its own
 cell (and its shadow's rim), a cup, a bag or an arm far more."""
+SPILL_FIRST = 3.0
+"""The same for the first tile, which has no city to stand beside: the lattice of a lone
+tile is the reader's least sure (a symbol's width, or a cell of the print), and a pitch
+read small makes the tile's own change look large; a cup is still several cells."""
 
 
 @dataclass
@@ -296,7 +300,7 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
             return False
         mine = regions(rc)
         area = change.area_mm2(mine)
-        if area <= SPILL * pitch * pitch:
+        if area <= (SPILL if expected else SPILL_FIRST) * pitch * pitch:
             return False
         # a new tile beside the city may share the region (two laid side by side)
         tiles = [o for o, m in moved.items() if m and o != rc and beside_city(o) and regions(o) & mine]

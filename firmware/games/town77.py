@@ -146,6 +146,8 @@ class Town77Session(RecordsMoves):
         self._centres: dict[Cell, tuple[float, float]] = {}   # face-up tiles of the look, seen
         self._together: set[Cell] = set()   # new tiles of the last "tiles at once" question
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
+        # the last look's proposed cell and the places it saw the city at, kept if applied
+        self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
 
     # -- reading the table ---------------------------------------------------------------
     def lattice_hint(self) -> dict[str, Any] | None:
@@ -179,6 +181,7 @@ class Town77Session(RecordsMoves):
                 forced = True
         self._misfits = 0
         self._centres = {}
+        self._proposed = None
         verdict = self._interpret(observation, change)
         if forced and not isinstance(verdict, Unclear):
             # looks in a row put the city off where it was seen: those places were the
@@ -200,10 +203,17 @@ class Town77Session(RecordsMoves):
             cells = [c for c, x in self.game_state.city if x is not None]
             if isinstance(verdict, Proposed) and "cell" in verdict.move:
                 cells.append(Cell.parse(str(verdict.move["cell"])))
-            self._city_mm = {Cell(*rc): p for rc, p in merge_seen(
+            merged = {Cell(*rc): p for rc, p in merge_seen(
                 {(c.row, c.col): p for c, p in self._city_mm.items()},
                 {(c.row, c.col): p for c, p in self._centres.items()},
                 [(c.row, c.col) for c in cells], _pitch(self._centres)).items()}
+            if isinstance(verdict, NoChange):
+                self._city_mm = merged
+            else:
+                # kept once the move is applied: the guard may turn it into a question
+                # (a hand's thing read as a tile by the city), and the players refuse it
+                self._proposed = (Cell.parse(str(verdict.move["cell"])), merged) \
+                    if "cell" in verdict.move else None
         return verdict
 
     def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
@@ -399,8 +409,12 @@ class Town77Session(RecordsMoves):
         raise CouldNotRead(f"unknown town77 move {move!r}; the journal may be from a newer version")
 
     def _took(self, cell: Cell, move: Move) -> None:
-        """After a tile is applied: the others of a "tiles at once" question the players
-        answered with this one are read on the next looks whatever changed."""
+        """After a tile is applied: the places of the look that proposed it are the
+        city's; the others of a "tiles at once" question the players answered with this
+        one are read on the next looks whatever changed."""
+        if self._proposed is not None and self._proposed[0] == cell:
+            self._city_mm = self._proposed[1]
+        self._proposed = None
         if cell in self._together and (move.get("source") == "confirmed" or cell in self._pending):
             # the players picked this one, or it was left from their last answer
             self._pending = (self._pending | self._together) - {cell}

@@ -445,3 +445,46 @@ def test_places_the_city_was_misseen_at_give_way_to_the_look_taken_after_many_mi
     s.apply(next(m for m in v.candidates if m["cell"] == "B2"))
     v = s.interpret(two, change=_change())
     assert isinstance(v, Proposed) and v.move["cell"] == "A3", v
+
+
+def test_a_proposed_tile_the_players_refuse_leaves_no_place_behind() -> None:
+    """Dev game 113: a hand's knuckle was read as a tile at B1 far from the pioneer and
+    proposed; the guard made it a question and the players refused it, but its place was
+    kept as where B1 was seen. Once the real B1 was applied (answering '2 tiles at
+    once'), the city's lattice ran through that place. A proposed tile's places count
+    only once it is applied."""
+    s = Town77Session({"players": 2})
+    s.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
+    assert isinstance(s.interpret(_obs((0, 0, "s1", "c1")), change=_change()), NoChange)
+    knuckle = _obs((0, 0, "s1", "c1"))
+    far = [ORIGIN + 2.4 * PITCH, ORIGIN + 0.7 * PITCH]
+    knuckle["tiles"].append({"row": 0, "col": 1, "shape": "s2", "colour": "c2", "face_down": False,
+                             "centre_mm": far})
+    v = s.interpret(knuckle, change=_change((1, 2)))     # the knuckle's place changed
+    assert isinstance(v, Proposed) and v.move["cell"] == "B1", v          # refused: not applied
+    both = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
+    v = s.interpret(both, change=_change((0, 1), (1, 0)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once", v
+    s.apply(next(m for m in v.candidates if m["cell"] == "B1"))
+    assert s._placed_seen().get((0, 1)) != tuple(far)
+    v = s.interpret(both, change=_change())
+    assert isinstance(v, Proposed) and v.move["cell"] == "A2", v
+    s.apply(v.move)
+    assert s._placed_seen() == {(0, 0): tuple(_centre(0, 0)), (0, 1): tuple(_centre(0, 1)),
+                                (1, 0): tuple(_centre(1, 0))}
+
+
+def test_a_pioneer_whose_change_looks_large_on_a_lattice_read_small_is_still_the_pioneer() -> None:
+    """Dev game 136: the lone pioneer (45 mm) was read on a 30 mm lattice, its change
+    (tile and shadow) came to 2.4 of those cells, and as no city stood beside it the
+    'something else' rule dropped it in every look: the whole game was lost. The first
+    tile may change up to SPILL_FIRST (3) cells; a cup read as a tile is still foreign."""
+    s = Town77Session({"players": 2})
+    empty: dict[str, Any] = {"tiles": [], "grid": None}
+    assert isinstance(s.interpret(empty, change=_change()), NoChange)
+    x, y = _centre(0, 0)
+    for cells, want in ((2.4, Proposed), (5.0, Unclear)):
+        radius = float(np.sqrt(cells / np.pi)) * PITCH
+        frame = _obs((0, 0, "s1", "c1"), (3, 3, "s2", "c2"))
+        v = s.interpret(frame, change=_blob_change([], (x, y, radius)))
+        assert isinstance(v, want), (cells, v)
