@@ -1,0 +1,54 @@
+"""The railway reader's speed rewrites (session 12) give the very answers of the code they
+replace: each test runs the older form, kept here as the reference, on seeded data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.railways.chains import LazyMap, _fan, sample
+from vision.railways.frame import TopView
+
+Arr = np.ndarray[Any, Any]
+
+
+def _fan_reference(wire: LazyMap, view: TopView, e: Arr, d0: Arr, degs: Arr, steps: Arr,
+                   half_mm: float) -> tuple[Arr, Arr]:
+    """chains._fan as it was: the interleaved grid, sampled SAMPLE_ROWS rows per window."""
+    a = np.radians(degs)
+    d = np.stack([d0[0] * np.cos(a) - d0[1] * np.sin(a), d0[0] * np.sin(a) + d0[1] * np.cos(a)], axis=1)
+    rays = e[None, None, :] + d[:, None, :] * steps[None, :, :]
+    nrm = np.stack([-d[:, 1], d[:, 0]], axis=1)
+    offs = np.arange(-half_mm, half_mm + 1e-9, 0.5)
+    grid = rays[:, :, None, :] + offs[None, None, :, None] * nrm[:, None, None, :]
+    px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
+    r, n, k = px.shape[:3]
+    mx = px[..., 0].reshape(r * n, k).astype(np.float32)
+    my = px[..., 1].reshape(r * n, k).astype(np.float32)
+    top = sample(wire, mx, my).max(axis=1).reshape(r, n)
+    return rays, np.asarray(cv2.blur(np.ascontiguousarray(top), (5, 1)), dtype=np.float32)
+
+
+def test_fan_from_one_window_is_the_fan_sampled_window_by_window() -> None:
+    """_fan (one window of the map per fan, per-coordinate grid) gives the rays and the
+    profiles of the older form bit for bit: fans inside, across the edge of and wholly off
+    the map, short (one sample window) and long."""
+    rng = np.random.default_rng(12)
+    wire = rng.integers(0, 256, (300, 350), dtype=np.uint8)
+    view = TopView(np.zeros((0, 0, 3), np.uint8), np.zeros((0, 0, 3), np.uint8), (-13.25, 7.5), 2.0)
+    off_map = 0
+    for _ in range(120):
+        e = rng.uniform(-60.0, 220.0, 2)
+        d0 = rng.normal(size=2)
+        d0 /= np.linalg.norm(d0)
+        degs = np.arange(-35.0, 35.0 + 1e-9, 5.0)
+        steps = (np.arange(0, int(rng.integers(2, 110))) * 0.5)[:, None]
+        half = float(rng.choice([2.5, 4.5]))
+        rays, prof = _fan(LazyMap.over255(wire), view, e, d0, degs, steps, half)
+        rays0, prof0 = _fan_reference(LazyMap.over255(wire), view, e, d0, degs, steps, half)
+        off_map += int(not prof.any())
+        assert np.array_equal(rays, rays0)
+        assert np.array_equal(prof, prof0)
+    assert off_map > 0                  # some fans lay wholly off the map
