@@ -52,3 +52,29 @@ def test_fan_from_one_window_is_the_fan_sampled_window_by_window() -> None:
         assert np.array_equal(rays, rays0)
         assert np.array_equal(prof, prof0)
     assert off_map > 0                  # some fans lay wholly off the map
+
+
+def _logits_unfolded(ev: Arr, det: Any) -> Arr:
+    """clip_counter.bend_logits as it was: every window unfolded against the whole w1."""
+    from vision.railways.clip_counter import _all_windows
+    h = np.maximum(_all_windows(ev) @ det.w1 + det.b1, 0.0)
+    return np.asarray(h @ det.w2 + np.float32(det.b2), dtype=np.float32)
+
+
+def test_folded_bend_logits_are_the_unfolded_ones() -> None:
+    """bend_logits with each window folded across the strip (the shipped detectors' first
+    layer is mirror-symmetric) gives the unfolded product's log-odds up to float rounding,
+    for both detectors; a detector whose weights are not symmetric takes the unfolded
+    form, to the bit."""
+    from vision.railways.clip_counter import BendDetector, bend_logits, load_detector, load_river_detector
+    rng = np.random.default_rng(5)
+    for det in (load_detector(), load_river_detector()):
+        for n in (3, 7, 40, 600):
+            ev = rng.random((n, 31)).astype(np.float32)
+            got, want = bend_logits(ev, det), _logits_unfolded(ev, det)
+            assert got.shape == want.shape == (n,)
+            assert np.allclose(got, want, rtol=0.0, atol=1e-4)
+    det = load_detector()
+    lop = BendDetector(det.w1 + rng.normal(0, 0.01, det.w1.shape).astype(np.float32), det.b1, det.w2, det.b2)
+    ev = rng.random((80, 31)).astype(np.float32)
+    assert np.array_equal(bend_logits(ev, lop), _logits_unfolded(ev, lop))
