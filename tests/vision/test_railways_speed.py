@@ -78,3 +78,30 @@ def test_folded_bend_logits_are_the_unfolded_ones() -> None:
     lop = BendDetector(det.w1 + rng.normal(0, 0.01, det.w1.shape).astype(np.float32), det.b1, det.w2, det.b2)
     ev = rng.random((80, 31)).astype(np.float32)
     assert np.array_equal(bend_logits(ev, lop), _logits_unfolded(ev, lop))
+
+
+def _ink_reference(image: Arr, bg: Arr, px_per_mm: float, band_rows: int = 128) -> Arr:
+    """trace.ink as it was: float32 Lab of both, their difference's norm by einsum."""
+    f = int(round(px_per_mm))
+    h, w = image.shape[:2]
+    out = np.zeros((h // f, w // f), np.float32)
+    step = band_rows - band_rows % f
+    for y0 in range(0, h - h % f, step):
+        y1 = min(h - h % f, y0 + step)
+        a = cv2.cvtColor(image[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab).astype(np.float32)
+        b = cv2.cvtColor(bg[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab).astype(np.float32)
+        a -= b
+        d = np.sqrt(np.einsum("ijk,ijk->ij", a, a))
+        out[y0 // f:y1 // f] = cv2.resize(d, ((w - w % f) // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
+    return out
+
+
+def test_ink_from_byte_differences_is_the_float_one() -> None:
+    """trace.ink (squared absdiff of the 8-bit Lab, summed by cv2.transform) equals the
+    float einsum form bit for bit, on odd sizes and at 1, 2 and 3 px/mm."""
+    from vision.railways.trace import ink
+    rng = np.random.default_rng(7)
+    for (h, w), ppm in (((301, 257), 2.0), ((130, 90), 1.0), ((200, 155), 3.0)):
+        image = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        bg = cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3), dtype=np.uint8), (9, 9), 0)
+        assert np.array_equal(ink(image, bg, ppm, band_rows=64), _ink_reference(image, bg, ppm, band_rows=64))

@@ -27,6 +27,9 @@ F32 = NDArray[Any]
 F64 = NDArray[Any]
 
 
+_ONES3 = np.ones((1, 3), np.float32)
+
+
 def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS) -> F32:
     """How far each millimetre differs from the table under it (mean Lab distance, at
     1 px/mm). The distance is taken at full resolution before averaging: a white clip's
@@ -37,10 +40,12 @@ def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS) -> F32:
     step = band_rows - band_rows % f
     for y0 in range(0, h - h % f, step):
         y1 = min(h - h % f, y0 + step)
-        a = cv2.cvtColor(image[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab).astype(np.float32)
-        b = cv2.cvtColor(bg[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab).astype(np.float32)
-        a -= b
-        d = np.sqrt(np.einsum("ijk,ijk->ij", a, a))
+        # |Lab difference|^2 of 8-bit Lab is a whole number below 2^24: exact in float32
+        # in any order (squares of the bytes' absdiff summed by cv2.transform)
+        a = cv2.absdiff(cv2.cvtColor(image[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab),
+                        cv2.cvtColor(bg[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab)).astype(np.float32)
+        a *= a
+        d = np.sqrt(cv2.transform(a, _ONES3).reshape(a.shape[:2]))
         out[y0 // f:y1 // f] = cv2.resize(d, ((w - w % f) // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
     return out
 
