@@ -105,3 +105,75 @@ def test_ink_from_byte_differences_is_the_float_one() -> None:
         image = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
         bg = cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3), dtype=np.uint8), (9, 9), 0)
         assert np.array_equal(ink(image, bg, ppm, band_rows=64), _ink_reference(image, bg, ppm, band_rows=64))
+
+
+def test_textured_background_takes_the_channels_maximum_as_numpy_did() -> None:
+    """frame._textured (the closing-opening disagreement's channel maximum by cv2.max)
+    gives the bytes of the form that took numpy's max over the channel axis, on a
+    seeded image with textured and plain parts."""
+    from vision.railways import frame
+    rng = np.random.default_rng(9)
+    image = np.full((160, 200, 3), 200, np.uint8)
+    image[:, :110] = rng.integers(0, 256, (160, 110, 3), dtype=np.uint8)        # a grainy half
+    cv2.line(image, (120, 10), (190, 150), (40, 60, 200), 2)
+    k = 7
+    kern = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    oc = cv2.morphologyEx(cv2.morphologyEx(image, cv2.MORPH_CLOSE, kern), cv2.MORPH_OPEN, kern)
+    co = cv2.morphologyEx(cv2.morphologyEx(image, cv2.MORPH_OPEN, kern), cv2.MORPH_CLOSE, kern)
+    mean = ((oc.astype(np.uint16) + co) // 2).astype(np.uint8)
+    got = frame._textured(image, k, oc, co, mean)
+    # the older form: numpy's max over the channels, then the same blend
+    apart = cv2.absdiff(oc, co).max(axis=2)
+    lo, hi = frame.TEXTURE_APART
+    med = cv2.medianBlur(image, int(k * frame.TEXTURE_MEDIAN_SCALE) | 1)
+    wt = np.clip((apart.astype(np.float32) - lo) / (hi - lo), 0.0, 1.0)
+    want = cv2.blendLinear(mean, med, 1.0 - wt, wt)
+    assert (apart > lo).any() and (apart <= lo).any()
+    assert np.array_equal(got, want)
+
+
+def test_printed_layout_corners_at_once_are_the_corner_by_corner_ones() -> None:
+    """stations._printed_layout (the four corners of each printed part made in one array
+    expression) gives the mask of the corner-by-corner form, on seeded turned cards of
+    both kinds."""
+    from vision.railways import stations as stn
+    from vision.railways.config import RailwaysConfig
+    cfg = RailwaysConfig()
+    rng = np.random.default_rng(4)
+
+    def reference(s: Any, white: Arr, roi_xy: tuple[int, int], origin: tuple[float, float], scale: float) -> Arr:
+        c, e1, e2, side = stn._card_frame(s)
+        grow = cfg.print_grow_mm
+        best: tuple[float, Arr] | None = None
+        for axis, along in ((e1, e2), (e2, e1)):
+            for sgn in (-1.0, 1.0):
+                parts = [(c - axis * sgn * 0.36 * side, 0.8 * side, 0.14 * side)]
+                parts += [(c + axis * sgn * 0.36 * side + along * k * side, 0.14 * side, 0.12 * side)
+                          for k in (-0.3, -0.1, 0.1, 0.3)]
+                if s.type == "start":
+                    parts.append((c + axis * sgn * 0.2 * side, 0.9 * side, 0.08 * side))
+                m = np.zeros(white.shape[:2], np.uint8)
+                for centre, la, lb in parts:
+                    corners = np.array([centre + along * da * (la / 2 + grow) + axis * db * (lb / 2 + grow)
+                                        for da, db in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+                    px = ((corners - np.asarray(origin)) * scale - np.asarray(roi_xy)).astype(np.int32)
+                    cv2.fillPoly(m, [px.reshape(-1, 1, 2)], (1,))
+                if not m.any():
+                    continue
+                score = float(white[m > 0].mean())
+                if best is None or score > best[0]:
+                    best = (score, m)
+        return best[1] if best is not None else np.zeros(white.shape[:2], np.uint8)
+
+    for i in range(12):
+        centre = rng.uniform(80.0, 120.0, 2)
+        a = rng.uniform(0, np.pi)
+        side = rng.uniform(55.0, 70.0)
+        u = np.array([np.cos(a), np.sin(a)]) * side / 2
+        v = np.array([-np.sin(a), np.cos(a)]) * side / 2
+        poly = np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v])
+        s = stn.Station(f"s{i}", "start" if i % 2 else "city", (float(centre[0]), float(centre[1])), poly, side)
+        white = (rng.random((120, 130)) < 0.3).astype(np.uint8)
+        roi, origin = (30, 25), (-3.5, 2.0)
+        assert np.array_equal(stn._printed_layout(s, white, roi, origin, 1.0, cfg),
+                              reference(s, white, roi, origin, 1.0))
