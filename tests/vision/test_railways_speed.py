@@ -177,3 +177,32 @@ def test_printed_layout_corners_at_once_are_the_corner_by_corner_ones() -> None:
         roi, origin = (30, 25), (-3.5, 2.0)
         assert np.array_equal(stn._printed_layout(s, white, roi, origin, 1.0, cfg),
                               reference(s, white, roi, origin, 1.0))
+
+
+def test_byte_valued_rows_take_the_histogram_and_give_nanpercentile() -> None:
+    """rows_nanpercentile on maps of whole numbers 0..255 with NaNs (the evidence band's
+    densities) is answered from histograms (_byte_rows_percentile takes it) and equals
+    np.nanpercentile bit for bit and in dtype, for the median, 0 and 100; a percentile
+    that falls between values, or values that are not whole, are left to the general form."""
+    import warnings
+    from vision.railways.trace import _byte_rows_percentile, rows_nanpercentile
+    rng = np.random.default_rng(21)
+    for _ in range(150):
+        r, c = int(rng.integers(1, 40)), int(rng.integers(1, 200))
+        v = rng.integers(0, 256, (r, c)).astype(rng.choice([np.float32, np.float64]))
+        v[rng.random((r, c)) < rng.random()] = np.nan
+        if rng.random() < 0.3:
+            v[0] = np.nan
+        q = float(rng.choice([50.0, 0.0, 100.0]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = np.nanpercentile(v, q, axis=1)
+        cnt = np.count_nonzero(~np.isnan(v), axis=1)
+        took = _byte_rows_percentile(v, cnt, q, np.full(r, np.nan))
+        assert took == bool(cnt.any())
+        got = rows_nanpercentile(v, q)
+        assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+    v = rng.integers(0, 256, (6, 40)).astype(np.float32)
+    cnt = np.full(6, 40)
+    assert not _byte_rows_percentile(v, cnt, 12.5, np.zeros(6))          # 39 * 0.125 is no half
+    assert not _byte_rows_percentile(v + np.float32(0.25), cnt, 50.0, np.zeros(6))
