@@ -206,3 +206,101 @@ def test_byte_valued_rows_take_the_histogram_and_give_nanpercentile() -> None:
     cnt = np.full(6, 40)
     assert not _byte_rows_percentile(v, cnt, 12.5, np.zeros(6))          # 39 * 0.125 is no half
     assert not _byte_rows_percentile(v + np.float32(0.25), cnt, 50.0, np.zeros(6))
+
+
+def _mix_band_reference(image: Arr, bg: Arr, refs: dict[str, Arr], min_contrast: float,
+                        residual: float, out: dict[str, Arr]) -> None:
+    """frame._mix_band as it was: every colour worked on every differing pixel."""
+    ip, bp = cv2.split(image), cv2.split(bg)
+    diff = cv2.max(cv2.max(cv2.absdiff(ip[0], bp[0]), cv2.absdiff(ip[1], bp[1])), cv2.absdiff(ip[2], bp[2]))
+    cand = np.flatnonzero(diff.ravel() > 12)          # only pixels that differ from the background
+    if len(cand) == 0:
+        return
+    b = [p.ravel()[cand].astype(np.float32) for p in bp]
+    d = [p.ravel()[cand].astype(np.float32) for p in ip]
+    for c in range(3):
+        d[c] -= b[c]
+    n = len(cand)
+    t = np.empty(n, np.float32)
+    u = np.empty(n, np.float32)
+
+    def dot3(x: list[Arr], y: list[Arr], res: Arr) -> Arr:
+        np.multiply(x[0], y[0], out=res)
+        for c in (1, 2):
+            np.multiply(x[c], y[c], out=t)
+            res += t
+        return res
+    dd = dot3(d, d, np.empty(n, np.float32))
+    d_len = np.maximum(np.sqrt(dd), 1.0)
+    best = np.zeros(n, np.float32)
+    scores: dict[str, Arr] = {}
+    lim2 = np.float32(min_contrast * min_contrast)
+    v = [np.empty(n, np.float32) for _ in range(3)]
+    vv, dot, a = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
+    ok, m = np.empty(n, bool), np.empty(n, bool)
+    for name, ref in refs.items():
+        for c in range(3):
+            np.subtract(ref[c], b[c], out=v[c])
+        dot3(v, v, vv)
+        dot3(d, v, dot)
+        np.greater(vv, lim2, out=ok)
+        np.copyto(a, vv)
+        np.copyto(a, np.float32(1.0), where=~ok)
+        np.divide(dot, a, out=a)
+        np.clip(a, 0.0, 1.0, out=a)
+        # the distance from the mix line stopped at the colour itself: a pixel beyond it
+        # (darker than a grey, brighter than a cream) is not that colour at full strength
+        # (res2 = max(dd - 2 a dot + a a vv, 0); rel = sqrt(res2) / d_len)
+        np.multiply(a, 2.0, out=t)
+        t *= dot
+        np.subtract(dd, t, out=t)
+        np.multiply(a, a, out=u)
+        u *= vv
+        t += u
+        np.maximum(t, 0.0, out=t)
+        np.sqrt(t, out=t)
+        t /= d_len
+        np.less(t, residual, out=m)
+        m &= ok
+        np.divide(t, residual, out=u)
+        np.subtract(1.0, u, out=u)
+        u *= a
+        sc = np.where(m, u, np.float32(0.0))           # a (1 - rel / residual) where it fits
+        scores[name] = sc
+        np.maximum(best, sc, out=best)
+    best -= 1e-6
+    keep = np.empty(n, bool)
+    for name, sc in scores.items():
+        np.greater_equal(sc, best, out=keep)
+        np.multiply(sc, 0.3, out=u)
+        np.copyto(u, sc, where=keep)
+        u *= 255.0
+        np.clip(u, 0, 255, out=u)
+        out[name].reshape(-1)[cand] = u.astype(np.uint8)
+
+
+def test_mix_band_on_the_pixels_that_may_fit_is_every_pixel_worked() -> None:
+    """frame._mix_band (each colour fitted only where the difference points within the
+    angle a fit needs) writes the evidence bytes of the form that fits every differing
+    pixel to every colour: on a seeded band with wires of every clip colour over a
+    grainy background, with the default residual and with wider and narrower ones."""
+    from vision.railways.config import CLIP_COLOURS
+    from vision.railways.frame import _mix_band
+    rng = np.random.default_rng(17)
+    h, w = 48, 400
+    bg = cv2.GaussianBlur(rng.integers(40, 230, (h, w, 3), dtype=np.uint8), (15, 15), 0)
+    image = bg.copy()
+    for i, bgr in enumerate(CLIP_COLOURS.values()):
+        x = 20 + 50 * i
+        cv2.line(image, (x, 0), (x + 30, h - 1), tuple(int(c) for c in bgr), 2)
+    noise = rng.integers(-40, 41, (h, w, 3))
+    image = np.clip(image.astype(np.int32) + noise * (rng.random((h, w, 1)) < 0.3), 0, 255).astype(np.uint8)
+    refs = {k: np.asarray(v, np.float32) for k, v in CLIP_COLOURS.items()}
+    for residual in (0.45, 0.2, 0.9):
+        got = {k: np.zeros((h, w), np.uint8) for k in refs}
+        want = {k: np.zeros((h, w), np.uint8) for k in refs}
+        _mix_band(image, bg, refs, 22.0, residual, got)
+        _mix_band_reference(image, bg, refs, 22.0, residual, want)
+        assert sum(int(np.count_nonzero(v)) for v in want.values()) > 500
+        for k in refs:
+            assert np.array_equal(got[k], want[k]), (residual, k)
