@@ -75,6 +75,9 @@ def ink_cut(ink_mm: F32, masked: U8, cfg: RailwaysConfig) -> F32:
     return np.maximum(np.float32(cfg.ink_threshold), np.float32(cfg.ink_floor_factor) * floor)
 
 
+GROUP_ROWS = 32         # rows copied at a time by rows_nanpercentile
+
+
 def rows_nanpercentile(vals: F32, percentile: float) -> NDArray[Any]:
     """np.nanpercentile(vals, percentile, axis=1) of a 2-D float array, to the bit and in
     its dtype, without its per-row Python loop: the rows are taken in groups of as many
@@ -94,11 +97,11 @@ def rows_nanpercentile(vals: F32, percentile: float) -> NDArray[Any]:
         if c == 0:
             continue
         rows = np.flatnonzero(cnt == c)
-        for i in range(0, len(rows), 32):              # a copy of 32 rows at a time
-            part = vals[rows[i:i + 32]]
+        for i in range(0, len(rows), GROUP_ROWS):      # a copy of GROUP_ROWS rows at a time
+            part = vals[rows[i:i + GROUP_ROWS]]
             if c < full:
                 part.sort(axis=1)                       # NaN sort last
-            out[rows[i:i + 32]] = np.percentile(part[:, :c], percentile, axis=1, overwrite_input=True)
+            out[rows[i:i + GROUP_ROWS]] = np.percentile(part[:, :c], percentile, axis=1, overwrite_input=True)
     return out
 
 
@@ -124,13 +127,17 @@ def _byte_rows_percentile(vals: NDArray[Any], cnt: NDArray[Any], percentile: flo
         return False
     if not (0.0 <= float(np.nanmin(vals)) and float(np.nanmax(vals)) <= 255.0):
         return False
-    codes = np.where(np.isnan(vals), np.float32(256.0), vals)
-    if not np.array_equal(codes, np.floor(codes)):
-        return False
     rows = vals.shape[0]
-    idx = codes.astype(np.int64)
-    idx += (np.arange(rows, dtype=np.int64) * 257)[:, None]
-    cum = np.cumsum(np.bincount(idx.ravel(), minlength=rows * 257).reshape(rows, 257)[:, :256], axis=1)
+    hist = np.empty((rows, 257), np.int64)
+    for r0 in range(0, rows, GROUP_ROWS):          # a few rows' codes at a time (small transients)
+        part = vals[r0:r0 + GROUP_ROWS]
+        codes = np.where(np.isnan(part), part.dtype.type(256.0), part)
+        if not np.array_equal(codes, np.floor(codes)):
+            return False
+        idx = codes.astype(np.intp)
+        idx += (np.arange(len(part), dtype=np.intp) * 257)[:, None]
+        hist[r0:r0 + len(part)] = np.bincount(idx.ravel(), minlength=len(part) * 257).reshape(len(part), 257)
+    cum = np.cumsum(hist[:, :256], axis=1)
     lo_rank = np.minimum(lo, np.maximum(c - 1.0, 0.0)).astype(np.int64)
     hi_rank = np.minimum(lo_rank + 1, np.maximum(cnt - 1, 0))
     a = np.argmax(cum > lo_rank[:, None], axis=1).astype(np.float64)
