@@ -304,3 +304,27 @@ def test_mix_band_on_the_pixels_that_may_fit_is_every_pixel_worked() -> None:
         assert sum(int(np.count_nonzero(v)) for v in want.values()) > 500
         for k in refs:
             assert np.array_equal(got[k], want[k]), (residual, k)
+
+
+def test_band_maps_half_pixel_shift_is_warpaffine() -> None:
+    """frame._BandMaps.band (the half-pixel shift of the resized coarse rows as four
+    quarter-weighted slices) gives warpAffine's maps bit for bit for every band of a
+    seeded coarse grid, edges included, and an odd step still takes warpAffine."""
+    from vision.railways.frame import _BandMaps
+    rng = np.random.default_rng(8)
+    for step, (w, h) in ((16, (333, 275)), (15, (200, 120)), (16, (64, 64))):
+        maps = _BandMaps.__new__(_BandMaps)
+        gy, gx = h // step + 2, w // step + 2
+        maps.cx = (rng.random((gy, gx)) * 4000 - 300).astype(np.float32)
+        maps.cy = (rng.random((gy, gx)) * 3000 - 200).astype(np.float32)
+        maps.w, maps.step, maps.full_w, maps.off = w, step, gx * step, (step - 1) / 2.0
+        for y0 in range(0, h, 37):
+            y1 = min(h, y0 + 37)
+            j0, j1 = maps._coarse_rows(y0, y1)
+            m = np.array([[1, 0, maps.off], [0, 1, maps.off + y0 - j0 * step]], dtype=np.float32)
+            got = maps.band(y0, y1)
+            for coarse, g in zip((maps.cx, maps.cy), got):
+                part = cv2.resize(coarse[j0:j1], (maps.full_w, (j1 - j0) * step), interpolation=cv2.INTER_LINEAR)
+                want = cv2.warpAffine(part, m, (w, y1 - y0), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                      borderMode=cv2.BORDER_REPLICATE)
+                assert g.dtype == np.float32 and np.array_equal(g, want)

@@ -95,14 +95,29 @@ class _BandMaps:
 
     def band(self, y0: int, y1: int) -> tuple[F32, F32]:
         j0, j1 = self._coarse_rows(y0, y1)
-        m = np.array([[1, 0, self.off], [0, 1, self.off + y0 - j0 * self.step]], dtype=np.float32)
+        sy = self.off + y0 - j0 * self.step
+        m = np.array([[1, 0, self.off], [0, 1, sy]], dtype=np.float32)
+        ix, iy = math.floor(self.off), math.floor(sy)
         out = []
         for coarse in (self.cx, self.cy):
             part = cv2.resize(coarse[j0:j1], (self.full_w, (j1 - j0) * self.step),
                               interpolation=cv2.INTER_LINEAR)
-            out.append(np.asarray(cv2.warpAffine(part, m, (self.w, y1 - y0),
-                                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                                 borderMode=cv2.BORDER_REPLICATE), dtype=np.float32))
+            if (self.off - ix == 0.5 and sy - iy == 0.5 and 0 <= iy and iy + 1 + (y1 - y0) <= part.shape[0]
+                    and ix + 1 + self.w <= part.shape[1]):
+                # a shift by half a pixel each way: warpAffine's bilinear weights are all a
+                # quarter, summed in this order (its bytes: a test pins them), without its
+                # per-pixel coordinate work (a third of the top view's time)
+                q = np.float32(0.25)
+                h_out = y1 - y0
+                acc = part[iy:iy + h_out, ix:ix + self.w] * q
+                acc += part[iy:iy + h_out, ix + 1:ix + 1 + self.w] * q
+                acc += part[iy + 1:iy + 1 + h_out, ix:ix + self.w] * q
+                acc += part[iy + 1:iy + 1 + h_out, ix + 1:ix + 1 + self.w] * q
+                out.append(acc)
+            else:
+                out.append(np.asarray(cv2.warpAffine(part, m, (self.w, y1 - y0),
+                                                     flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                                     borderMode=cv2.BORDER_REPLICATE), dtype=np.float32))
         return out[0], out[1]
 
 
