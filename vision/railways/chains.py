@@ -304,11 +304,31 @@ def _fan(wire: Sampled, view: TopView, e: F64, d0: F64, degs: F64, steps: F64,
     rays = e[None, None, :] + d[:, None, :] * steps[None, :, :]                   # (rays, steps, 2)
     nrm = np.stack([-d[:, 1], d[:, 0]], axis=1)
     offs = np.arange(-half_mm, half_mm + 1e-9, STEP_MM)
-    grid = rays[:, :, None, :] + offs[None, None, :, None] * nrm[:, None, None, :]
-    px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
-    r, n, k = px.shape[:3]
-    mx = px[..., 0].reshape(r * n, k).astype(np.float32)
-    my = px[..., 1].reshape(r * n, k).astype(np.float32)
+    r, n, k = rays.shape[0], rays.shape[1], len(offs)
+    # per coordinate, the very operations of (rays + offs * nrm - origin) * px_per_mm - 0.5
+    # on (rays, steps, offsets), made in place (not the interleaved x, y grid)
+    maps = []
+    for c in (0, 1):
+        g = np.add(rays[:, :, None, c], (offs[None, :] * nrm[:, c, None])[:, None, :])
+        g -= view.origin_mm[c]
+        g *= view.px_per_mm
+        g -= 0.5
+        maps.append(g.reshape(r * n, k).astype(np.float32))
+    mx, my = maps
+    if isinstance(wire, LazyMap) and mx.shape[0] > SAMPLE_ROWS:
+        # the whole fan from one window of the map (a fan is small), not sample's window
+        # per SAMPLE_ROWS rows: the same values (every window holds each sample's bilinear
+        # neighbours, or ends where the map does), a tenth of the windows
+        h, w = wire.shape
+        x0 = min(max(0, int(np.floor(mx.min())) - 2), w)
+        y0 = min(max(0, int(np.floor(my.min())) - 2), h)
+        x1 = max(min(w, int(np.floor(mx.max())) + 3), x0)
+        y1 = max(min(h, int(np.floor(my.max())) + 3), y0)
+        wire = wire.make(slice(y0, y1), slice(x0, x1)) if x1 > x0 and y1 > y0 else np.zeros((1, 1), np.float32)
+        mx -= np.float32(x0)
+        my -= np.float32(y0)
+        if x1 <= x0 or y1 <= y0:
+            mx[...] = -10.0             # all off the map: every sample 0, as sample gives
     top = sample(wire, mx, my).max(axis=1).reshape(r, n)
     return rays, np.asarray(cv2.blur(np.ascontiguousarray(top), (5, 1)), dtype=np.float32)
 

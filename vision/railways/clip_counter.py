@@ -165,7 +165,27 @@ def bend_logits(ev: F32, det: BendDetector) -> F32:
     """Per row: the detector's log-odds that a clip's near end (its bend) lies there."""
     if ev.shape[0] == 0:
         return np.zeros(0, np.float32)
-    h = np.maximum(_all_windows(ev) @ det.w1 + det.b1, 0.0)
+    # the first layer's weights are mirror-symmetric across the strip (training folds the
+    # mirrored features into them), so each window is folded first, column c plus column
+    # BEND_COLS-1-c, against half the weights: half the product, the same sums but for
+    # float rounding (_all_windows @ w1 is the unfolded form)
+    chans = len(det.w1) // ((BEND_BEFORE + BEND_AFTER) * BEND_COLS)
+    w = det.w1.reshape(chans, BEND_BEFORE + BEND_AFTER, BEND_COLS, -1)
+    half = BEND_COLS // 2
+    if BEND_COLS % 2 or ev.shape[0] < 3 or not np.array_equal(w, w[:, :, ::-1]):     # (fewer rows: as before)
+        x, w1 = _all_windows(ev), det.w1
+    else:
+        k = BEND_BEFORE + BEND_AFTER
+        n = ev.shape[0]
+        x = np.empty((n, chans, k, half), np.float32)
+        for i, ch in enumerate(bend_channels(ev)):
+            folded = ch[:, :half] + ch[:, ::-1][:, :half]
+            pad = cv2.copyMakeBorder(np.ascontiguousarray(folded), BEND_BEFORE, BEND_AFTER - 1, 0, 0,
+                                     cv2.BORDER_CONSTANT, value=(0.0,))
+            x[:, i] = sliding_window_view(pad, (k, half))[:, 0]
+        x = x.reshape(n, -1)
+        w1 = np.ascontiguousarray(w[:, :, :half].reshape(-1, w.shape[-1]))
+    h = np.maximum(x @ w1 + det.b1, 0.0)
     return np.asarray(h @ det.w2 + np.float32(det.b2), dtype=np.float32)
 
 

@@ -696,6 +696,10 @@ def find_cubes(stations: list[Station], small_lab: NDArray[np.uint8], origin_mm:
         s.cubes.sort()
 
 
+_CORNER_DA = np.array([-1, 1, 1, -1])
+_CORNER_DB = np.array([-1, -1, 1, 1])
+
+
 def _printed_layout(s: Station, white: NDArray[Any], roi_xy: tuple[int, int], origin_mm: tuple[float, float],
                     scale: float, cfg: RailwaysConfig) -> NDArray[np.uint8]:
     """Where the card's white printing is (name plate, row of boxes, a white band), in
@@ -713,8 +717,9 @@ def _printed_layout(s: Station, white: NDArray[Any], roi_xy: tuple[int, int], or
                 parts.append((c + axis * sgn * 0.2 * side, 0.9 * side, 0.08 * side))
             m: NDArray[np.uint8] = np.zeros(white.shape[:2], np.uint8)
             for centre, la, lb in parts:
-                corners = np.array([centre + along * da * (la / 2 + grow) + axis * db * (lb / 2 + grow)
-                                    for da, db in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+                # the four corners at once, each the very sum centre + along da (..) + axis db (..)
+                corners = (centre[None, :] + along[None, :] * _CORNER_DA[:, None] * (la / 2 + grow)
+                           + axis[None, :] * _CORNER_DB[:, None] * (lb / 2 + grow))
                 px = ((corners - np.asarray(origin_mm)) * scale - np.asarray(roi_xy)).astype(np.int32)
                 cv2.fillPoly(m, [px.reshape(-1, 1, 2)], (1,))
             if not m.any():
