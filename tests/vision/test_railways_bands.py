@@ -89,3 +89,33 @@ def test_without_the_card_mask_only_the_ink_band_counts() -> None:
     band, wires, masked = _green_on_a_ruled_mat(3)
     pc = colour_bands(band, wires, float(PX), RailwaysConfig())
     assert all(int(m.sum()) == 0 for m in pc.values())
+
+
+def _pale_table(seed: int) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """A white chain on a table of its own colour: no white evidence at all, its shading
+    silver's; the table white-blind on its left half (x < 150 mm) only; the River with a
+    silver clip in that half."""
+    band, wires = _maps(seed)
+    wires["white"][:] = 0
+    blind = {c: np.zeros((300 * PX // 8, 300 * PX // 8), np.uint8) for c in CLIP_COLOURS}
+    blind["white"][:, :150 * PX // 8] = 1
+    return band, wires, blind
+
+
+def test_a_chain_of_the_tables_colour_takes_it_where_silver_wins() -> None:
+    """Where the table is white-blind the chain's silver cells go to white; where it is not they stay silver; the River's silver clip stays silver."""
+    players = ("red", "white", "green", "black", "yellow")
+    for seed in range(2):
+        band, wires, blind = _pale_table(seed)
+        pc = colour_bands(band, wires, float(PX), RailwaysConfig(), None, players, blind)
+        assert pc["white"][60, 50:140].mean() > 0.95
+        assert pc["white"][60, 160:250].sum() == 0 and pc["silver"][60, 160:250].mean() > 0.95
+        assert pc["silver"][200, 145:168].mean() > 0.6
+
+
+def test_blind_relabel_off_leaves_the_pale_chain_silver() -> None:
+    """With blind_player_relabel off (the old split) silver keeps the chain on the white-blind half."""
+    band, wires, blind = _pale_table(7)
+    pc = colour_bands(band, wires, float(PX), RailwaysConfig(blind_player_relabel=False), None,
+                      ("red", "white", "green", "black", "yellow"), blind)
+    assert pc["white"][60, 50:140].sum() == 0 and pc["silver"][60, 50:140].mean() > 0.95

@@ -205,3 +205,6 @@ class RailwaysConfig:
     cross_turn_deg: float = 25.0        # when their branches continue each other across it within this
     cross_skip_mm: float = 4.0          # a branch's heading is measured behind this much of it
     cross_span_mm: float = 12.0         # over this length
+    # R8
+    blind_player_relabel: bool = True   # silver band cells away from the River, where the table has a player's
+                                        # colour, are that player's chain (its shading)

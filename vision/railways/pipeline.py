@@ -428,7 +428,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
                         view.origin_mm, cfg.card_grow_mm)
     band = chain_band(ink_mm, card, cfg)
     del ink_mm
-    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg, card, PLAYER_COLOURS)
+    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg, card, PLAYER_COLOURS, blind)
     del band
     named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}
     covers: dict[str, LazyMap] = {}

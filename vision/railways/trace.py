@@ -267,7 +267,8 @@ def split_corners(path: F64, span_mm: float, max_turn_deg: float) -> list[F64]:
 
 
 def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: RailwaysConfig,
-                 masked: U8 | None = None, players: tuple[str, ...] = ()) -> dict[str, U8]:
+                 masked: U8 | None = None, players: tuple[str, ...] = (),
+                 blind: dict[str, U8] | None = None) -> dict[str, U8]:
     """The chain band split by colour (1 px/mm each): every band cell takes the colour
     whose wire evidence is densest around it. The band (found colour-blind) says where
     chains are; the evidence only has to say which colour wins locally, which it can do
@@ -310,7 +311,30 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         white = (label == isv) & (near_blue == 0) & pale_white
         label[white] = iw
+        if blind is not None and cfg.blind_player_relabel:
+            _blind_relabel(label, names, near_blue, blind, players)
     return {name: ((label == i) & on).astype(np.uint8) for i, name in enumerate(names)}
+
+
+def _blind_relabel(label: NDArray[Any], names: list[str], near_blue: U8, blind: dict[str, U8],
+                   players: tuple[str, ...]) -> None:
+    """Band cells silver wins away from the River, where the table itself has a player's
+    colour (mixing_evidence's blind map), take that colour (in place). Why: a chain of the
+    table's own colour (a white chain on a pale mat, a black one on a dark mat) gives its
+    colour no evidence at all; what shows is its shading, a grey that silver explains.
+    Silver clips are only ever in the River, between its blue ones."""
+    h, w = label.shape
+    isv = names.index("silver")
+    free = (label == isv) & (near_blue == 0)
+    if not free.any():
+        return
+    for name in players:
+        if name not in blind or name not in names or not blind[name].any():
+            continue
+        here = cv2.resize(blind[name], (w, h), interpolation=cv2.INTER_NEAREST) > 0
+        take = free & here
+        label[take] = names.index(name)
+        free &= ~take
 
 
 def _evidence_band(dense: dict[str, U8], label: NDArray[Any], names: list[str], masked: U8,
