@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.railways.config import CLIP_COLOURS, RailwaysConfig
-from vision.railways.trace import colour_bands
+from vision.railways.trace import colour_bands, table_near
 
 PX = 2          # wire maps at 2 px/mm, bands at 1 px/mm
 
@@ -119,3 +119,17 @@ def test_blind_relabel_off_leaves_the_pale_chain_silver() -> None:
     pc = colour_bands(band, wires, float(PX), RailwaysConfig(blind_player_relabel=False), None,
                       ("red", "white", "green", "black", "yellow"), blind)
     assert pc["white"][60, 50:140].sum() == 0 and pc["silver"][60, 50:140].mean() > 0.95
+
+
+def test_the_table_is_near_the_player_colour_it_resembles() -> None:
+    """A cream strip is white's, a near-black strip black's, a mid-grey and a saturated red strip nobody's (within 50)."""
+    bg = np.zeros((40, 40, 3), np.uint8)
+    bg[:10] = (215, 222, 226)           # a pale mat
+    bg[10:20] = (35, 38, 52)            # a dark mat
+    bg[20:30] = (128, 128, 128)
+    bg[30:] = (58, 60, 176)             # the red clips' own colour: red's
+    near = table_near(bg, CLIP_COLOURS, ("red", "white", "green", "black", "yellow"), 50.0)
+    assert near["white"][:10].all() and not near["white"][10:].any()
+    assert near["black"][10:20].all() and not near["black"][:10].any() and not near["black"][20:].any()
+    assert not any(near[c][20:30].any() for c in near)
+    assert near["red"][30:].all() and not near["red"][:30].any()

@@ -31,7 +31,8 @@ from vision.railways.frame import (BAND_ROWS, TopView, blind_window, lab_rows, m
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.river import RiverReading, read_river
 from vision.railways.stations import Station, find_cubes, find_stations, grown, nearest_class
-from vision.railways.trace import colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask
+from vision.railways.trace import (colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask,
+                                   table_near)
 
 F32 = NDArray[Any]
 F64 = NDArray[Any]
@@ -415,6 +416,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
         bg_lab = lab_map(bg)
         del bg
+    near = (table_near(bg_small, CLIP_COLOURS, PLAYER_COLOURS, cfg.blind_relabel_contrast)
+            if cfg.blind_relabel_contrast > 0 else blind)
     del bg_small
     h, w = view.image.shape[:2]
     view_px = view.image
@@ -428,7 +431,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
                         view.origin_mm, cfg.card_grow_mm)
     band = chain_band(ink_mm, card, cfg)
     del ink_mm
-    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg, card, PLAYER_COLOURS, blind)
+    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg, card, PLAYER_COLOURS, near)
     del band
     named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}
     covers: dict[str, LazyMap] = {}

@@ -316,13 +316,25 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
     return {name: ((label == i) & on).astype(np.uint8) for i, name in enumerate(names)}
 
 
+def table_near(bg: U8, colours: dict[str, tuple[int, int, int]], players: tuple[str, ...],
+               contrast: float) -> dict[str, U8]:
+    """Per player colour, where the table (its background, BGR) is nearer that colour than
+    any other player's and within `contrast` of it (0/1, the background's size)."""
+    px = bg.reshape(-1, 3).astype(np.float32)
+    dist = np.stack([np.sqrt(((px - np.asarray(colours[p], np.float32)) ** 2).sum(axis=1)) for p in players])
+    near = dist.argmin(axis=0)
+    ok = dist.min(axis=0) <= contrast
+    return {p: ((near == i) & ok).reshape(bg.shape[:2]).astype(np.uint8) for i, p in enumerate(players)}
+
+
 def _blind_relabel(label: NDArray[Any], names: list[str], near_blue: U8, blind: dict[str, U8],
                    players: tuple[str, ...]) -> None:
-    """Band cells silver wins away from the River, where the table itself has a player's
-    colour (mixing_evidence's blind map), take that colour (in place). Why: a chain of the
-    table's own colour (a white chain on a pale mat, a black one on a dark mat) gives its
-    colour no evidence at all; what shows is its shading, a grey that silver explains.
-    Silver clips are only ever in the River, between its blue ones."""
+    """Band cells silver wins away from the River, where the table itself is near a
+    player's colour (blind: mixing_evidence's blind map or table_near), take that colour
+    (in place). Why: a chain of about the table's own colour (a white chain on a pale mat,
+    a black one on a dark mat) gives its colour little or no evidence; what shows is its
+    shading or its highlights, a grey that silver explains. Silver clips are only ever in
+    the River, between its blue ones."""
     h, w = label.shape
     isv = names.index("silver")
     free = (label == isv) & (near_blue == 0)
@@ -331,7 +343,8 @@ def _blind_relabel(label: NDArray[Any], names: list[str], near_blue: U8, blind: 
     for name in players:
         if name not in blind or name not in names or not blind[name].any():
             continue
-        here = cv2.resize(blind[name], (w, h), interpolation=cv2.INTER_NEAREST) > 0
+        m = blind[name]
+        here = (m if m.shape == (h, w) else cv2.resize(m, (w, h), interpolation=cv2.INTER_NEAREST)) > 0
         take = free & here
         label[take] = names.index(name)
         free &= ~take
