@@ -90,3 +90,10 @@ def test_an_end_is_not_carried_past_reach_aside_or_back_to_its_own_card() -> Non
     assert reached == (False, False) and np.array_equal(got, back)
     got, reached = _reach_cards(back, [_card(40.0, 100.0), _card(40.0, 140.0, sid="S4")], RailwaysConfig())
     assert reached == (False, True) and 98.0 <= got[-1, 0] <= 99.0
+
+
+def test_a_piece_joining_no_station_is_not_carried_to_one() -> None:
+    """A piece with both ends far from every card, heading into a card 40 mm ahead, is left as it was (a fragment is no link)."""
+    path = np.stack([np.arange(200.0, 361.0, 2.0), np.full(81, 130.0)], axis=1)
+    got, reached = _reach_cards(path, [_card(40.0, 100.0), _card(400.0, 100.0, sid="S2")], RailwaysConfig())
+    assert reached == (False, False) and np.array_equal(got, path)

@@ -286,15 +286,18 @@ def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
 
 
 def _reach_cards(path: F64, stations: list[Station], cfg: RailwaysConfig) -> tuple[F64, tuple[bool, bool]]:
-    """The path with each end that joins no station carried straight on along its heading
-    into the first card that line meets within end_reach_mm (end_reach_inside_mm inside
-    it), never the card its other end joins; and which ends were. Why: a link always ends
+    """The path with an end that joins no station, when its other end joins one, carried
+    straight on along its heading into the first card that line meets within end_reach_mm
+    (end_reach_inside_mm inside it), never the card its other end joins; and which ends
+    were. A path joining no station is left as it is (a fragment is no link). Why: a link always ends
     at a station, and where the band and the wire walk lose a faint chain (a red chain on
     a cream table) its last clips still run on towards the card; the counter's window at
     that card's edge then places the end clip (pipeline._card_windows)."""
     reached = [False, False]
     if cfg.end_reach_mm <= 0 or not stations or len(path) < 2:
         return path, (False, False)
+    if all(_end_station(e, np.zeros(2), stations, cfg) is None for e in (path[0], path[-1])):
+        return path, (False, False)         # joins no station at all: a piece of something, not a link
     for k in range(2):
         at_start = k == 0
         end = path[0] if at_start else path[-1]
