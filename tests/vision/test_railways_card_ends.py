@@ -78,12 +78,12 @@ def test_an_end_at_no_station_is_carried_on_into_the_card_ahead() -> None:
 
 
 def test_an_end_is_not_carried_past_reach_aside_or_back_to_its_own_card() -> None:
-    """No card within end_reach_mm ahead (80 mm away), a card beside the line, and the
+    """No card within end_reach_mm ahead (100 mm away), a card beside the line, and the
     card of the other end behind a U-turn: the path is left as it was; with end_reach_mm 0 too."""
     path = np.stack([np.arange(90.0, 321.0, 2.0), np.full(116, 130.0)], axis=1)
     aside = _card(330.0, 200.0, sid="S3")
     for cfg in (RailwaysConfig(), RailwaysConfig(end_reach_mm=0.0)):
-        got, reached = _reach_cards(path, [_card(40.0, 100.0), _card(400.0, 100.0, sid="S2"), aside], cfg)
+        got, reached = _reach_cards(path, [_card(40.0, 100.0), _card(420.0, 100.0, sid="S2"), aside], cfg)
         assert reached == (False, False) and np.array_equal(got, path)
     back = np.vstack([path, np.stack([np.arange(320.0, 149.0, -2.0), np.full(86, 170.0)], axis=1)])
     got, reached = _reach_cards(back, [_card(40.0, 100.0)], RailwaysConfig())
