@@ -320,11 +320,22 @@ def table_near(bg: U8, colours: dict[str, tuple[int, int, int]], players: tuple[
                contrast: float) -> dict[str, U8]:
     """Per player colour, where the table (its background, BGR) is nearer that colour than
     any other player's and within `contrast` of it (0/1, the background's size)."""
-    px = bg.reshape(-1, 3).astype(np.float32)
-    dist = np.stack([np.sqrt(((px - np.asarray(colours[p], np.float32)) ** 2).sum(axis=1)) for p in players])
-    near = dist.argmin(axis=0)
-    ok = dist.min(axis=0) <= contrast
-    return {p: ((near == i) & ok).reshape(bg.shape[:2]).astype(np.uint8) for i, p in enumerate(players)}
+    chans = [c.astype(np.int32) for c in cv2.split(bg)]
+    best = np.full(bg.shape[:2], np.iinfo(np.int32).max, np.int32)
+    near = np.full(bg.shape[:2], -1, np.int8)
+    d2 = np.empty(bg.shape[:2], np.int32)
+    t = np.empty(bg.shape[:2], np.int32)
+    for i, p in enumerate(players):            # squared distances in whole numbers, channel by channel
+        d2.fill(0)
+        for c, ref in zip(chans, colours[p]):
+            np.subtract(c, ref, out=t)
+            np.multiply(t, t, out=t)
+            d2 += t
+        better = d2 < best
+        best[better] = d2[better]
+        near[better] = i
+    near[best > contrast * contrast] = -1
+    return {p: (near == i).astype(np.uint8) for i, p in enumerate(players)}
 
 
 def _blind_relabel(label: NDArray[Any], names: list[str], near_blue: U8, blind: dict[str, U8],
