@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.railways.config import CLIP_COLOURS, RailwaysConfig
-from vision.railways.trace import colour_bands
+from vision.railways.trace import colour_bands, table_near
 
 PX = 2          # wire maps at 2 px/mm, bands at 1 px/mm
 
@@ -89,3 +89,47 @@ def test_without_the_card_mask_only_the_ink_band_counts() -> None:
     band, wires, masked = _green_on_a_ruled_mat(3)
     pc = colour_bands(band, wires, float(PX), RailwaysConfig())
     assert all(int(m.sum()) == 0 for m in pc.values())
+
+
+def _pale_table(seed: int) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """A white chain on a table of its own colour: no white evidence at all, its shading
+    silver's; the table white-blind on its left half (x < 150 mm) only; the River with a
+    silver clip in that half."""
+    band, wires = _maps(seed)
+    wires["white"][:] = 0
+    blind = {c: np.zeros((300 * PX // 8, 300 * PX // 8), np.uint8) for c in CLIP_COLOURS}
+    blind["white"][:, :150 * PX // 8] = 1
+    return band, wires, blind
+
+
+def test_a_chain_of_the_tables_colour_takes_it_where_silver_wins() -> None:
+    """Where the table is white-blind the chain's silver cells go to white; where it is not they stay silver; the River's silver clip stays silver."""
+    players = ("red", "white", "green", "black", "yellow")
+    for seed in range(2):
+        band, wires, blind = _pale_table(seed)
+        pc = colour_bands(band, wires, float(PX), RailwaysConfig(), None, players, blind)
+        assert pc["white"][60, 50:140].mean() > 0.95
+        assert pc["white"][60, 160:250].sum() == 0 and pc["silver"][60, 160:250].mean() > 0.95
+        assert pc["silver"][200, 145:168].mean() > 0.6
+
+
+def test_blind_relabel_off_leaves_the_pale_chain_silver() -> None:
+    """With blind_player_relabel off (the old split) silver keeps the chain on the white-blind half."""
+    band, wires, blind = _pale_table(7)
+    pc = colour_bands(band, wires, float(PX), RailwaysConfig(blind_player_relabel=False), None,
+                      ("red", "white", "green", "black", "yellow"), blind)
+    assert pc["white"][60, 50:140].sum() == 0 and pc["silver"][60, 50:140].mean() > 0.95
+
+
+def test_the_table_is_near_the_player_colour_it_resembles() -> None:
+    """A cream strip is white's, a near-black strip black's, a mid-grey and a saturated red strip nobody's (within 50)."""
+    bg = np.zeros((40, 40, 3), np.uint8)
+    bg[:10] = (215, 222, 226)           # a pale mat
+    bg[10:20] = (35, 38, 52)            # a dark mat
+    bg[20:30] = (128, 128, 128)
+    bg[30:] = (58, 60, 176)             # the red clips' own colour: red's
+    near = table_near(bg, CLIP_COLOURS, ("red", "white", "green", "black", "yellow"), 50.0)
+    assert near["white"][:10].all() and not near["white"][10:].any()
+    assert near["black"][10:20].all() and not near["black"][:10].any() and not near["black"][20:].any()
+    assert not any(near[c][20:30].any() for c in near)
+    assert near["red"][30:].all() and not near["red"][:30].any()

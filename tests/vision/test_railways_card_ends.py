@@ -9,7 +9,7 @@ import numpy as np
 from railway_chains import slack_chain
 from vision.railways.clip_counter import STEP_MM, count_clips
 from vision.railways.config import RailwaysConfig
-from vision.railways.pipeline import ChainStrip, _card_edges, _card_windows
+from vision.railways.pipeline import ChainStrip, _card_edges, _card_windows, _reach_cards
 from vision.railways.stations import Station
 
 
@@ -64,3 +64,36 @@ def test_a_path_that_wanders_inside_its_card_is_cut_at_the_card() -> None:
     out = _cut_at_cards(path, [_card(0.0, 100.0), _card(400.0, 100.0, sid="S2")], cfg)
     assert out[0][0] == 60.0
     assert 400.0 <= out[-1][0] <= 402.0 and out[-1][1] == 130.0
+
+
+def test_an_end_at_no_station_is_carried_on_into_the_card_ahead() -> None:
+    """A path from inside card S1 stopping 40 mm short of card S2 ahead is carried straight
+    on to 2 mm inside S2; the start (at S1) is left as it was."""
+    cfg = RailwaysConfig()
+    path = np.stack([np.arange(90.0, 361.0, 2.0), np.full(136, 130.0)], axis=1)
+    got, reached = _reach_cards(path, [_card(40.0, 100.0), _card(400.0, 100.0, sid="S2")], cfg)
+    assert reached == (False, True)
+    assert np.array_equal(got[:len(path)], path)
+    assert 401.0 <= got[-1, 0] <= 403.0 and abs(got[-1, 1] - 130.0) < 1e-6
+
+
+def test_an_end_is_not_carried_past_reach_aside_or_back_to_its_own_card() -> None:
+    """No card within end_reach_mm ahead (100 mm away), a card beside the line, and the
+    card of the other end behind a U-turn: the path is left as it was; with end_reach_mm 0 too."""
+    path = np.stack([np.arange(90.0, 321.0, 2.0), np.full(116, 130.0)], axis=1)
+    aside = _card(330.0, 200.0, sid="S3")
+    for cfg in (RailwaysConfig(), RailwaysConfig(end_reach_mm=0.0)):
+        got, reached = _reach_cards(path, [_card(40.0, 100.0), _card(420.0, 100.0, sid="S2"), aside], cfg)
+        assert reached == (False, False) and np.array_equal(got, path)
+    back = np.vstack([path, np.stack([np.arange(320.0, 149.0, -2.0), np.full(86, 170.0)], axis=1)])
+    got, reached = _reach_cards(back, [_card(40.0, 100.0)], RailwaysConfig())
+    assert reached == (False, False) and np.array_equal(got, back)
+    got, reached = _reach_cards(back, [_card(40.0, 100.0), _card(40.0, 140.0, sid="S4")], RailwaysConfig())
+    assert reached == (False, True) and 98.0 <= got[-1, 0] <= 99.0
+
+
+def test_a_piece_joining_no_station_is_not_carried_to_one() -> None:
+    """A piece with both ends far from every card, heading into a card 40 mm ahead, is left as it was (a fragment is no link)."""
+    path = np.stack([np.arange(200.0, 361.0, 2.0), np.full(81, 130.0)], axis=1)
+    got, reached = _reach_cards(path, [_card(40.0, 100.0), _card(400.0, 100.0, sid="S2")], RailwaysConfig())
+    assert reached == (False, False) and np.array_equal(got, path)

@@ -157,7 +157,7 @@ class RailwaysConfig:
     walk_cover_mm: float = 6.0          # a chain of the link's colour this near a walked path
     walk_cover_share: float = 0.8       # along this share of it is a piece of that link
     pale_white_min: float = 12.0        # a band cell silver wins away from the River is white when white's
-    pale_white_share: float = 0.3       # evidence density is at least this (0..255) and this share of silver's
+    pale_white_share: float = 0.1       # evidence density is at least this (0..255) and this share of silver's
     shared_station_grow_mm: float = 6.0  # two links into one station touch only outside it grown by this
     pale_river_reach_mm: float = 16.0   # but silver cells this near the River's blue stay silver (half a clip)
     # D3
@@ -205,3 +205,12 @@ class RailwaysConfig:
     cross_turn_deg: float = 25.0        # when their branches continue each other across it within this
     cross_skip_mm: float = 4.0          # a branch's heading is measured behind this much of it
     cross_span_mm: float = 12.0         # over this length
+    # R8
+    blind_player_relabel: bool = True   # silver band cells away from the River, where the table has a player's
+                                        # colour, are that player's chain (its shading)
+    blind_relabel_contrast: float = 50.0    # the table is "of a player's colour" this near it (BGR); 0: the
+                                            # wire evidence's blind map (22)
+    end_reach_mm: float = 90.0          # a link end at no station is carried straight on into a card this near
+                                        # along its heading (0: off); its count is then never confident
+                                        # (dev 4608, 60 -> 90 mm: exact 285 -> 287, found 83.6 -> 84.2%)
+    end_reach_inside_mm: float = 2.0    # to this far inside the card

@@ -31,7 +31,8 @@ from vision.railways.frame import (BAND_ROWS, TopView, blind_window, lab_rows, m
 from vision.railways.obstacles import Obstacle, find_obstacles
 from vision.railways.river import RiverReading, read_river
 from vision.railways.stations import Station, find_cubes, find_stations, grown, nearest_class
-from vision.railways.trace import colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask
+from vision.railways.trace import (colour_bands, chain_band, ink, lab_map, path_colour, split_corners, station_mask,
+                                   table_near)
 
 F32 = NDArray[Any]
 F64 = NDArray[Any]
@@ -122,9 +123,12 @@ class ChainStrip:
 
 def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
                  clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None,
-                 stations: list[Station] | None = None) -> ChainStrip | None:
+                 stations: list[Station] | None = None,
+                 reached: tuple[bool, bool] = (False, False)) -> ChainStrip | None:
     """The strip of the chain along path (extended by a clip at each end), or None when
-    too short to count. stations: where the path's ends may join a card (_card_edges)."""
+    too short to count. stations: where the path's ends may join a card (_card_edges).
+    reached: the path's ends carried on to a card unseen (_reach_cards): the chain is
+    taken to run there, though its wire was not seen."""
     width = clip_len * cfg.clip_width_ratio
     wire_mm = clip_len * cfg.wire_ratio
     half = width / 2 + wire_mm + 2.5
@@ -143,6 +147,10 @@ def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     r1 = max(r0, n - 1 - int(round(ext_by / STEP_MM)))
     lo, hi = _presence_limits(np.where(w > 0, e, 0.0).astype(np.float32), r0, r1, int(3.0 / STEP_MM),
                               int(round(cfg.solid_mm / STEP_MM)))
+    if reached[0]:
+        lo = min(lo, r0)
+    if reached[1]:
+        hi = max(hi, r1)
     unseen0 = float(w[max(0, lo - 8):lo + 1].mean()) < 0.5
     unseen1 = float(w[hi:hi + 9].mean()) < 0.5
     ends = end_scores(e, w, detector or load_detector(), cfg.end_cap)
@@ -275,6 +283,47 @@ def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
         if got is not None:
             path, walked = got, True
     return path, walked
+
+
+def _reach_cards(path: F64, stations: list[Station], cfg: RailwaysConfig) -> tuple[F64, tuple[bool, bool]]:
+    """The path with an end that joins no station, when its other end joins one, carried
+    straight on along its heading into the first card that line meets within end_reach_mm
+    (end_reach_inside_mm inside it), never the card its other end joins; and which ends
+    were. A path joining no station is left as it is (a fragment is no link). Why: a link always ends
+    at a station, and where the band and the wire walk lose a faint chain (a red chain on
+    a cream table) its last clips still run on towards the card; the counter's window at
+    that card's edge then places the end clip (pipeline._card_windows)."""
+    reached = [False, False]
+    if cfg.end_reach_mm <= 0 or not stations or len(path) < 2:
+        return path, (False, False)
+    if all(_end_station(e, np.zeros(2), stations, cfg) is None for e in (path[0], path[-1])):
+        return path, (False, False)         # joins no station at all: a piece of something, not a link
+    for k in range(2):
+        at_start = k == 0
+        end = path[0] if at_start else path[-1]
+        if _end_station(end, np.zeros(2), stations, cfg) is not None:
+            continue
+        other = _end_station(path[-1] if at_start else path[0], np.zeros(2), stations, cfg)
+        head = sk.end_direction(path, at_start, 10.0)
+        steps = np.arange(1.0, cfg.end_reach_mm + 1.0, 1.0)
+        line = end[None, :] + steps[:, None] * head[None, :]
+        best: tuple[int, Station] | None = None
+        for st in stations:
+            if st is other:
+                continue
+            inside = np.flatnonzero(st.contains(line[::2]))
+            if len(inside) and (best is None or int(inside[0]) * 2 < best[0]):
+                best = (int(inside[0]) * 2, st)
+        if best is None:
+            continue
+        first = best[0]
+        while first > 0 and best[1].contains(line[first - 1:first])[0]:
+            first -= 1              # the line's first point inside (sampled every 2 mm above)
+        stop = min(len(line), first + int(round(cfg.end_reach_inside_mm)) + 1)
+        ext = line[:stop]
+        path = np.vstack([ext[::-1], path]) if at_start else np.vstack([path, ext])
+        reached[k] = True
+    return path, (reached[0], reached[1])
 
 
 def _joined(carried: list[tuple[str, F64, int, float, bool]], named: dict[str, LazyMap],
@@ -415,6 +464,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         wires, blind = wire_maps(view, CLIP_COLOURS, cfg, bg)
         bg_lab = lab_map(bg)
         del bg
+    near = (table_near(bg_small, CLIP_COLOURS, PLAYER_COLOURS, cfg.blind_relabel_contrast)
+            if cfg.blind_relabel_contrast > 0 else blind)
     del bg_small
     h, w = view.image.shape[:2]
     view_px = view.image
@@ -428,7 +479,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
                         view.origin_mm, cfg.card_grow_mm)
     band = chain_band(ink_mm, card, cfg)
     del ink_mm
-    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg, card, PLAYER_COLOURS)
+    per_colour = colour_bands(band, wires, cfg.px_per_mm, cfg, card, PLAYER_COLOURS, near)
     del band
     named = {c: LazyMap.over255(wires[c]) for c in CLIP_COLOURS}
     covers: dict[str, LazyMap] = {}
@@ -468,17 +519,20 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         carried.append((colour, path, pieces, share, walked))
     if cfg.join_reach_mm > 0:
         carried = _joined(carried, named, per_colour, view, stations, cfg)
+    reached_any: list[bool] = []
     for colour, path, pieces, share, walked in _pieces_dropped(carried, cfg):
+        path, reached = _reach_cards(path, stations, cfg)
         cs = _chain_strip(view, named[colour], covers[colour], blinds[colour], path, cfg.default_clip_mm, cfg,
-                          stations=stations)
+                          stations=stations, reached=reached)
         if cs is not None:
             chains.append((colour, path, pieces, share, cs))
+            reached_any.append(any(reached))
     learnt = table_clip_length([c[4] for c in chains], cfg)
     river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], view_lab, bg_lab, cfg,
                        lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path,
                                                               length, cfg, load_river_detector()), learnt)
     clip_len = river.clip_length_mm if river is not None else (learnt or cfg.default_clip_mm)
-    for colour, path, pieces, share, cs in chains:
+    for (colour, path, pieces, share, cs), unseen_end in zip(chains, reached_any):
         res, seen = _count_strip(cs, clip_len, cfg)
         if res.count == 0:
             continue
@@ -500,7 +554,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
         if ends == ["?", "?"]:
             fragments += 1          # joins no station: a piece of something, not a link
             continue
-        conf = res.confidence * (1.0 if "?" not in ends else 0.3) * min(1.0, share / cfg.colour_sure)
+        conf = res.confidence * (1.0 if "?" not in ends and not unseen_end else 0.3) * min(1.0, share / cfg.colour_sure)
         links.append(LinkReading(colour, res, seen, ends, pieces, confidence=conf))
 
     _crossings(links, river, obstacles, stations, profile, view, clip_len, cfg)

@@ -320,7 +320,8 @@ def split_corners(path: F64, span_mm: float, max_turn_deg: float) -> list[F64]:
 
 
 def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: RailwaysConfig,
-                 masked: U8 | None = None, players: tuple[str, ...] = ()) -> dict[str, U8]:
+                 masked: U8 | None = None, players: tuple[str, ...] = (),
+                 blind: dict[str, U8] | None = None) -> dict[str, U8]:
     """The chain band split by colour (1 px/mm each): every band cell takes the colour
     whose wire evidence is densest around it. The band (found colour-blind) says where
     chains are; the evidence only has to say which colour wins locally, which it can do
@@ -363,7 +364,54 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         white = (label == isv) & (near_blue == 0) & pale_white
         label[white] = iw
+        if blind is not None and cfg.blind_player_relabel:
+            _blind_relabel(label, names, near_blue, blind, players)
     return {name: ((label == i) & on).astype(np.uint8) for i, name in enumerate(names)}
+
+
+def table_near(bg: U8, colours: dict[str, tuple[int, int, int]], players: tuple[str, ...],
+               contrast: float) -> dict[str, U8]:
+    """Per player colour, where the table (its background, BGR) is nearer that colour than
+    any other player's and within `contrast` of it (0/1, the background's size)."""
+    chans = [c.astype(np.int32) for c in cv2.split(bg)]
+    best = np.full(bg.shape[:2], np.iinfo(np.int32).max, np.int32)
+    near = np.full(bg.shape[:2], -1, np.int8)
+    d2 = np.empty(bg.shape[:2], np.int32)
+    t = np.empty(bg.shape[:2], np.int32)
+    for i, p in enumerate(players):            # squared distances in whole numbers, channel by channel
+        d2.fill(0)
+        for c, ref in zip(chans, colours[p]):
+            np.subtract(c, ref, out=t)
+            np.multiply(t, t, out=t)
+            d2 += t
+        better = d2 < best
+        best[better] = d2[better]
+        near[better] = i
+    near[best > contrast * contrast] = -1
+    return {p: (near == i).astype(np.uint8) for i, p in enumerate(players)}
+
+
+def _blind_relabel(label: NDArray[Any], names: list[str], near_blue: U8, blind: dict[str, U8],
+                   players: tuple[str, ...]) -> None:
+    """Band cells silver wins away from the River, where the table itself is near a
+    player's colour (blind: mixing_evidence's blind map or table_near), take that colour
+    (in place). Why: a chain of about the table's own colour (a white chain on a pale mat,
+    a black one on a dark mat) gives its colour little or no evidence; what shows is its
+    shading or its highlights, a grey that silver explains. Silver clips are only ever in
+    the River, between its blue ones."""
+    h, w = label.shape
+    isv = names.index("silver")
+    free = (label == isv) & (near_blue == 0)
+    if not free.any():
+        return
+    for name in players:
+        if name not in blind or name not in names or not blind[name].any():
+            continue
+        m = blind[name]
+        here = (m if m.shape == (h, w) else cv2.resize(m, (w, h), interpolation=cv2.INTER_NEAREST)) > 0
+        take = free & here
+        label[take] = names.index(name)
+        free &= ~take
 
 
 def _evidence_band(dense: dict[str, U8], label: NDArray[Any], names: list[str], masked: U8,
