@@ -107,6 +107,19 @@ class TilesConfig:
     (a lattice at half the pitch cuts one tile into four)."""
     sparse_tiles: int = 6
     """At most this many face-up tiles: the lattice is checked against their outlines."""
+    blob_margin_mm: float = 2.0
+    blob_agree: float = 0.15
+    blob_fill: float = 0.5
+    blob_cells: int = 3
+    blob_keep_pitch: float = 0.15
+    blob_keep_angle: float = 0.07
+    """A small city shows as one patch off the table's colour (grid.table_near): its
+    smallest rectangle is a x b cells (each at most blob_cells) of one pitch, the patch
+    some blob_margin_mm wider than a x b pitches (a tile's shadow and the table mask's
+    edge); the pitches along both sides agree within blob_agree, the patch fills at
+    least blob_fill of the rectangle. The searched lattice is kept while its symbols sit
+    in their cells and it lies within blob_keep_pitch (share of the pitch) and
+    blob_keep_angle (radians) of the patch's (pipeline._blob_grid)."""
     edge_percentile: float = 80.0
     """Only gradients above this percentile vote for the grid orientation."""
     hint_offset: float = 0.12

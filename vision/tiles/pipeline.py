@@ -4,6 +4,7 @@ look -> tile or not, face down or up -> shape and colour groups -> palette names
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass, field
 from collections.abc import Callable
@@ -131,6 +132,10 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             again = _read_cells(image, fit, ref, lab, shifted, area, cfg, cfg.crop_px // 2)
             if again:
                 grid, found = shifted, again
+        picked = _blob_choice(found, grid, near, cpx, (x0, y0), cfg,
+                              lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
+        if picked is not None:
+            grid, found = picked
     for _ in range(cfg.refits):
         up = [t.centre_mm for t in found if t.look.has_symbol]
         if not up:
@@ -358,6 +363,80 @@ def _through(pts: NDArray[np.float64], theta: float, pitch: float, strength: flo
     idx = np.round(q - q[0:1])
     o = np.mean(pts - pitch * ((idx[:, :1] + 0.5) * ux + (idx[:, 1:] + 0.5) * uy), axis=0)
     return GridFit(theta, float(pitch), (float(o[0]), float(o[1])), strength)
+
+
+def _blob_grids(table: NDArray[np.bool_] | None, cpx: float, origin: tuple[float, float],
+                cfg: TilesConfig) -> list[tuple[GridFit, int, int, float]]:
+    """The lattice of each patch off the table's colour that a small city could be:
+    (lattice with cells (0..a-1, 0..b-1) over the patch, a, b, share of the patch's
+    smallest rectangle it fills), fullest first.
+
+    A few tiles laid side by side are one patch unlike the table (grid.table_near): its
+    smallest rectangle lies along the tiles' sides and spans a x b pitches, whatever
+    print the tiles carry (a symbol's edges or a mat's lines fool the edge search, not
+    the patch). The fewest cells whose pitches along both sides agree are taken."""
+    if table is None:
+        return []
+    n, comp, st, _ = cv2.connectedComponentsWithStats((~table).astype(np.uint8), connectivity=8)
+    lo = (0.6 * cfg.min_pitch_mm * cpx) ** 2
+    hi = (cfg.blob_cells * cfg.max_pitch_mm * cpx) ** 2
+    shapes = sorted(itertools.product(range(1, cfg.blob_cells + 1), repeat=2), key=lambda ab: (ab[0] * ab[1], ab))
+    out: list[tuple[GridFit, int, int, float]] = []
+    for i in range(1, n):
+        size = int(st[i, cv2.CC_STAT_AREA])
+        if not lo <= size <= hi:
+            continue
+        x, y, w, h = (int(v) for v in st[i, :4])
+        ys, xs = np.nonzero(comp[y:y + h, x:x + w] == i)
+        pix = np.stack([xs + x, ys + y], 1).astype(np.float32)
+        ang = float(cv2.minAreaRect(pix)[2])
+        theta = math.radians((ang + 45.0) % 90.0 - 45.0)
+        c, s_ = math.cos(theta), math.sin(theta)
+        X = origin[0] + (pix[:, 0].astype(np.float64) + 0.5) / cpx
+        Y = origin[1] + (pix[:, 1].astype(np.float64) + 0.5) / cpx
+        u, v = X * c + Y * s_, -X * s_ + Y * c
+        wu, hv = float(np.ptp(u)) + 1.0 / cpx, float(np.ptp(v)) + 1.0 / cpx
+        fill = size / (wu * hv * cpx * cpx)
+        if fill < cfg.blob_fill:
+            continue
+        for a, b in shapes:
+            pu, pv = (wu - cfg.blob_margin_mm) / a, (hv - cfg.blob_margin_mm) / b
+            p = 0.5 * (pu + pv)
+            if abs(pu - pv) <= cfg.blob_agree * p and cfg.min_pitch_mm <= p <= cfg.max_pitch_mm:
+                u0 = 0.5 * (float(u.min()) + float(u.max())) - 0.5 * a * p
+                v0 = 0.5 * (float(v.min()) + float(v.max())) - 0.5 * b * p
+                out.append((GridFit(theta, p, (u0 * c - v0 * s_, u0 * s_ + v0 * c), 1.0), a, b, fill))
+                break
+    return sorted(out, key=lambda g: -g[3])
+
+
+def _same_lattice(a: GridFit, b: GridFit, cfg: TilesConfig) -> bool:
+    """Two lattices of about one pitch and turn (a quarter turn apart is the same)."""
+    turn = abs((a.angle_rad - b.angle_rad + math.pi / 4) % (math.pi / 2) - math.pi / 4)
+    return abs(a.pitch_mm - b.pitch_mm) <= cfg.blob_keep_pitch * b.pitch_mm and turn <= cfg.blob_keep_angle
+
+
+def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDArray[np.bool_] | None],
+                 cpx: float, origin: tuple[float, float], cfg: TilesConfig,
+                 read: Callable[[GridFit], list[TileReading]]) -> tuple[GridFit, list[TileReading]] | None:
+    """A small city's lattice from its patch off the table (_blob_grids) instead of the
+    searched one, when the searched one does not hold its symbols in their cells or
+    lies off the patch's pitch or turn (a lattice a symbol's width fine, fitted to a
+    mat's lines or tilted by a few tiles' print), and the patch's lattice reads a tile
+    in the patch with the symbols in their cells. None: keep the searched lattice."""
+    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    held = _on_lattice(found, cfg)
+    if held and len(up) > cfg.outline_tiles:
+        return None     # a city of many tiles in their cells
+    blobs = _blob_grids(near(), cpx, origin, cfg)
+    if not blobs or (held and any(_same_lattice(grid, g, cfg) for g, _, _, _ in blobs)):
+        return None
+    for g, a, b, _ in blobs[:3]:
+        again = read(g)
+        inside = [t for t in again if t.look.has_symbol and not t.look.faint and 0 <= t.col < a and 0 <= t.row < b]
+        if inside and _on_lattice(again, cfg):
+            return g.__class__(g.angle_rad, g.pitch_mm, g.origin_mm, grid.strength), again
+    return None
 
 
 def _joined_prints(up: list[TileReading], table: NDArray[np.bool_] | None, grid: GridFit, cpx: float,
