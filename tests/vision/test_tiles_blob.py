@@ -129,3 +129,19 @@ def test_a_held_block_is_kept_when_only_a_coarse_split_fits() -> None:
     picked = _blob_choice(_cells(searched, 3), searched, lambda: near, grey, CPX, ORIGIN, cfg,
                           lambda g: _cells(g, 2))
     assert picked is None
+
+
+def test_a_six_tile_t_keeps_its_pitch() -> None:
+    """Six tiles of 34.5 mm in a T (style and table of seed 9107): the patch's 2 x 2
+    split (54.6 mm, 1.6x too coarse) read one tile; the lattice of all six is kept."""
+    prof = default_profile("town77")
+    style = random_style(9107, prof)
+    env = random_environment(random.Random(9107), (2304, 1296), prof)
+    env["profile"] = prof.name
+    rng = random.Random(9107)
+    t6 = [(0, 0), (0, 1), (0, 2), (1, 1), (2, 1), (1, 0)]
+    cells = [{"row": r, "col": c, "shape": rng.randrange(7), "colour": rng.randrange(7)} for r, c in t6]
+    image = render_scene(city_scene(cells, style, env, 9107 + 203, [])).image
+    reading = read_tiles(image, locate_table(image, prof), prof)
+    assert sorted(reading.rc(t) for t in reading.tiles if not t.face_down) == sorted(t6)
+    assert reading.grid is not None and abs(reading.grid.pitch_mm - style["pitch_mm"]) < 0.1 * style["pitch_mm"]
