@@ -107,6 +107,26 @@ class TilesConfig:
     (a lattice at half the pitch cuts one tile into four)."""
     sparse_tiles: int = 6
     """At most this many face-up tiles: the lattice is checked against their outlines."""
+    blob_margin_mm: float = 2.0
+    blob_agree: float = 0.15
+    blob_fill: float = 0.5
+    blob_cells: int = 3
+    blob_keep_pitch: float = 0.15
+    blob_keep_angle: float = 0.07
+    blob_offset: float = 0.2
+    blob_cell_fill: float = 0.5
+    blob_outline_agree: float = 0.15
+    """A small city shows as one patch off the table's colour (grid.table_near): its
+    smallest rectangle is a x b cells (each at most blob_cells) of one pitch, the patch
+    some blob_margin_mm wider than a x b pitches (a tile's shadow and the table mask's
+    edge); the pitches along both sides agree within blob_agree, the patch fills at
+    least blob_fill of the rectangle. The searched lattice is kept while its symbols sit
+    in their cells and it lies within blob_keep_pitch (share of the pitch) and
+    blob_keep_angle (radians) of the patch's. A split is taken only where the tiles
+    agree (pipeline._blob_choice): every symbol off the bare table within blob_offset pitches
+    of its cell's middle, every cell whose middle half the patch fills at least
+    blob_cell_fill of holding a tile, and no more tiles without a square outline of
+    side + gap_mm within blob_outline_agree of the pitch than tiles with one."""
     edge_percentile: float = 80.0
     """Only gradients above this percentile vote for the grid orientation."""
     hint_offset: float = 0.12

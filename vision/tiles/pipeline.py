@@ -4,6 +4,7 @@ look -> tile or not, face down or up -> shape and colour groups -> palette names
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass, field
 from collections.abc import Callable
@@ -131,6 +132,10 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             again = _read_cells(image, fit, ref, lab, shifted, area, cfg, cfg.crop_px // 2)
             if again:
                 grid, found = shifted, again
+        picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg,
+                              lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
+        if picked is not None:
+            grid, found = picked
     for _ in range(cfg.refits):
         up = [t.centre_mm for t in found if t.look.has_symbol]
         if not up:
@@ -358,6 +363,161 @@ def _through(pts: NDArray[np.float64], theta: float, pitch: float, strength: flo
     idx = np.round(q - q[0:1])
     o = np.mean(pts - pitch * ((idx[:, :1] + 0.5) * ux + (idx[:, 1:] + 0.5) * uy), axis=0)
     return GridFit(theta, float(pitch), (float(o[0]), float(o[1])), strength)
+
+
+@dataclass
+class _Patch:
+    """One patch off the table's colour that a small city could be: its pixels in the
+    coarse view (labels == index), the share of its smallest rectangle it fills, and
+    each split of that rectangle into a x b cells whose pitches along both sides agree
+    (lattice with cells (0..a-1, 0..b-1) over the patch, a, b), fewest cells first."""
+
+    labels: NDArray[np.int32]
+    index: int
+    fill: float
+    splits: list[tuple[GridFit, int, int]]
+
+    def holds(self, pt: tuple[float, float], cpx: float, origin: tuple[float, float]) -> bool:
+        """The table-mm point lies on the patch."""
+        h, w = self.labels.shape
+        x, y = int((pt[0] - origin[0]) * cpx), int((pt[1] - origin[1]) * cpx)
+        return 0 <= x < w and 0 <= y < h and int(self.labels[y, x]) == self.index
+
+    def share(self, g: GridFit, col: int, row: int, cpx: float, origin: tuple[float, float]) -> float:
+        """The share of a cell's middle half that lies on the patch."""
+        c = g.cell_centre_mm(col, row)
+        pts = Outline(g.pitch_mm, g.angle_rad, 0.0, (float(c[0]), float(c[1]))).inside_mm(inset=0.5)
+        return float(np.mean([self.holds((float(x), float(y)), cpx, origin) for x, y in pts]))
+
+
+def _blob_grids(table: NDArray[np.bool_] | None, cpx: float, origin: tuple[float, float],
+                cfg: TilesConfig) -> list[_Patch]:
+    """Each patch off the table's colour that a small city could be, fullest first.
+
+    A few tiles laid side by side are one patch unlike the table (grid.table_near): its
+    smallest rectangle lies along the tiles' sides and spans a x b pitches, whatever
+    print the tiles carry (a symbol's edges or a mat's lines fool the edge search, not
+    the patch). Several splits may fit one rectangle (2 x 2 tiles are 1 x 1 cell of
+    twice the pitch): the tiles' own evidence picks one (_blob_choice)."""
+    if table is None:
+        return []
+    n, comp, st, _ = cv2.connectedComponentsWithStats((~table).astype(np.uint8), connectivity=8)
+    lo = (0.6 * cfg.min_pitch_mm * cpx) ** 2
+    hi = (cfg.blob_cells * cfg.max_pitch_mm * cpx) ** 2
+    shapes = sorted(itertools.product(range(1, cfg.blob_cells + 1), repeat=2), key=lambda ab: (ab[0] * ab[1], ab))
+    out: list[_Patch] = []
+    for i in range(1, n):
+        size = int(st[i, cv2.CC_STAT_AREA])
+        if not lo <= size <= hi:
+            continue
+        x, y, w, h = (int(v) for v in st[i, :4])
+        ys, xs = np.nonzero(comp[y:y + h, x:x + w] == i)
+        pix = np.stack([xs + x, ys + y], 1).astype(np.float32)
+        ang = float(cv2.minAreaRect(pix)[2])
+        theta = math.radians((ang + 45.0) % 90.0 - 45.0)
+        c, s_ = math.cos(theta), math.sin(theta)
+        X = origin[0] + (pix[:, 0].astype(np.float64) + 0.5) / cpx
+        Y = origin[1] + (pix[:, 1].astype(np.float64) + 0.5) / cpx
+        u, v = X * c + Y * s_, -X * s_ + Y * c
+        wu, hv = float(np.ptp(u)) + 1.0 / cpx, float(np.ptp(v)) + 1.0 / cpx
+        fill = size / (wu * hv * cpx * cpx)
+        if fill < cfg.blob_fill:
+            continue
+        splits: list[tuple[GridFit, int, int]] = []
+        for a, b in shapes:
+            pu, pv = (wu - cfg.blob_margin_mm) / a, (hv - cfg.blob_margin_mm) / b
+            p = 0.5 * (pu + pv)
+            if abs(pu - pv) <= cfg.blob_agree * p and cfg.min_pitch_mm <= p <= cfg.max_pitch_mm:
+                u0 = 0.5 * (float(u.min()) + float(u.max())) - 0.5 * a * p
+                v0 = 0.5 * (float(v.min()) + float(v.max())) - 0.5 * b * p
+                splits.append((GridFit(theta, p, (u0 * c - v0 * s_, u0 * s_ + v0 * c), 1.0), a, b))
+        if splits:
+            out.append(_Patch(np.asarray(comp, np.int32), i, fill, splits))
+    return sorted(out, key=lambda pt: -pt.fill)
+
+
+def _same_lattice(a: GridFit, b: GridFit, cfg: TilesConfig) -> bool:
+    """Two lattices of about one pitch and turn (a quarter turn apart is the same)."""
+    turn = abs((a.angle_rad - b.angle_rad + math.pi / 4) % (math.pi / 2) - math.pi / 4)
+    return abs(a.pitch_mm - b.pitch_mm) <= cfg.blob_keep_pitch * b.pitch_mm and turn <= cfg.blob_keep_angle
+
+
+def _outline_votes(tiles: list[TileReading], g: GridFit, grey: NDArray[np.float32], cpx: float,
+                   origin: tuple[float, float], cfg: TilesConfig) -> tuple[int, int]:
+    """(tiles with a square of side + gap about g's pitch among their outlines, tiles
+    with squares of other sizes only): no square two tiles wide lies symmetric about
+    one tile's centre, so a split too coarse finds no outline of its pitch (a printed
+    frame or the symbol give smaller squares, hence any square, not the outermost)."""
+    yes = no = 0
+    for t in tiles:
+        c = g.cell_centre_mm(t.col, t.row)
+        outs = tile_outline(grey, cpx, origin, np.asarray(c), g.angle_rad, cfg, cfg.outline_near_mm)
+        if not outs:
+            continue
+        if any(abs(o.side_mm + cfg.gap_mm - g.pitch_mm) <= cfg.blob_outline_agree * g.pitch_mm for o in outs):
+            yes += 1
+        else:
+            no += 1
+    return yes, no
+
+
+def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDArray[np.bool_] | None],
+                 grey: NDArray[np.float32], cpx: float, origin: tuple[float, float], cfg: TilesConfig,
+                 read: Callable[[GridFit], list[TileReading]]) -> tuple[GridFit, list[TileReading]] | None:
+    """A small city's lattice from its patch off the table (_blob_grids) instead of the
+    searched one, when the searched one does not hold its symbols in their cells or
+    lies off the patch's pitch or turn (a lattice a symbol's width fine, fitted to a
+    mat's lines or tilted by a few tiles' print). None: keep the searched lattice.
+
+    A split of the patch is taken only where the tiles' own evidence agrees: the patch
+    holds every tile the searched lattice holds in its cell (a patch beside a city is
+    not the city), each of its cells that the patch fills holds a tile, every symbol
+    off the bare table sits near its cell's middle (a split too coarse puts a cell's
+    symbol off to one side or cuts it at a cell's edge), it reads no fewer tiles in
+    their cells on the patch than the searched lattice did, and the tiles' outlines
+    do not speak against its pitch (those of a searched lattice that held must speak
+    for it)."""
+    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    held = _on_lattice(found, cfg)
+    if held and len(up) > cfg.outline_tiles:
+        return None     # a city of many tiles in their cells
+    blobs = _blob_grids(near(), cpx, origin, cfg)
+    if not blobs or (held and any(_same_lattice(grid, g, cfg) for b in blobs for g, _, _ in b.splits)):
+        return None
+    # the symbols the searched lattice holds in their cells off the bare table: each a
+    # tile (a mat's lines on bare table are no tile's)
+    table = near()
+    placed = [t for t in up if math.hypot(*t.look.offset) < cfg.hint_offset
+              and (table is None or _table_share(table, np.array([t.centre_mm]), cpx, origin) < 0.5)]
+    for patch in blobs[:3]:
+        mine = [t for t in placed if patch.holds(t.centre_mm, cpx, origin)]
+        if len(mine) < len(placed):
+            continue     # tiles in their cells off this patch: it is not the city
+        for g, a, b in patch.splits:
+            again = read(g)
+            inside = [t for t in again if 0 <= t.col < a and 0 <= t.row < b]
+            sym = [t for t in inside if t.look.has_symbol and not t.look.faint]
+            if not sym or len(sym) < len(mine) or not _on_lattice(again, cfg):
+                continue
+            # every symbol off the bare table, in the patch or beside it (tiles the
+            # table's colour parted from it), sits near its cell's middle: a split too
+            # coarse puts a cell's symbol to one side, a patch that is a symbol's or a
+            # few tiles' of a larger city cuts the other tiles up
+            tiles = [t for t in again if t.look.has_symbol and not t.look.faint
+                     and (table is None or _table_share(table, np.array([t.centre_mm]), cpx, origin) < 0.5)]
+            if any(math.hypot(*t.look.offset) >= cfg.blob_offset for t in tiles):
+                continue
+            held_cells = {(t.col, t.row) for t in inside}
+            if any(patch.share(g, i, j, cpx, origin) >= cfg.blob_cell_fill and (i, j) not in held_cells
+                   for i in range(a) for j in range(b)):
+                continue
+            yes, no = _outline_votes(tiles, g, grey, cpx, origin, cfg)
+            if no > yes:
+                continue
+            if held and yes == 0:
+                continue     # a lattice that held its symbols gives way to evidence only
+            return g.__class__(g.angle_rad, g.pitch_mm, g.origin_mm, grid.strength), again
+    return None
 
 
 def _joined_prints(up: list[TileReading], table: NDArray[np.bool_] | None, grid: GridFit, cpx: float,
