@@ -37,6 +37,9 @@ DEFAULT_PITCH_MM = 400.0 / 7.0
 MISFIT_LOOKS = 6
 """Looks in a row whose lattice misses the city before one is taken anyway (the city's
 last lattice may have been the wrong one; a question is better than a stall)."""
+UNREAD_OPTIONS = 12
+"""A tile whose labels cannot be named is asked with the tiles it may be (legal there,
+agreeing with what could be named) when there are at most this many to scroll through."""
 FIRST_TILE_MM2 = 400.0
 """A changed region this large (mm^2; the smallest tiles are about 25 mm across) on a
 table with no city yet is looked at again when the reader found no tile."""
@@ -225,6 +228,7 @@ class Town77Session(RecordsMoves):
         expected: dict[Cell, Tile | None] = {cell: (x if isinstance(x, Tile) else None)
                                              for cell, x in city if x is not None}
         kept: set[Cell] = set()
+        unread: list[Cell] = []
         unexplained: list[Cell] = []
         foreign: list[Cell] = []
         if change is None and not expected and len(entries) > 1:
@@ -278,11 +282,27 @@ class Town77Session(RecordsMoves):
                 continue
             got = labels.tile(*raw[cell])
             if got is None:
-                return Ask(f"{cell.name}: cannot read the tile")
+                unread.append(cell)
+                continue
             seen[cell] = got
         for cell in kept:
             seen[cell] = expected[cell]
         pitch = _pitch(centres)
+        if unread:
+            # a label the city's tiles do not explain (a group split this look): the
+            # players say which tile it is, among those the reading and the rules allow
+            cell = unread[0]
+            partial = (labels.index(raw[cell][0], 0), labels.index(raw[cell][1], 1))
+            gone = set(self.game_state.turned_over)
+            could_be = [t for t in ALL_TILES
+                        if partial[0] in (None, t.shape) and partial[1] in (None, t.colour)
+                        and not city.contains(t) and t not in gone and why_illegal(city, t, cell) is None]
+            footprint = (_rect(centres.get(cell), cell, pitch),)
+            if not 0 < len(could_be) <= UNREAD_OPTIONS:
+                return Ask(f"{cell.name}: cannot read the tile", (), (), footprint)
+            return Ask(f"Which tile at {cell.name}?",
+                       tuple(self._place_move(t, cell, "confirmed") for t in could_be),
+                       tuple(f"{t.token} at {cell.name}" for t in could_be), footprint)
         added = [c for c in seen if c not in expected]
         vanished = [c for c in expected if c not in seen]
         turned = [c for c in seen if c in expected and seen[c] is None and expected[c] is not None]

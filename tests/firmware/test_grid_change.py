@@ -488,3 +488,19 @@ def test_a_pioneer_whose_change_looks_large_on_a_lattice_read_small_is_still_the
         frame = _obs((0, 0, "s1", "c1"), (3, 3, "s2", "c2"))
         v = s.interpret(frame, change=_blob_change([], (x, y, radius)))
         assert isinstance(v, want), (cells, v)
+
+
+def test_a_tile_whose_colour_cannot_be_named_is_asked_with_the_tiles_it_may_be() -> None:
+    """Dev game 115: the last tile's colour label was one no tile of the city carried (the
+    reader split a group) while the city held all seven colours. The look asked 'cannot
+    read the tile' with nothing to choose and no footprint, so the guard took the tile
+    itself for something left on the table, and the move was lost. The players are asked
+    which tile it is, among the legal ones with the shape that was read, and the tile's
+    cell is the question's footprint."""
+    s = _session(("b1", "B1"), ("c2", "C1"), ("d3", "D1"), ("e4", "E1"), ("f5", "F1"), ("g6", "G1"))
+    row = [(0, c, f"s{c}", f"c{c}") for c in range(7)]
+    v = s.interpret(_obs(*row, (1, 0, "s1", "c9")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "Which tile at A2?", v
+    assert [m["tile"] for m in v.candidates] == ["b2", "b3", "b4", "b5", "b6"]
+    x, y = _centre(1, 0)
+    assert v.footprint and v.footprint[0][0] < x < v.footprint[0][2] and v.footprint[0][1] < y < v.footprint[0][3]
