@@ -40,8 +40,8 @@ from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
 from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, change_mask, foreign_change,
-                             large_parts,
-                             normalise, normalised_difference, reaching_in, table_behind, touches)
+                             large_parts, normalise, normalised_difference, reaching_in, table_behind,
+                             touches)
 from firmware.screens import base as scr
 from rules.errors import IllegalMove, RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader

@@ -292,7 +292,7 @@ def large_parts(mask: GreyImage, min_px: float) -> GreyImage:
     laid a little off its cell adds outside the cell (its rim, its shadow) is a sliver."""
     if not np.any(mask):
         return mask
-    n, labels, stats, _ = cv2.connectedComponentsWithStats((mask > 0).astype(np.uint8), connectivity=8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats((mask > 0).astype(np.uint8), connectivity=8)
     big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= min_px)
     big = big[big > 0]
     if big.size == 0:

@@ -62,8 +62,12 @@ class Settled:
     offset: CellRC = (0, 0)
 
 
-def _axes(grid: dict[str, Any] | None) -> tuple[float, tuple[float, float], tuple[float, float],
-                                                 tuple[float, float]] | None:
+Axes = tuple[float, tuple[float, float], tuple[float, float], tuple[float, float]]
+SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))
+"""The (row, col) steps to the four cells sharing a side with a cell."""
+
+
+def _axes(grid: dict[str, Any] | None) -> Axes | None:
     """(pitch, origin centre, x axis, y axis) of the reader's lattice, or None."""
     if not isinstance(grid, dict):
         return None
@@ -225,6 +229,26 @@ def _middle(centre: tuple[float, float], pitch: float) -> tuple[float, float, fl
     return centre[0] - h, centre[1] - h, centre[0] + h, centre[1] + h
 
 
+def _node(axes: Axes, rc: CellRC) -> tuple[float, float]:
+    """The centre (table mm) of cell (row, col) on a lattice."""
+    pitch, origin, ux, uy = axes
+    r, c = rc
+    return (origin[0] + pitch * (c * ux[0] + r * uy[0]),
+            origin[1] + pitch * (c * ux[1] + r * uy[1]))
+
+
+def _beside(cells: set[CellRC]) -> set[CellRC]:
+    """The cells sharing a side with one of `cells`, not among them."""
+    return {(r + a, c + b) for r, c in cells for a, b in SIDES} - cells
+
+
+def _changed(change: ChangeMap, centre: tuple[float, float], pitch: float, share: float,
+             outside: float) -> bool:
+    """More than `share` of the middle of the cell at `centre` changed (`outside`: the
+    share counted for a middle reaching off the view)."""
+    return change.fraction(_middle(centre, pitch), outside) > share
+
+
 def _anchor(unchanged: dict[CellRC, tuple[float, float]], expected: set[CellRC],
             seen: dict[CellRC, tuple[float, float]], near: float) -> CellRC:
     """The index offset that lays most unchanged read tiles on tiles of the state (no
@@ -269,15 +293,13 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
     axes = _axes(grid)
     if axes is None:
         return Settled(dict(entries))
-    pitch, origin, ux, uy = axes
+    pitch = axes[0]
 
     def centre_of(rc: CellRC) -> tuple[float, float]:
-        r, c = rc
-        return (origin[0] + pitch * (c * ux[0] + r * uy[0]),
-                origin[1] + pitch * (c * ux[1] + r * uy[1]))
+        return _node(axes, rc)
 
     def changed(centre: tuple[float, float], share: float = CHANGED, outside: float = 1.0) -> bool:
-        return change.fraction(_middle(centre, pitch), outside) > share
+        return _changed(change, centre, pitch, share, outside)
 
     # where each read tile is (its print's centre, else its cell's), worked out once
     centres = {rc: point_mm(e.get("centre_mm")) or centre_of(rc) for rc, e in entries.items()}
@@ -288,7 +310,7 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
 
     def beside_city(rc: CellRC) -> bool:
         r, c = rc[0] + dr, rc[1] + dc
-        return any(n in expected for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+        return any((r + a, c + b) in expected for a, b in SIDES)
 
     def regions(rc: CellRC) -> frozenset[int]:
         return change.regions(_middle(centres[rc], pitch))
@@ -320,8 +342,7 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
         rc = (cell[0] - dr, cell[1] - dc)
         if not (moved[rc] if rc in moved else changed(centre_of(rc))):
             out.kept.add(cell)
-    near = {(r + a, c + b) for r, c in expected for a, b in ((-1, 0), (1, 0), (0, -1), (0, 1))}
-    for cell in sorted(near - expected - set(out.entries)):
+    for cell in sorted(_beside(expected) - set(out.entries)):
         if changed(centre_of((cell[0] - dr, cell[1] - dc)), EMPTY_CHANGED, 0.0):
             out.unexplained.append(cell)
     if city is not None:
@@ -340,14 +361,12 @@ def _unread_beside(city: dict[str, Any], expected: set[CellRC], change: ChangeMa
     axes = _axes(city)
     if axes is None:
         return []
-    pitch, origin, ux, uy = axes
+    pitch = axes[0]
     points = list(read)
     out = []
-    for r, c in sorted({(r + a, c + b) for r, c in expected
-                        for a, b in ((-1, 0), (1, 0), (0, -1), (0, 1))} - expected):
-        centre = (origin[0] + pitch * (c * ux[0] + r * uy[0]),
-                  origin[1] + pitch * (c * ux[1] + r * uy[1]))
-        if change.fraction(_middle(centre, pitch), 0.0) > EMPTY_CHANGED and \
+    for cell in sorted(_beside(expected)):
+        centre = _node(axes, cell)
+        if _changed(change, centre, pitch, EMPTY_CHANGED, 0.0) and \
                 all(math.hypot(p[0] - centre[0], p[1] - centre[1]) > ANCHOR_NEAR * pitch for p in points):
-            out.append((r, c))
+            out.append(cell)
     return out

@@ -165,9 +165,13 @@ class Town77Session(RecordsMoves):
     def more_to_read(self) -> bool:
         return bool(self._pending)
 
+    def _placed(self) -> set[Cell]:
+        """The cells of the state's city that hold a tile (face up or down)."""
+        return {c for c, x in self.game_state.city if x is not None}
+
     def _placed_seen(self) -> dict[tuple[int, int], tuple[float, float]]:
         """Where the tiles on the state's city were last seen, by (row, col)."""
-        placed = {c for c, x in self.game_state.city if x is not None}
+        placed = self._placed()
         return {(c.row, c.col): p for c, p in self._city_mm.items() if c in placed}
 
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
@@ -190,7 +194,7 @@ class Town77Session(RecordsMoves):
             # looks in a row put the city off where it was seen: those places were the
             # misreading (a first few tiles read on a lattice a symbol's width fine), and
             # every later look would be held up by them; this look's are kept instead
-            placed = {c for c, x in self.game_state.city if x is not None}
+            placed = self._placed()
             self._city_mm.update({c: p for c, p in self._centres.items() if c in placed})
         if forced and isinstance(verdict, Proposed):
             # a look taken on a lattice that still misses the city: its cell may be a
@@ -203,20 +207,19 @@ class Town77Session(RecordsMoves):
             # where the tiles were seen (their prints' centres), not the lattice's nodes: a
             # lattice half a cell off can still read a small city, and must not become the
             # measure of the next looks
-            cells = [c for c, x in self.game_state.city if x is not None]
-            if isinstance(verdict, Proposed) and "cell" in verdict.move:
-                cells.append(Cell.parse(str(verdict.move["cell"])))
+            new = Cell.parse(str(verdict.move["cell"])) \
+                if isinstance(verdict, Proposed) and "cell" in verdict.move else None
+            cells = [c for c, x in self.game_state.city if x is not None] + ([new] if new is not None else [])
             merged = {Cell(*rc): p for rc, p in merge_seen(
                 {(c.row, c.col): p for c, p in self._city_mm.items()},
                 {(c.row, c.col): p for c, p in self._centres.items()},
                 [(c.row, c.col) for c in cells], _pitch(self._centres)).items()}
             if isinstance(verdict, NoChange):
                 self._city_mm = merged
-            else:
+            elif new is not None:
                 # kept once the move is applied: the guard may turn it into a question
                 # (a hand's thing read as a tile by the city), and the players refuse it
-                self._proposed = (Cell.parse(str(verdict.move["cell"])), merged) \
-                    if "cell" in verdict.move else None
+                self._proposed = (new, merged)
         return verdict
 
     def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
