@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from collections.abc import Callable
 from typing import Any
 
@@ -487,8 +487,11 @@ def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDA
     # the symbols the searched lattice holds in their cells off the bare table: each a
     # tile (a mat's lines on bare table are no tile's)
     table = near()
-    placed = [t for t in up if math.hypot(*t.look.offset) < cfg.hint_offset
-              and (table is None or _table_share(table, np.array([t.centre_mm]), cpx, origin) < 0.5)]
+
+    def off_table(t: TileReading) -> bool:
+        return table is None or _table_share(table, np.array([t.centre_mm]), cpx, origin) < 0.5
+
+    placed = [t for t in up if math.hypot(*t.look.offset) < cfg.hint_offset and off_table(t)]
     for patch in blobs[:3]:
         mine = [t for t in placed if patch.holds(t.centre_mm, cpx, origin)]
         if len(mine) < len(placed):
@@ -503,8 +506,7 @@ def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDA
             # table's colour parted from it), sits near its cell's middle: a split too
             # coarse puts a cell's symbol to one side, a patch that is a symbol's or a
             # few tiles' of a larger city cuts the other tiles up
-            tiles = [t for t in again if t.look.has_symbol and not t.look.faint
-                     and (table is None or _table_share(table, np.array([t.centre_mm]), cpx, origin) < 0.5)]
+            tiles = [t for t in again if t.look.has_symbol and not t.look.faint and off_table(t)]
             if any(math.hypot(*t.look.offset) >= cfg.blob_offset for t in tiles):
                 continue
             held_cells = {(t.col, t.row) for t in inside}
@@ -516,7 +518,7 @@ def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDA
                 continue
             if held and yes == 0:
                 continue     # a lattice that held its symbols gives way to evidence only
-            return g.__class__(g.angle_rad, g.pitch_mm, g.origin_mm, grid.strength), again
+            return replace(g, strength=grid.strength), again
     return None
 
 
