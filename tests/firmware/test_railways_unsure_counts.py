@@ -176,6 +176,19 @@ def test_pieces_of_one_link_are_that_link() -> None:
                       NoChange)
 
 
+def test_a_second_link_laid_along_the_first_is_a_new_link() -> None:
+    """A second red link between the same two stations, bowed a little off the first, is
+    a build (alerted: no second single link), not a piece of the first (hypothesis seed
+    286 of the whole-games test: an illegal link read as NoChange)."""
+    s = new_session()
+    v = s.interpret(observe(RED_TO_TOWN))
+    assert isinstance(v, Proposed)
+    s.apply(v.move)
+    again = dict(RED_TO_TOWN, stations=["S3", "S1"], path_mm=[[380.0, 489.0], [389.0, 447.0], [380.0, 406.0]])
+    v = s.interpret(observe(RED_TO_TOWN, again))
+    assert isinstance(v, Illegal), v
+
+
 def test_a_station_missed_at_setup_is_entered_without_a_card() -> None:
     """The players add a Boundary station the first look missed; a link to it takes no card for it."""
     s = new_session()
