@@ -219,6 +219,9 @@ class Referee:
         self.already_done = False
         self._shown: bytes | None = None
         self._first_shown_at: float | None = None   # the first show() since a verdict was acted on
+        # when an accepted move's screen gives way to the status screen; the loop watches
+        # the table meanwhile (the next tile may already be down)
+        self._status_at: float | None = None
 
     # -- plumbing ------------------------------------------------------------------------
     def request_stop(self, *_: Any) -> None:
@@ -227,15 +230,23 @@ class Referee:
     def install_signal_handlers(self) -> None:
         signal.signal(signal.SIGTERM, self.request_stop)
 
-    def show(self, image: Image.Image) -> None:
-        """Show a screen; the same picture twice is not sent again (I2C time, PNG spam)."""
+    def show(self, image: Image.Image, hold: float = 0.0) -> None:
+        """Show a screen; the same picture twice is not sent again (I2C time, PNG spam).
+        With `hold`, the status screen does not replace it for that many seconds."""
         if self._first_shown_at is None:
             self._first_shown_at = self.clock.now()
+        self._status_at = self.clock.now() + hold if hold > 0 else None
         data = image.tobytes()
         if data == self._shown:
             return
         self._shown = data
         self.display.show(image)
+
+    def _show_status(self) -> None:
+        """The game's status screen, once a move's screen has been up its time."""
+        assert self.session is not None
+        if self._status_at is None or self.clock.now() >= self._status_at:
+            self.show(self.session.status_screen())
 
     def note(self, text: str) -> None:
         self.events.append(text)
@@ -285,6 +296,8 @@ class Referee:
                                          and self.frames >= self.cfg.max_frames):
                     return 0
                 if self.session is not None and self.session.is_over():
+                    if self._status_at is not None:    # the last move's screen, its time
+                        self.clock.sleep(max(0.0, self._status_at - self.clock.now()))
                     self._end_game()   # the game ended itself: scores, then the menu
                     self.session = None
         except Stop:
@@ -410,13 +423,15 @@ class Referee:
     # -- watching ----------------------------------------------------------------------------
     def _watch(self) -> None:
         assert self.session is not None
-        self.show(self.session.status_screen())
+        self._show_status()
         self.motion.reset(self.clock.now())
         backoff = self.cfg.retry_first
         while self.session is not None and not self.session.is_over():
             self._check_stop()
             if self.cfg.max_frames is not None and self.frames >= self.cfg.max_frames:
                 return
+            if self._status_at is not None and self.clock.now() >= self._status_at:
+                self._show_status()
             if not self.cfg.replay:
                 ev = self.button(0.0)
                 if ev is not None:
@@ -526,6 +541,8 @@ class Referee:
         """A recording ended: answer what the button script still holds, then stop."""
         self.ended_stream = True
         self.note("end of the recording")
+        if self.session is not None and self._status_at is not None:
+            self.show(self.session.status_screen())
         deadline = self.clock.now() + self.cfg.linger_seconds
         if self.cfg.linger_seconds > 0 and self.session is not None:
             self.show(scr.text_screen("Recording over", ["MENU (long", "SELECT) to end"]))
@@ -810,7 +827,7 @@ class Referee:
             # a hand over the table leaves the alert standing; any other reading replaces it
             self.misread = verdict if isinstance(verdict, Illegal) else None
         if isinstance(verdict, NoChange):
-            self.show(self.session.status_screen())
+            self._show_status()
         elif isinstance(verdict, Proposed):
             self._apply(verdict.move, frame)
             self.alerts.alert_ok()
@@ -819,7 +836,7 @@ class Referee:
         elif isinstance(verdict, Ask):
             self._question(verdict, frame)
         elif isinstance(verdict, Unclear):
-            self.show(self.session.status_screen())
+            self._show_status()
 
     def _apply(self, move: dict[str, Any], frame: Frame | None, source: str | None = None,
                answer: str | None = None) -> bool:
@@ -851,9 +868,9 @@ class Referee:
             self.last_look_preview = None   # the others of tiles laid together: look again now
         shown = _optional_screen(self.session, "applied_screen", m)
         if shown is not None:
-            self.show(shown)
-            self.clock.sleep(self.cfg.verdict_seconds)
-        self.show(self.session.status_screen())
+            self.show(shown, hold=self.cfg.verdict_seconds)
+        else:
+            self.show(self.session.status_screen())
         return True
 
     def _alert(self, verdict: Illegal) -> None:
@@ -877,7 +894,7 @@ class Referee:
             self.show(scr.confirm_screen(verdict.text, "Check table", yes="OK", no="Undo"))
             self.clock.sleep(1.0)
             self.note("question dismissed (nobody to ask)")
-            self.show(self.session.status_screen())
+            self._show_status()
             return
         while True:
             if verdict.candidates:
@@ -905,7 +922,7 @@ class Referee:
                 if ev is ButtonEvent.PREV or ev is ButtonEvent.UNDO:
                     self._undo()
                 break
-        self.show(self.session.status_screen())
+        self._show_status()
 
     # -- buttons while watching ---------------------------------------------------------------
     def _on_button(self, ev: ButtonEvent) -> None:
@@ -916,7 +933,7 @@ class Referee:
         elif ev is ButtonEvent.MENU:
             self._menu()
         else:
-            self.show(self.session.status_screen())
+            self.show(self.session.status_screen())   # a player asked for it
 
     def _undo(self) -> None:
         """Take back the last move, then offer what it could have been (a misread)."""
@@ -932,12 +949,12 @@ class Referee:
         self.note(f"undone {last}")
         fixes = self.session.fixes(last)
         if not fixes:
-            self.show(self.session.status_screen())
+            self._show_status()
             return
         index = self._pick("Undone. Fix?", ["Leave undone"] + [a.label for a in fixes])
         if index:
             self._apply(fixes[index - 1].move, None, "fix")
-        self.show(self.session.status_screen())
+        self._show_status()
 
     def _pick(self, title: str, items: list[str]) -> int | None:
         """A menu driven by the buttons: the index SELECTed, or None when dismissed
@@ -973,7 +990,7 @@ class Referee:
             if entries[index][0] == "End game":
                 return      # its result (or why it cannot end) stays on the screen
         if self.session is not None:
-            self.show(self.session.status_screen())
+            self._show_status()
 
     def _fix_misread(self, fixes: list[games.Action]) -> None:
         """The alerted move was a misreading: the players pick what is really there, and
