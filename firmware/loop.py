@@ -22,7 +22,7 @@ import logging
 import signal
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -132,9 +132,11 @@ class Look:
     view: NDArray[np.uint8]
 
 
-def _recall(cache: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]],
-            key: tuple[NDArray[np.uint8], ...], keep: int,
-            make: Callable[[], NDArray[np.uint8]]) -> NDArray[np.uint8]:
+_Kept = TypeVar("_Kept", NDArray[np.uint8], NDArray[np.uint16])
+
+
+def _recall(cache: list[tuple[tuple[NDArray[np.uint8], ...], _Kept]],
+            key: tuple[NDArray[np.uint8], ...], keep: int, make: Callable[[], _Kept]) -> _Kept:
     """The result kept for these very arrays (by identity: views are never changed in
     place), else make() it and keep it among the last `keep` results."""
     for k, value in cache:
@@ -191,7 +193,7 @@ class Referee:
         # the last few ((a, b), difference(a, b)): one look compares its view with the last
         # look's, the last accepted table's and the one before it
         self._differences: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]] = []
-        self._normals: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]] = []   # ((view,), normalise(view))
+        self._normals: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint16]]] = []   # ((view,), normalise(view))
         self.previous_view: NDArray[np.uint8] | None = None
         self.current_view: NDArray[np.uint8] | None = None
         self.previous_image: NDArray[np.uint8] | None = None
@@ -728,7 +730,7 @@ class Referee:
         return _recall(self._differences, (a, b), 3,
                        lambda: normalised_difference(self._normalised(a), self._normalised(b)))
 
-    def _normalised(self, view: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    def _normalised(self, view: NDArray[np.uint8]) -> NDArray[np.uint16]:
         return _recall(self._normals, (view,), 4, lambda: normalise(view))
 
     def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
