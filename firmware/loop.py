@@ -110,6 +110,7 @@ class LoopConfig:
     arm_bridge_mm: float = 12.0        # gaps bridged when tracing a change to the table's edge
     guard_blob_cells: float = 1.0      # a still thing this many move cells large by the move: ask
     behind_grow_mm: float = 6.0        # rim kept from the old table around a still thing a move leaves
+    tables_kept: int = 6               # accepted tables the guard remembers (a cup taken away)
     moved_mm: float = 4.0              # marker shift that means "camera or table moved"
     hidden_marker_mm: float = 1.5      # seen markers this close to the last fit: others are hidden
     replay: bool = False               # recorded camera: ask buttons only when needed
@@ -149,7 +150,7 @@ def _recall(cache: list[tuple[tuple[NDArray[np.uint8], ...], _Kept]],
 
 # what judge() changes: an early look made void by motion puts it back
 _GUARD_MEMORY = ("fit", "_full_markers", "grid_hint", "previous_view", "current_view", "previous_image",
-                 "reference", "earlier", "blocked_looks", "behind")
+                 "reference", "earlier", "blocked_looks", "behind", "accepted")
 
 
 class Stop(Exception):
@@ -183,6 +184,8 @@ class Referee:
         self.profile: TableProfile | None = None
         self.fit: TableFit | None = None
         self.reference: NDArray[np.uint8] | None = None   # guard view of the last accepted table
+        # the last few accepted tables, newest first, with their normalised views
+        self.accepted: tuple[tuple[NDArray[np.uint8], NDArray[np.uint16]], ...] = ()
         # an accepted table without what rests on the last one: the table before a quiet
         # look took in a cup, or the last move's table without an arm resting away from it
         self.earlier: NDArray[np.uint8] | None = None
@@ -405,6 +408,7 @@ class Referee:
         self.journal.append("game_start", {"game": kind.name, "options": options,
                                            "source": self.source})
         self.reference = self.earlier = None
+        self.accepted = ()
         self.note(f"new game {kind.name} {options}")
         return True
 
@@ -768,6 +772,7 @@ class Referee:
                     self._foreign(self.reference, view, ()) > limit:
                 self.earlier = self.reference     # the table before something was left on it
             self.reference = view
+            self._accept(view)
             return verdict
         if isinstance(verdict, Ask) and not stable:
             return Unclear("waiting for the table to settle")
@@ -778,7 +783,7 @@ class Referee:
         # when the hand has gone the table it uncovers is the earlier one plus the move
         foreign: float | None = None            # the first table compared, for the screen
         still_thing = False                     # blocked by a still thing by the move, no arm
-        for reference in (self.reference, self.earlier):
+        for reference in (self.reference, self.earlier, self._as_it_was(view)):
             if reference is None or reference.shape != view.shape:
                 continue
             foreign_here, mask = self._foreign_mask(reference, view, footprint)
@@ -814,6 +819,23 @@ class Referee:
             self.blocked_looks = 0
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
         return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)")
+
+    def _accept(self, view: NDArray[np.uint8]) -> None:
+        self.accepted = ((view, self._normalised(view)),) + self.accepted[: self.cfg.tables_kept - 1]
+
+    def _as_it_was(self, view: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        """The table as the game last agreed with it, pixel by pixel: from each remembered
+        accepted table, the pixels nearest this view's. A cup that stood by the city when a
+        move was accepted, and was taken away since, uncovers a table an older look agreed
+        with; a hand, a cup put down or a tile laid matches none of them."""
+        kept = [(t, n) for t, n in self.accepted if t.shape == view.shape]
+        if len(kept) < 2:
+            return None
+        now = self._normalised(view)
+        diffs = np.stack([normalised_difference(n, now) for _, n in kept])
+        pick = np.argmin(diffs, axis=0)
+        tables = np.stack([t for t, _ in kept])
+        return np.asarray(np.take_along_axis(tables, pick[None, :, :, None], axis=0)[0], dtype=np.uint8)
 
     def _cell_px(self, footprint: Any) -> float:
         """Guard-view pixels of `guard_blob_cells` of the move's largest cell."""
@@ -865,6 +887,8 @@ class Referee:
         self.misread = None
         # the table now, and without an arm resting away from the move (it may go)
         self.reference, self.earlier, self.behind = self.current_view, self.behind, None
+        if self.reference is not None:
+            self._accept(self.reference)
         self.note(f"applied {applied.text}")
         if self.session.more_to_read():
             self.last_look_preview = None   # the others of tiles laid together: look again now
@@ -947,6 +971,7 @@ class Referee:
         self.journal.append("undo", {"move": last})
         self.misread = None
         self.reference = self.earlier = None
+        self.accepted = ()
         self.last_look_preview = None
         self.note(f"undone {last}")
         fixes = self.session.fixes(last)
