@@ -22,7 +22,7 @@ import logging
 import signal
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, Iterator, Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -783,7 +783,7 @@ class Referee:
         # when the hand has gone the table it uncovers is the earlier one plus the move
         foreign: float | None = None            # the first table compared, for the screen
         still_thing = False                     # blocked by a still thing by the move, no arm
-        for reference in (self.reference, self.earlier, self._as_it_was(view)):
+        for reference in self._accepted_tables(view):
             if reference is None or reference.shape != view.shape:
                 continue
             foreign_here, mask = self._foreign_mask(reference, view, footprint)
@@ -822,6 +822,13 @@ class Referee:
 
     def _accept(self, view: NDArray[np.uint8]) -> None:
         self.accepted = ((view, self._normalised(view)),) + self.accepted[: self.cfg.tables_kept - 1]
+
+    def _accepted_tables(self, view: NDArray[np.uint8]) -> Iterator[NDArray[np.uint8] | None]:
+        """The tables a move is checked against, in turn; the last one is only made when
+        the others block it (most moves stand against the first)."""
+        yield self.reference
+        yield self.earlier
+        yield self._as_it_was(view)
 
     def _as_it_was(self, view: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
         """The table as the game last agreed with it, pixel by pixel: from each remembered
