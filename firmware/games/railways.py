@@ -332,8 +332,15 @@ class RailwaysSession(RecordsMoves):
             # the reader broke it at: a reading from one of them to the other is a whole
             # second link, however close to the first it was laid)
             reached = {x[0] for x in s.ends if x is not None}
+            # (and a reading between two stations that lies along a reading of its link
+            # already taken is a second chain: a station set on a player's own link, then
+            # a link from it back along that link; a piece adds a part of the link unseen)
+            by_index = {o.index: o for o in seen}
+            taken = {lid: [by_index[i].path for i, m in matched.items() if m == lid] for lid in gaps}
+            copy = {lid for lid in gaps if None not in s.ends
+                    and any(_path_gap(s.path, p) < PIECE_PATH_MM for p in taken[lid])}
             piece = [lid for lid, g in gaps.items() if g < PIECE_PATH_MM and not s.new_ends
-                     and not reached >= {links[lid].a, links[lid].b}]
+                     and not reached >= {links[lid].a, links[lid].b} and lid not in copy]
             if free or piece:
                 matched[s.index] = (free or piece)[0]
         fresh = [s for s in seen if s.index not in matched and _could_be_a_build(s)]
