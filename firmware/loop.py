@@ -948,6 +948,13 @@ class Referee:
                 elif ev is ButtonEvent.SELECT:
                     if index < len(verdict.candidates):
                         self._apply(verdict.candidates[index], frame, "confirmed", labels[index])
+                    elif self.reference is None and self.current_view is not None:
+                        # "Not a move" with no table agreed yet (a game's first look): the
+                        # players say this table holds no move, so it is the background
+                        self.reference = self.current_view
+                        self._accept(self.current_view)
+                        self.session.not_a_move(verdict)
+                        self.note("not a move: the table as it is agreed")
                     break
                 elif ev in (ButtonEvent.BACK, ButtonEvent.MENU):
                     break

@@ -108,6 +108,20 @@ def test_two_tiles_at_once_ask_and_the_players_choose(tmp_path: Path) -> None:
     assert moves[1]["source"] == "confirmed"
 
 
+@pytest.mark.parametrize("answer,tiles", [(["SELECT"], ["b1"]), (["NEXT", "SELECT"], [])])
+def test_a_tile_on_the_table_at_the_start_is_asked_once(tmp_path: Path, answer: list[str],
+                                                        tiles: list[str]) -> None:
+    """A lone tile already on the table at the game's first look is asked (never applied by
+    itself); "Not a move" makes that table the background, so it is not asked again."""
+    frames = [minitable.render({(0, 0): (1, 1)}), minitable.render({(0, 0): (1, 1)}, seed=5),
+              minitable.render({(0, 0): (1, 1)}, seed=6)]
+    ref = referee(tmp_path, frames, buttons=answer)
+    ref.run()
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["tile"] for m in moves] == tiles
+    assert sum(": Ask " in e for e in ref.events) == 1
+
+
 def test_the_question_on_screen_is_readable_while_it_waits(tmp_path: Path) -> None:
     """Referee.asking holds the question's title and choices while it waits for the
     buttons (what simulated players read), and None again once it is answered."""
