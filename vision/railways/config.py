@@ -214,3 +214,7 @@ class RailwaysConfig:
                                         # along its heading (0: off); its count is then never confident
                                         # (dev 4608, 60 -> 90 mm: exact 285 -> 287, found 83.6 -> 84.2%)
     end_reach_inside_mm: float = 2.0    # to this far inside the card
+    # R11
+    unstair_lost: bool = True           # a band blob whose skeleton gave no path is thinned again without the
+                                        # staircase corners (short chains between cards; taking them out of
+                                        # every blob found more but made false links of textures)
