@@ -218,3 +218,6 @@ class RailwaysConfig:
     unstair_lost: bool = True           # a band blob whose skeleton gave no path is thinned again without the
                                         # staircase corners (short chains between cards; taking them out of
                                         # every blob found more but made false links of textures)
+    short_link_card_mm: float = 40.0    # a band path shorter than 12 mm is a chain when each end lies this near a
+                                        # card, two different cards (0: off),
+    short_link_deg: float = 30.0        # and it heads from the one towards the other within this

@@ -264,6 +264,45 @@ def _end_station(pt: F64, direction: F64, stations: list[Station], cfg: Railways
     return best[1] if best else None
 
 
+def _between_cards(path: F64, stations: list[Station], cfg: RailwaysConfig) -> bool:
+    """Whether a short path runs from one card to another: each end within
+    short_link_card_mm of a card, two different cards, and the path heading from the one
+    card towards the other (within short_link_deg of the line between the points of the
+    two outlines nearest its ends). Why: a link between two cards a clip or two apart
+    shows only the band between them (the cards are masked), which the skeleton shortens
+    further; such a piece lies in line between two cards, not across the gap."""
+    reach = cfg.short_link_card_mm
+    if reach <= 0 or len(path) < 2 or len(stations) < 2:
+        return False
+    a, b = path[0], path[-1]
+    v = b - a
+    n = float(np.hypot(v[0], v[1]))
+    if n < 1.0:
+        return False
+    da = sorted((s.distance(a), k) for k, s in enumerate(stations))
+    db = sorted((s.distance(b), k) for k, s in enumerate(stations))
+    # the card nearest one end, and the nearest other card to the other end (both ways)
+    for ka, kb in ((da[0][1], next(k for _, k in db if k != da[0][1])),
+                   (next(k for _, k in da if k != db[0][1]), db[0][1])):
+        if stations[ka].distance(a) > reach or stations[kb].distance(b) > reach:
+            continue
+        w = _nearest_on(stations[kb].polygon_mm, b) - _nearest_on(stations[ka].polygon_mm, a)
+        m = float(np.hypot(w[0], w[1]))
+        if m > 0 and float(v @ w) / (n * m) >= math.cos(math.radians(cfg.short_link_deg)):
+            return True
+    return False
+
+
+def _nearest_on(poly: F64, pt: F64) -> F64:
+    """The point of a closed polygon's outline nearest to pt."""
+    p = np.asarray(poly, dtype=np.float64)
+    q = np.roll(p, -1, axis=0)
+    d = q - p
+    t = np.clip(np.einsum("ij,ij->i", pt[None, :] - p, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-9), 0.0, 1.0)
+    c = p + t[:, None] * d
+    return np.asarray(c[int(np.argmin(np.hypot(*(c - pt[None, :]).T)))], dtype=np.float64)
+
+
 def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
                cfg: RailwaysConfig) -> tuple[F64, bool]:
     """The path with each end that joins no station walked on along its wire to the
@@ -496,7 +535,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     chains: list[tuple[str, F64, int, float, ChainStrip]] = []
     carried: list[tuple[str, F64, int, float, bool]] = []
     for colour, path, pieces in items:
-        if sk.path_length(path) < 12:
+        if sk.path_length(path) < 12 and not _between_cards(path, stations, cfg):
             continue
         named_as, share = path_colour(view_lab, bg_lab, view, path, cfg.colour_half_mm, CLIP_COLOURS, cfg)
         if named_as in RIVER_COLOURS and not (colour == "white" and named_as == "silver"):
