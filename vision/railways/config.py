@@ -221,3 +221,4 @@ class RailwaysConfig:
     short_link_card_mm: float = 40.0    # a band path shorter than 12 mm is a chain when each end lies this near a
                                         # card, two different cards (0: off),
     short_link_deg: float = 30.0        # and it heads from the one towards the other within this
+    cross_unattached: bool = False      # a link with an end at no station is in other links' crossing lists
