@@ -387,6 +387,9 @@ def _joined(carried: list[tuple[str, F64, int, float, bool]], named: dict[str, L
     def free_end(p: F64) -> bool:
         return all(s.distance(p) > cfg.join_free_mm for s in stations)
 
+    def anchored(p: F64) -> bool:
+        return _end_station(p, np.zeros(2), stations, cfg) is not None
+
     def blocked(curve: F64) -> bool:
         pts = curve[::4]
         return any(bool(s.contains(pts, cfg.join_card_clear_mm).any()) for s in stations)
@@ -414,13 +417,30 @@ def _joined(carried: list[tuple[str, F64, int, float, bool]], named: dict[str, L
 
         paths = [c[1] for c in mine]
         free = [(free_end(p[0]), free_end(p[-1])) for p in paths]
+        joined: list[tuple[str, F64, int, float, bool]] = []
         for path, order in join_through(paths, free, seen, blocked, cfg.join_reach_mm, cfg.join_turn_deg,
                                         cfg.join_lateral_mm, cfg.join_span_mm, cfg.join_skip_mm,
                                         cfg.join_seen_share,
                                         (cfg.join_line_deg, cfg.join_line_mm, cfg.join_line_seen_share)):
             parts = [mine[k] for k in order]
-            out.append((colour, path, sum(p[2] for p in parts), min(p[3] for p in parts),
-                        any(p[4] for p in parts)))
+            joined.append((colour, path, sum(p[2] for p in parts), min(p[3] for p in parts),
+                           any(p[4] for p in parts)))
+        if cfg.join_anchored_turn_deg > 0 and len(joined) > 1:
+            # a second pass, wider, only between ends whose pieces are anchored at their
+            # other end (a station there): two such halves facing each other are one link
+            # bent where it was crossed, not two links each ending in the open
+            paths = [c[1] for c in joined]
+            free = [(free_end(p[0]) and anchored(p[-1]), free_end(p[-1]) and anchored(p[0])) for p in paths]
+            again: list[tuple[str, F64, int, float, bool]] = []
+            for path, order in join_through(paths, free, seen, blocked, cfg.join_anchored_reach_mm,
+                                            cfg.join_anchored_turn_deg, cfg.join_lateral_mm, cfg.join_span_mm,
+                                            cfg.join_skip_mm, cfg.join_seen_share,
+                                            (cfg.join_line_deg, cfg.join_line_mm, cfg.join_line_seen_share)):
+                parts = [joined[k] for k in order]
+                again.append((colour, path, sum(p[2] for p in parts), min(p[3] for p in parts),
+                              any(p[4] for p in parts)))
+            joined = again
+        out += joined
     return out
 
 
