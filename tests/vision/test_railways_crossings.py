@@ -114,3 +114,24 @@ def test_a_link_at_no_station_is_left_out_of_other_lists(table: Table) -> None:
     _crossings(listed, None, [], stations, table.prof, table.view, 32.0,
                dataclasses.replace(table.cfg, cross_unattached=True))
     assert listed[0].crosses == ["link:1"] and listed[1].crosses == ["link:0"]
+
+
+def test_a_link_of_another_colour_by_its_pixels_is_left_out_of_other_lists(table: Table) -> None:
+    """A link whose own pixels name another colour (colour_share 0) keeps its list but is not in the list of the link it crosses (unless cross_other_colour); a sure one is."""
+    stations = [_station("S1", "city", (100.0, 300.0)), _station("S2", "town", (500.0, 300.0)),
+                _station("S3", "town", (300.0, 100.0)), _station("S4", "town", (300.0, 500.0))]
+
+    def pair(share: float) -> list[LinkReading]:
+        crossing = _link("green", [[300.0, 130.0], [300.0, 470.0]], ["S3", "S4"])
+        crossing.colour_share = share
+        return [_link("red", [[130.0, 300.0], [470.0, 300.0]], ["S1", "S2"]), crossing]
+    other = pair(0.0)
+    table.crossings(other, stations)
+    assert other[0].crosses == [] and other[1].crosses == ["link:0"]
+    sure = pair(0.6)
+    table.crossings(sure, stations)
+    assert sure[0].crosses == ["link:1"] and sure[1].crosses == ["link:0"]
+    listed = pair(0.0)
+    _crossings(listed, None, [], stations, table.prof, table.view, 32.0,
+               dataclasses.replace(table.cfg, cross_other_colour=True))
+    assert listed[0].crosses == ["link:1"]

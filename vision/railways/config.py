@@ -222,5 +222,6 @@ class RailwaysConfig:
                                         # card, two different cards (0: off),
     short_link_deg: float = 30.0        # and it heads from the one towards the other within this
     cross_unattached: bool = False      # a link with an end at no station is in other links' crossing lists
+    cross_other_colour: bool = False    # a link whose pixels name another colour is in other links' crossing lists
     join_anchored_turn_deg: float = 45.0    # two free ends whose pieces each join a station at their other end may
     join_anchored_reach_mm: float = 200.0   # be joined turning this much, this far apart (0: off)

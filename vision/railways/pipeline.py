@@ -48,6 +48,7 @@ class LinkReading:
     pieces: int
     crosses: list[str] = field(default_factory=list)
     confidence: float = 0.0
+    colour_share: float = 1.0       # how sure its own pixels name its colour (0: they name another)
 
 
 class _Grid:
@@ -614,7 +615,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
             fragments += 1          # joins no station: a piece of something, not a link
             continue
         conf = res.confidence * (1.0 if "?" not in ends and not unseen_end else 0.3) * min(1.0, share / cfg.colour_sure)
-        links.append(LinkReading(colour, res, seen, ends, pieces, confidence=conf))
+        links.append(LinkReading(colour, res, seen, ends, pieces, confidence=conf, colour_share=share))
 
     _crossings(links, river, obstacles, stations, profile, view, clip_len, cfg)
     out = _to_json(links, river, stations, obstacles, clip_len, cfg)
@@ -673,8 +674,10 @@ def _crossings(links: list[LinkReading], river: RiverReading | None, obstacles: 
     # a link with an end at no station is left out of the others' lists (it keeps its
     # own): on the dev tables most such links are a texture's or a card rim's pieces
     # walked to one station (62% of false links, 5% of true ones), and one false entry
-    # spoils a real link's list
-    listed = [cfg.cross_unattached or "?" not in lk.stations for lk in links]
+    # spoils a real link's list. So is a link whose own pixels name another colour than
+    # its band's (dev: 70 false links, 17 true)
+    listed = [(cfg.cross_unattached or "?" not in lk.stations) and (cfg.cross_other_colour or lk.colour_share > 0)
+              for lk in links]
     for i, lk in enumerate(links):
         out: list[str] = []
         for j in range(len(links)):
