@@ -214,3 +214,14 @@ class RailwaysConfig:
                                         # along its heading (0: off); its count is then never confident
                                         # (dev 4608, 60 -> 90 mm: exact 285 -> 287, found 83.6 -> 84.2%)
     end_reach_inside_mm: float = 2.0    # to this far inside the card
+    # R11
+    unstair_lost: bool = True           # a band blob whose skeleton gave no path is thinned again without the
+                                        # staircase corners (short chains between cards; taking them out of
+                                        # every blob found more but made false links of textures)
+    short_link_card_mm: float = 40.0    # a band path shorter than 12 mm is a chain when each end lies this near a
+                                        # card, two different cards (0: off),
+    short_link_deg: float = 30.0        # and it heads from the one towards the other within this
+    cross_unattached: bool = False      # a link with an end at no station is in other links' crossing lists
+    cross_other_colour: bool = False    # a link whose pixels name another colour is in other links' crossing lists
+    join_anchored_turn_deg: float = 45.0    # two free ends whose pieces each join a station at their other end may
+    join_anchored_reach_mm: float = 200.0   # be joined turning this much, this far apart (0: off)
