@@ -70,3 +70,26 @@ def test_rendered_chains_keep_their_counts_with_the_prior(n: int, overlap: float
     s, poses, w, wire = _chain_strip(7 + n, n, overlap)
     res = count_clips(s, np.ones_like(s), 32.0, w, wire, 20.0, poses[-1].end[0], clip_cost=2.0, pitch_change=14.0)
     assert res.count == n
+
+
+def _carded(windows, card_margin: float = 8.0):  # type: ignore[no-untyped-def]
+    """8 rendered clips seen from 35 mm to 12 mm short of the chain's end (a trace
+    stopped short at both cards), counted with the given card windows."""
+    s, poses, w, wire = _chain_strip(21, 8, 0.3)
+    last = poses[-1].end[0]
+    return count_clips(s, np.ones_like(s), 32.0, w, wire, 35.0, last - 12.0, clip_cost=2.0, pitch_change=14.0,
+                       end_slope=0.15, end_before_mm=20.0, end_after_mm=30.0, windows=windows,
+                       card_margin=card_margin), last
+
+
+def test_a_count_between_two_cards_is_sure_when_it_resists_a_wide_price_change() -> None:
+    """Seen ends away from the end clips make the ends rule refuse; with both ends in
+    cards' windows and a count that resists +-8 of the price it is sure, with one window
+    only (or the card rule off) it is not."""
+    _, last = _carded((None, None))
+    both = ((10.0, 26.0), (last - 4.0, last + 12.0))
+    res, _ = _carded(both)
+    assert res.count == 8 and res.confidence >= 0.5 and res.margin == 8.0
+    assert _carded(both, card_margin=0.0)[0].confidence < 0.5
+    assert _carded(((10.0, 26.0), None))[0].confidence < 0.5
+    assert _carded((None, None))[0].confidence < 0.5

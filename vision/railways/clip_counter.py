@@ -211,7 +211,7 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
                 end_free_mm: float = 1.0, margin_test: float = 1.0, sure_clip: float = 3.0,
                 end_agree_mm: float = 2.0, bare_mm: tuple[float, float] = (2.0, 8.0),
                 windows: tuple[tuple[float, float] | None, tuple[float, float] | None] = (None, None),
-                pitch_change: float = 0.0) -> CountResult:
+                pitch_change: float = 0.0, card_margin: float = 0.0, card_weakest: float = 1.0) -> CountResult:
     """Count the clips in a straightened chain strip (rows along, STEP_MM apart).
 
     first_mm / last_mm: where the chain's wire was seen to begin and end along the strip;
@@ -242,6 +242,12 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     make the wrong layouts uneven: on dev 2100-2139 at 4608x2592 (the reader's own
     strips) 14 with a price per clip of 2.0 took exact counts from 287 to 318 of 525
     links; taut chains read long and bunched ones short before.
+    card_margin / card_weakest: a count whose both end clips lie in a card's window (its
+    ends are the stations', not where the wire was last seen) is also sure when it resists
+    a change of the price per clip by card_margin either way and every clip's two ends sum
+    to card_weakest (0: off). Why: the ends rule above flags almost none of these (the
+    end clip lies inside the card, away from the seen wire's end): 1 of 442 matched links
+    on dev 2100-2139 at 4608x2592.
     And the strip must be seen and bare from bare_mm[0] to bare_mm[1] past both end clips
     (the chain is seen to end there; (0, 0): not asked). Why: the seen wire ends start
     from the traced path's ends, and the reader's paths are not the truth's (the whole
@@ -294,15 +300,22 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     lo, hi = int(max(0, f)), int(min(len(weight), l_))
     neutral = float(1.0 - (weight[lo:hi].min(axis=1) > 0).mean()) if hi > lo else 1.0
     weakest = float(min(scores[u, 0] for u, _ in seq))
+    # (resisting the wide change implies resisting +-margin_test: asked only then)
+    wide = (stable and windows[0] is not None and windows[1] is not None and card_margin > margin_test
+            and weakest >= card_weakest
+            and all(len(solve(clip_cost + sgn * card_margin)[1]) == count for sgn in (-1.0, 1.0)))
     agree = end_agree_mm / STEP_MM
     ends_seen = abs(seq[0][0] - f) <= agree and abs(seq[-1][0] + m - l_) <= agree
     if bare_mm[1] > bare_mm[0]:
         ends_seen = ends_seen and _bare_beyond(evidence, weight, seq[0][0], seq[-1][0] + m, bare_mm)
     if stable and weakest >= sure_clip and ends_seen:
         conf = 0.5 + 0.5 * min(1.0, (weakest - sure_clip) / max(1e-6, 2.0 * cap - sure_clip))
+    elif wide:
+        conf = 0.5 + 0.5 * min(1.0, max(0.0, weakest - card_weakest) / max(1e-6, 2.0 * cap - card_weakest))
     else:
         conf = 0.45 * min(1.0, max(0.0, weakest / sure_clip)) * (1.0 if stable else 0.5) * (1.0 if ends_seen else 0.5)
-    return CountResult(count, tuple(u * STEP_MM for u, _ in seq), margin_test if stable else 0.0, float(conf),
+    return CountResult(count, tuple(u * STEP_MM for u, _ in seq), card_margin if wide else margin_test if stable else 0.0,
+                       float(conf),
                        neutral, float(total))
 
 
