@@ -239,9 +239,10 @@ def count_clips(evidence: F32, weight: F32, length_mm: float, width_mm: float, w
     pitch_change: the slack's prior (_dp_smooth), log-odds per clip length a gap between
     two clips differs from the gap before it (0: none, the plain _dp). Why: a chain's
     slack changes slowly from joint to joint, while the detector's misses and stray peaks
-    make the wrong layouts uneven: on dev 2100-2139 at 4608x2592 (the reader's own
-    strips) 14 with a price per clip of 2.0 took exact counts from 287 to 318 of 525
-    links; taut chains read long and bunched ones short before.
+    make the wrong layouts uneven: on dev 2100-2139 (the reader's own strips) 20 with a
+    price per clip of 1.5 took exact counts from 287 to 322 of 525 links at 4608x2592
+    and from 174 to 204 at 2304x1296 (14 and 2.0: 318 and 193); taut chains read long
+    and bunched ones short before.
     card_margin / card_weakest: a count whose both end clips lie in a card's window (its
     ends are the stations', not where the wire was last seen) is also sure when it resists
     a change of the price per clip by card_margin either way and every clip's two ends sum

@@ -71,8 +71,8 @@ class RailwaysConfig:
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
-    clip_cost: float = 2.0              # the counter's price per clip (an extra clip must earn it; D3: 2.0 -> 2.5; R10, with the slack prior: 2.0)
-    count_pitch_change: float = 14.0    # log-odds per clip length a gap between clips differs from the one before (0: no slack prior)
+    clip_cost: float = 1.5              # the counter's price per clip (an extra clip must earn it; D3: 2.0 -> 2.5; R10, with the slack prior: 1.5)
+    count_pitch_change: float = 20.0    # log-odds per clip length a gap between clips differs from the one before (0: no slack prior)
     count_card_margin: float = 8.0      # a count with both ends in cards' windows is sure if it resists this change of the price
     count_card_weakest: float = 1.0     # ... and every clip's two ends sum to this (log-odds)
     end_cap: float = 3.0                # the clip end detector's log-odds are capped at this
