@@ -20,6 +20,11 @@ from typing import Any
 
 import numpy as np
 
+# Session 13 (R10): retrained on seeds 9000-9029 only (both resolutions, this recipe,
+# 870 s, peak about 8 GB), and compared with the shipped detector (trained on dev
+# 2100-2129) on the reader's own strips of dev 2130-2139, which neither saw: exact counts
+# 79 -> 82 of 113 matched links at 4608x2592, 49 -> 48 of 101 at 2304x1296; on 2100-2129
+# 243 -> 231 and 155 -> 138 (the shipped one has seen those). Not shipped: no clear gain.
 HIDDEN = 64
 EPOCHS = 20
 # Why the River has a detector of its own: one detector trained on the links and the River
