@@ -71,7 +71,12 @@ class RailwaysConfig:
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
-    clip_cost: float = 2.5              # the counter's price per clip (an extra clip must earn it; D3: was 2.0)
+    clip_cost: float = 1.5              # the counter's price per clip (an extra clip must earn it; D3: 2.0 -> 2.5; R10, with the slack prior: 1.5)
+    count_pitch_change: float = 20.0    # log-odds per clip length a gap between clips differs from the one before (0: no slack prior)
+    count_card_margin: float = 0.0      # a count with both ends in cards' windows is sure if it resists this change of the price
+                                        # (0: off; 8 flagged 29 of 29 exact on dev 4608 but 20 with 1 wrong on held-out
+                                        # 2200-2219: table 2215, a path leaving its chain by 20 mm at a station beside a crossing)
+    count_card_weakest: float = 1.0     # ... and every clip's two ends sum to this (log-odds)
     end_cap: float = 3.0                # the clip end detector's log-odds are capped at this
     solid_mm: float = 0.0               # wire evidence this wide both ways is a patch (cube, printing), not
                                         # wire; 0 = off (2.5 helped on true centre lines, hurt on traced ones)

@@ -225,7 +225,8 @@ def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[
                       clip_len * cfg.wire_ratio, st.lo * STEP_MM, st.hi * STEP_MM, clip_cost=cfg.clip_cost,
                       cap=cfg.end_cap, end_before_mm=max(before, cfg.count_end_outside_mm),
                       end_after_mm=max(after, cfg.count_end_inside_mm), ends=st.ends, end_slope=cfg.count_end_slope,
-                      windows=_card_windows(st, clip_len, cfg))
+                      windows=_card_windows(st, clip_len, cfg), pitch_change=cfg.count_pitch_change,
+                      card_margin=cfg.count_card_margin, card_weakest=cfg.count_card_weakest)
     lo, hi = st.lo, st.hi
     if res.count and cfg.path_to_clips:
         # the link ends where its end clips do, not where wire was last seen (a cube or a
