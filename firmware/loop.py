@@ -39,9 +39,9 @@ from firmware.display.base import Display
 from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
-from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, change_mask, foreign_change,
-                             large_parts, normalise, normalised_difference, reaching_in, table_behind,
-                             touches)
+from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, arm_reach, change_mask,
+                             foreign_change, large_parts, normalise, normalised_difference, reaching_in,
+                             table_behind, touches)
 from firmware.screens import base as scr
 from rules.errors import IllegalMove, RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
@@ -793,8 +793,12 @@ class Referee:
             origin, ppm, margin = self.guard_area()[0], self.cfg.motion.guard_px_per_mm, \
                 self.cfg.guard_margin_mm
             arms = reaching_in(mask, ppm, self.cfg.arm_bridge_mm)
-            if stable and footprint and not touches(self._reach(reference, view, arms), footprint,
-                                                    origin, ppm, margin):
+            # the finer change mask: how far an arm reaches, and the table left behind it
+            extent = change_mask(reference, view, self.cfg.motion.change_threshold,
+                                 self._difference(reference, view)) \
+                if stable and footprint and np.any(arms) else None
+            if stable and footprint and not touches(arm_reach(arms, extent), footprint, origin, ppm,
+                                                    margin):
                 # a hand whose arm the guard cannot see (an arm in a lamp's glare is as
                 # bright as the cloth) is a still thing the size of a cell by the move,
                 # and so is a cup put down beside a new tile: the players tell them apart
@@ -805,9 +809,7 @@ class Referee:
                     # its shadow) or still things away from it: the move stands. An arm
                     # resting away from it will go, so the table the move leaves is the
                     # old one under the arm (a cup stays, and is table from now on)
-                    if np.any(arms):
-                        extent = change_mask(reference, view, self.cfg.motion.change_threshold,
-                                             self._difference(reference, view))
+                    if extent is not None:
                         self.behind = table_behind(reference, view, arms, extent, footprint,
                                                    origin, ppm, round(self.cfg.behind_grow_mm * ppm))
                     return verdict
@@ -820,20 +822,6 @@ class Referee:
             self.blocked_looks = 0
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
         return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)")
-
-    def _reach(self, reference: NDArray[np.uint8], view: NDArray[np.uint8],
-               arms: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        """How far an arm reaches: its parts of the finer change mask (change_threshold).
-        A hand's skin on a pale cloth differs from it by less than the guard's threshold,
-        so the guard's mask may hold the sleeve alone, ending short of the fingers laid
-        over the move (held-out game 153: the fingers read as a tile beside the city)."""
-        if not np.any(arms):
-            return arms
-        extent = change_mask(reference, view, self.cfg.motion.change_threshold,
-                             self._difference(reference, view))
-        _, labels = cv2.connectedComponents((extent > 0).astype(np.uint8), connectivity=8)
-        held = np.unique(labels[(arms > 0) & (labels > 0)])
-        return np.asarray(((arms > 0) | np.isin(labels, held)).astype(np.uint8))
 
     def _accept(self, view: NDArray[np.uint8]) -> None:
         self.accepted = ((view, self._normalised(view)),) + self.accepted[: self.cfg.tables_kept - 1]

@@ -41,9 +41,11 @@ UNREAD_OPTIONS = 12
 """A tile whose labels cannot be named is asked with the tiles it may be (legal there,
 agreeing with what could be named) when there are at most this many to scroll through."""
 FIRST_TILE_MM2 = 400.0
-DECLINED_CHANGE = 0.25   # share of a declined tile's cell that changed: a tile laid there after all
 """A changed region this large (mm^2; the smallest tiles are about 25 mm across) on a
 table with no city yet is looked at again when the reader found no tile."""
+DECLINED_CHANGE = 0.25
+"""Share of a cell the players called "Not a move" at the start that must change for a
+tile read there to be looked at again (a tile laid there after all)."""
 
 
 def _direct(value: Any) -> int | None:
@@ -226,8 +228,7 @@ class Town77Session(RecordsMoves):
                 # kept once the move is applied: the guard may turn it into a question
                 # (a hand's thing read as a tile by the city), and the players refuse it
                 self._proposed = (new, merged)
-        if change is None and isinstance(verdict, Proposed) and \
-                not any(x is not None for _, x in self.game_state.city):
+        if change is None and isinstance(verdict, Proposed) and not self._placed():
             # a lone tile on the first look at a game's table, with nothing to compare it
             # with: the pioneer laid before the game was started, or the reader's phantom
             # on a mat's print or a glare (which two agreeing looks do not tell apart); the
