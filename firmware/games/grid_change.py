@@ -67,7 +67,7 @@ SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))
 """The (row, col) steps to the four cells sharing a side with a cell."""
 
 
-def _axes(grid: dict[str, Any] | None) -> Axes | None:
+def lattice_axes(grid: dict[str, Any] | None) -> Axes | None:
     """(pitch, origin centre, x axis, y axis) of the reader's lattice, or None."""
     if not isinstance(grid, dict):
         return None
@@ -92,7 +92,7 @@ def lattice_misfit(grid: dict[str, Any] | None, points_mm: Iterable[tuple[float,
     nearest node of this lattice, whatever its numbering; None without a usable lattice.
     Measured at the tiles, not at the lattice's origin: a lattice fitted to more tiles
     may differ far away from the city and still be the same where the tiles are."""
-    axes = _axes(grid)
+    axes = lattice_axes(grid)
     pts = list(points_mm)
     if axes is None or not pts:
         return None
@@ -157,7 +157,7 @@ def renumber(entries: dict[CellRC, dict[str, Any]], lattice: dict[str, Any] | No
     Something seen between cells away from the city cannot be a tile of it (every
     placement touches the city): it is keyed by its nearest cell, so a cup read as a
     few tiles does not hand the look back to the reader's (then bent) lattice."""
-    axes = _axes(lattice)
+    axes = lattice_axes(lattice)
     if axes is None:
         return None
     pitch, origin, ux, uy = axes
@@ -199,7 +199,7 @@ def merge_seen(known: dict[CellRC, tuple[float, float]], seen: dict[CellRC, tupl
         if p is not None:
             near = [old] if old is not None else []
             others = {k: v for k, v in known.items() if k != c and k in cells}
-            lat = _axes(city_lattice(others))
+            lat = lattice_axes(city_lattice(others))
             if lat is not None:
                 step, origin, ux, uy = lat
                 near.append((origin[0] + step * (c[1] * ux[0] + c[0] * uy[0]),
@@ -290,7 +290,7 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
     `seen` is where state tiles were seen (table mm), which re-anchoring must agree with;
     `city` is the lattice of those places (city_lattice) when the reader's own lattice
     could not be laid on it (see `_unread_beside`)."""
-    axes = _axes(grid)
+    axes = lattice_axes(grid)
     if axes is None:
         return Settled(dict(entries))
     pitch = axes[0]
@@ -358,7 +358,7 @@ def _unread_beside(city: dict[str, Any], expected: set[CellRC], change: ChangeMa
     lines) reads its tiles elsewhere, and the unexplained check made on that lattice
     looks at the wrong places, so a new tile would be taken for bare table and the
     table with it agreed on (the move then lost for good)."""
-    axes = _axes(city)
+    axes = lattice_axes(city)
     if axes is None:
         return []
     pitch = axes[0]

@@ -13,6 +13,7 @@ reading is reported as illegal (the prior never hides an illegal placement).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from PIL import Image
@@ -22,7 +23,7 @@ from firmware.games.base import (
     Unclear, Verdict, point_mm,
 )
 from firmware.games.grid_change import (
-    MISFIT, city_lattice, lattice_misfit, merge_seen, renumber, settle, tile_entries,
+    MISFIT, SNAP, city_lattice, lattice_axes, lattice_misfit, merge_seen, renumber, settle, tile_entries,
 )
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
@@ -107,6 +108,15 @@ class Labels:
         return None if s is None or c is None else Tile(s, c)
 
 
+def _shape_of(grid: Any) -> tuple[float, float] | None:
+    """(pitch mm, angle deg) of a reader's lattice, or None."""
+    try:
+        shape = (float(grid["pitch_mm"]), float(grid["angle_deg"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return shape if shape[0] > 0 and math.isfinite(shape[0] + shape[1]) else None
+
+
 def tile_of(entry: dict[str, Any]) -> Tile:
     """An entry whose labels are indices or tokens (tests, tools); see Labels otherwise."""
     if "token" in entry and isinstance(entry["token"], str):
@@ -129,6 +139,12 @@ def readings(entry: dict[str, Any], labels: Labels) -> list[Tile]:
     return out
 
 
+AXIS_SLOPE = math.tan(math.radians(22.5))
+"""A new tile beside a lone pioneer lies along an axis of the pioneer's lattice: within
+half of 45 degrees of one (the tiles' own tilt is a few degrees), else a diagonal."""
+DIAGONAL = 1.2
+"""A tile off the axes of a lone pioneer's lattice is its diagonal neighbour only this
+many of the pioneer look's pitches away, or more (a diagonal is 1.41)."""
 HINT_TILES = 3
 """The city's lattice is handed to the reader once this many tiles' places are known."""
 
@@ -154,6 +170,8 @@ class Town77Session(RecordsMoves):
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
         # the last look's proposed cell and the places it saw the city at, kept if applied
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
+        self._shape: tuple[float, float] | None = None   # (pitch, angle) of the look that applied
+        self._look_shape: tuple[float, float] | None = None   # and of this look
         self._declined: tuple[Rect, ...] = ()   # a tile on the table at the start, "Not a move"
 
     # -- reading the table ---------------------------------------------------------------
@@ -182,6 +200,59 @@ class Town77Session(RecordsMoves):
         placed = self._placed()
         return {(c.row, c.col): p for c, p in self._city_mm.items() if c in placed}
 
+    def _lone_lattice(self, seen: dict[tuple[int, int], tuple[float, float]]) -> dict[str, Any] | None:
+        """A one-tile city's lattice: through where its tile was seen, at the pitch and angle
+        of the look that applied it. Only for finding changed cells beside the city that no
+        tile explains (a look whose lattice lies on a mat's lines or a glare reads its
+        tiles elsewhere); never to number a look, which a pitch read once could misplace."""
+        if len(seen) != 1 or len(self._placed()) != 1 or self._shape is None:
+            return None
+        (r, c), (x, y) = next(iter(seen.items()))
+        pitch, angle = self._shape
+        p, q = pitch * math.cos(math.radians(angle)), pitch * math.sin(math.radians(angle))
+        return {"pitch_mm": pitch, "angle_deg": angle, "origin_mm": [x - p * c + q * r, y - q * c - p * r]}
+
+    def _off_city(self, verdict: Proposed) -> str | None:
+        """The new tile's cell name when its print does not lie on that cell of the
+        lattice through where the city was seen, else None.
+
+        The reader numbers a look from its own lattice when the city's cannot number it
+        (a print between cells), and on a small city of pale tiles it may see only some
+        of them: the pioneer and a tile diagonal to it read as a row (a lattice 45 degrees
+        off, its pitch 1.4 times), or a pitch a quarter too long that lays the fourth
+        row's tile in the third. A lone pioneer fixes no pitch worth trusting, only the
+        lattice's axes: the new tile must lie along one of them from it."""
+        if verdict.move.get("type") != "place":
+            return None
+        cell = Cell.parse(str(verdict.move["cell"]))
+        p = self._centres.get(cell)
+        seen = self._placed_seen()
+        if p is None or not seen:
+            return None
+        # two places fix a lattice with nothing to check it by (see lattice_hint)
+        lattice = lattice_axes(city_lattice(seen)) if len(seen) >= HINT_TILES else None
+        if lattice is not None:
+            pitch, (ox, oy), (ax, ay), (bx, by) = lattice
+            u = ((p[0] - ox) * ax + (p[1] - oy) * ay) / pitch
+            v = ((p[0] - ox) * bx + (p[1] - oy) * by) / pitch
+            on = (round(v), round(u)) == (cell.row, cell.col) and \
+                max(abs(u - round(u)), abs(v - round(v))) <= SNAP
+            return None if on else cell.name
+        lone = lattice_axes(self._lone_lattice(seen))
+        if lone is None:
+            return None
+        (r, c), q = next(iter(seen.items()))
+        pitch, _, (ax, ay), (bx, by) = lone
+        u = (p[0] - q[0]) * ax + (p[1] - q[1]) * ay
+        v = (p[0] - q[0]) * bx + (p[1] - q[1]) * by
+        if min(abs(u), abs(v)) > AXIS_SLOPE * max(abs(u), abs(v)):
+            # nearer a diagonal than an axis: the diagonal tile when it also lies a
+            # diagonal's length off (a lone tile's lattice can be read 45 degrees off,
+            # and then its neighbour lies along that lattice's diagonal, but near its pitch)
+            return cell.name if math.hypot(u, v) > DIAGONAL * pitch else None
+        step = (0, 1 if u > 0 else -1) if abs(u) > abs(v) else (1 if v > 0 else -1, 0)
+        return None if (r + step[0], c + step[1]) == (cell.row, cell.col) else cell.name
+
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         """The look's verdict, unless its lattice misses the city's known cells: a hand or
         a cup bends the reader's fit, and every cell index read on it is then wrong."""
@@ -194,10 +265,18 @@ class Town77Session(RecordsMoves):
                     self._misfits += 1
                     return Unclear(f"grid off the city by {misfit:.2f} cell; looking again")
                 forced = True
-        self._misfits = 0
         self._centres = {}
         self._proposed = None
+        self._look_shape = _shape_of(grid)
         verdict = self._interpret(observation, change)
+        if change is not None and not forced and isinstance(verdict, Proposed):
+            off = self._off_city(verdict)
+            if off is not None:
+                if self._misfits < MISFIT_LOOKS:
+                    self._misfits += 1
+                    return Unclear(f"{off} not where the city puts it; looking again")
+                forced = True
+        self._misfits = 0
         if forced and not isinstance(verdict, Unclear):
             # looks in a row put the city off where it was seen: those places were the
             # misreading (a first few tiles read on a lattice a symbol's width fine), and
@@ -254,11 +333,6 @@ class Town77Session(RecordsMoves):
             # last game, or the reader's phantoms): it is the background the pioneer will
             # be seen against
             return NoChange()
-        if change is not None and not expected and not entries and \
-                change.largest_mm2() >= FIRST_TILE_MM2:
-            # the pioneer laid and not read: agreeing on this table would make it the
-            # background, and the next tile would be taken for the pioneer
-            return Unclear("the table changed; looking again")
         if change is not None and (expected or len(entries) > 1):
             # number the tiles by where the city's tiles were seen rather than by the
             # reader's lattice, which a hand or a phantom can shift by a cell
@@ -273,13 +347,19 @@ class Town77Session(RecordsMoves):
             # an empty table's lone tile is the pioneer whatever changed
             st = settle(by_rc, {(c.row, c.col) for c in expected}, grid, change,
                         lambda rc: Cell(*rc) in self._pending, seen_mm,
-                        lattice if placed is None else None)
+                        (lattice or self._lone_lattice(seen_mm)) if placed is None else None)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
             kept = {Cell(*rc) for rc in st.kept}
             unexplained = [Cell(*rc) for rc in st.unexplained]
             foreign = [Cell(*rc) for rc in st.foreign]
             if not expected and len(entries) == 1:
                 entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
+        if change is not None and not expected and not entries and \
+                change.largest_mm2() >= FIRST_TILE_MM2:
+            # the pioneer laid and not read (the reader's tiles, if any, lay on table that
+            # did not change: a mat's lines, a glare): agreeing on this table would make the
+            # pioneer background, and the next tile would be taken for the pioneer
+            return Unclear("the table changed; looking again")
         if change is not None and not expected and len(entries) == 1 and self._declined:
             lone = point_mm(next(iter(entries.values())).get("centre_mm"))
             if lone is not None and any(
@@ -460,6 +540,7 @@ class Town77Session(RecordsMoves):
         one are read on the next looks whatever changed."""
         if self._proposed is not None and self._proposed[0] == cell:
             self._city_mm = self._proposed[1]
+            self._shape = self._look_shape
         self._proposed = None
         if cell in self._together and (move.get("source") == "confirmed" or cell in self._pending):
             # the players picked this one, or it was left from their last answer

@@ -3,6 +3,7 @@ the Town 77 session's use of it."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -227,6 +228,76 @@ def test_a_new_tile_on_a_lattice_that_still_misses_the_city_is_asked_not_applied
     assert [m["cell"] for m in v.candidates] == ["B2"] and v.candidates[0]["source"] == "confirmed"
 
 
+def _pioneer_session(angle: float = 0.0) -> Town77Session:
+    """A game whose pioneer was applied from a look whose lattice had this angle."""
+    s = Town77Session({"players": 2})
+    assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
+    look = _obs((0, 0, "s1", "c1"))
+    look["grid"] = dict(look["grid"], angle_deg=angle)
+    v = s.interpret(look, change=_change((0, 0)))
+    assert isinstance(v, Proposed), v
+    s.apply(v.move)
+    return s
+
+
+def test_a_tile_diagonal_to_a_lone_pioneer_read_as_its_neighbour_is_looked_at_again() -> None:
+    """Game 73: pale tiles on a white table; a look saw only the pioneer and the tile
+    diagonal to it (B2), and read them as a row on a lattice 45 degrees off at 1.4 times
+    the pitch, so B2's tile was applied at B1 and the city grew on the wrong lattice.
+    A tile beside a lone pioneer must lie along an axis of the pioneer's lattice; the
+    look is taken again, and after MISFIT_LOOKS such looks the players are asked."""
+    from firmware.games.town77 import MISFIT_LOOKS
+
+    s = _pioneer_session()
+    diag = PITCH * 2 ** 0.5
+    look = {"tiles": [{"row": 0, "col": c, "shape": f"s{c + 1}", "colour": f"c{c + 1}", "face_down": False,
+                       "centre_mm": _centre(c, c)} for c in range(2)],
+            "grid": {"pitch_mm": diag, "angle_deg": 45.0, "origin_mm": _centre(0, 0)}}
+    for _ in range(MISFIT_LOOKS):
+        v = s.interpret(look, change=_change((1, 1)))
+        assert isinstance(v, Unclear) and v.text == "B1 not where the city puts it; looking again", v
+    v = s.interpret(look, change=_change((1, 1)))
+    assert isinstance(v, Ask) and v.text == "b1 at B1?", v
+
+
+def test_a_tile_beside_a_lone_pioneer_along_its_axis_stands_whatever_the_pitch() -> None:
+    """The pioneer's look fixes the lattice's axes, not its pitch (a lone tile's pitch
+    can be read half again too long): a neighbour 0.65 of that pitch away along an axis,
+    tilted by a few degrees, is the move."""
+    s = _pioneer_session()
+    near = [ORIGIN + 0.65 * PITCH * math.cos(math.radians(6.0)), ORIGIN + 0.65 * PITCH * math.sin(math.radians(6.0))]
+    look = {"tiles": [{"row": 0, "col": 0, "shape": "s1", "colour": "c1", "face_down": False, "centre_mm": _centre(0, 0)},
+                      {"row": 0, "col": 1, "shape": "s2", "colour": "c2", "face_down": False, "centre_mm": near}],
+            "grid": {"pitch_mm": 0.65 * PITCH, "angle_deg": 6.0, "origin_mm": _centre(0, 0)}}
+    v = s.interpret(look, change=_change((0, 1)))
+    assert isinstance(v, Proposed) and v.text == "b1 at B1", v
+
+
+def test_a_tile_beside_a_lone_pioneer_whose_lattice_was_read_45_degrees_off_stands() -> None:
+    """Game 17: the pioneer's look read its lattice 43 degrees off, so its neighbour lay
+    along that lattice's diagonal, but at about its pitch, not 1.4 times: the move."""
+    s = _pioneer_session(angle=-43.0)
+    look = _obs((0, 0, "s1", "c1"), (1, 0, "s2", "c2"))
+    v = s.interpret(look, change=_change((1, 0)))
+    assert isinstance(v, Proposed) and v.text == "b1 at A2", v
+
+
+def test_a_new_tile_the_reader_numbers_between_the_citys_cells_is_looked_at_again() -> None:
+    """Game 74: the city's lattice could not number a look (the new tile's print lay
+    between its cells), so the reader's numbering was used, on a pitch a quarter off:
+    the tile was applied a row from where it lay (A3 for A4). A new tile must lie on its
+    cell of the lattice through where the city was seen."""
+    s = _session(("b1", "B1"), ("c2", "A2"))
+    good = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
+    assert isinstance(s.interpret(good, change=_change()), NoChange)
+    look = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
+    look["tiles"].append({"row": 2, "col": 0, "shape": "s4", "colour": "c4", "face_down": False,
+                          "centre_mm": [ORIGIN, ORIGIN + 1.55 * PITCH]})
+    look["grid"] = dict(look["grid"], pitch_mm=0.775 * PITCH)
+    v = s.interpret(look, change=_change((1, 0), (2, 0)))
+    assert isinstance(v, Unclear) and v.text == "A3 not where the city puts it; looking again", v
+
+
 def _challenge_obs(city: dict[tuple[int, int], str], tops: tuple[str, str, str]) -> dict[str, Any]:
     """Indices as labels (shape, colour digits of the token); tops in row 8, cols 0, 3, 6."""
     cells = [(r, c, tok) for (r, c), tok in city.items()] + \
@@ -386,6 +457,38 @@ def test_a_pioneer_the_reader_missed_is_looked_at_again_not_taken_for_table() ->
     assert isinstance(s.interpret(empty, change=_change()), NoChange)
     v = s.interpret(empty, change=_change((0, 0)))
     assert isinstance(v, Unclear) and v.text == "the table changed; looking again", v
+
+
+def test_a_pioneer_the_reader_missed_beside_phantoms_on_unchanged_table_is_looked_at_again() -> None:
+    """Game 89: the pioneer was laid and the look read only tiles on a mat's lines in a
+    lamp's glare, far from it and where nothing changed; they were dropped as bare table
+    and the look was NoChange, so the pioneer became background and B1 was taken for it.
+    A change a tile large on a table with no city is looked at again, whatever the
+    reader made of the table that did not change."""
+    s = Town77Session({"players": 2})
+    assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
+    phantoms = {"tiles": [{"row": 0, "col": c, "shape": f"s{c}", "colour": "c1", "face_down": False,
+                           "centre_mm": [330.0 + 30.0 * c, 400.0]} for c in range(2)],
+                "grid": {"pitch_mm": 30.0, "angle_deg": 0.0, "origin_mm": [330.0, 400.0]}}
+    v = s.interpret(phantoms, change=_change((0, 0)))
+    assert isinstance(v, Unclear) and v.text == "the table changed; looking again", v
+
+
+def test_a_tile_beside_a_lone_pioneer_is_looked_at_again_when_the_look_reads_elsewhere() -> None:
+    """Game 89 later: with the pioneer alone in the city there is no city lattice to
+    check the cells beside it on, so a look whose tiles all lay on a mat's lines far off
+    was NoChange and the tiles laid by the pioneer were agreed on as table. The cells
+    beside a lone pioneer are checked on the lattice of the look that applied it."""
+    s = Town77Session({"players": 2})
+    assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
+    v = s.interpret(_obs((0, 0, "s1", "c1")), change=_change((0, 0)))
+    assert isinstance(v, Proposed), v
+    s.apply(v.move)
+    junk = {"tiles": [{"row": 0, "col": c, "shape": f"s{c}", "colour": "c1", "face_down": False,
+                       "centre_mm": [330.0 + 20.0 * c, 400.0]} for c in range(3)],
+            "grid": {"pitch_mm": 20.0, "angle_deg": 3.0, "origin_mm": [330.0, 400.0]}}
+    v = s.interpret(junk, change=_change((1, 0)))
+    assert isinstance(v, Unclear) and v.text == "A2 changed; looking again", v
 
 
 def test_the_tile_laid_with_the_pioneer_is_read_after_the_players_pick_the_pioneer() -> None:
