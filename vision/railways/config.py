@@ -230,3 +230,5 @@ class RailwaysConfig:
     cross_other_colour: bool = False    # a link whose pixels name another colour is in other links' crossing lists
     join_anchored_turn_deg: float = 45.0    # two free ends whose pieces each join a station at their other end may
     join_anchored_reach_mm: float = 200.0   # be joined turning this much, this far apart (0: off)
+    # R12
+    obstacle_not_board: bool = True     # an obstacle-coloured area holding a read Metropolis square is the board

@@ -500,7 +500,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     classes = nearest_class(small_lab, cfg, 1.0)       # the stations' and the obstacles' map
     stations = find_stations(view, cfg, small_lab, 1.0, classes)
     find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
-    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes)
+    board = np.asarray([s.centre_mm for s in stations if s.metropolis], dtype=np.float64).reshape(-1, 2)
+    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes, board_mm=board)
     del small_lab, classes
     bg_small, tex_small = small_backgrounds(view.image, int(round(12.0 * cfg.px_per_mm)), textured=True)
     size = (view.image.shape[1], view.image.shape[0])
