@@ -230,3 +230,9 @@ class RailwaysConfig:
     cross_other_colour: bool = False    # a link whose pixels name another colour is in other links' crossing lists
     join_anchored_turn_deg: float = 45.0    # two free ends whose pieces each join a station at their other end may
     join_anchored_reach_mm: float = 200.0   # be joined turning this much, this far apart (0: off)
+    # R12
+    obstacle_not_board: bool = True     # an obstacle-coloured area holding a read Metropolis square is the board
+    station_overlap_mm: float = 2.0     # a card other than a link's ends is in its list when the link's clips (half a
+                                        # clip's width either side of its centre line) overlap it by this much: the
+                                        # footprint merely brushing it is the path's error (dev 4608: 16 such entries
+                                        # on real links, none true; centre line inside (overlap 4.5): as good)

@@ -30,14 +30,17 @@ class Obstacle:
 
 def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float], scale: float,
                    cfg: RailwaysConfig, min_area_mm2: float = 2500.0,
-                   max_area_mm2: float = 25000.0, classes: Classes | None = None) -> list[Obstacle]:
+                   max_area_mm2: float = 25000.0, classes: Classes | None = None,
+                   board_mm: F64 | None = None) -> list[Obstacle]:
     """Large areas whose pixels are nearest an obstacle colour (among the card colours,
     paper, ink and the table's own local colour: see stations.nearest_class), with the
-    tile's printed shading and any chain across it filled in."""
+    tile's printed shading and any chain across it filled in. `board_mm`: the centres of
+    the Metropolis board's squares as read (an area holding one is the board)."""
     idx, names = classes if classes is not None else nearest_class(small_lab, cfg, scale)
     out: list[Obstacle] = []
     kc = max(3, int(round(cfg.obstacle_close_mm * scale)) | 1)
     ko = max(3, int(round(cfg.obstacle_open_mm * scale)) | 1)
+    origin = np.asarray(origin_mm, dtype=np.float64)
     for material in OBSTACLE_COLOURS:
         mask: NDArray[Any] = (idx == names.index(material)).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
@@ -61,6 +64,13 @@ def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
             # rectangle tiles are twice as long as wide, an L square only around its hollow
             if max(rw, rh) < 1.25 * min(rw, rh) and area / hull > 0.9:
                 continue
+            # nor is an area holding a square of the board as the stations read it: chains
+            # and cubes over the board cut its outline below that fill (dev 2100-2139: the
+            # board read as a mountain on 6 tables, and every link over it crossed it)
+            if cfg.obstacle_not_board and board_mm is not None and any(
+                    cv2.pointPolygonTest(c, (float(x), float(y)), False) >= 0
+                    for x, y in (np.asarray(board_mm, dtype=np.float64).reshape(-1, 2) - origin) * scale - 0.5):
+                continue
             poly = cv2.approxPolyDP(c, 2.5 * scale, True).reshape(-1, 2).astype(np.float64)
-            out.append(Obstacle(material, (poly + 0.5) / scale + np.asarray(origin_mm), float(area)))
+            out.append(Obstacle(material, (poly + 0.5) / scale + origin, float(area)))
     return out

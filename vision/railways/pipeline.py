@@ -500,7 +500,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     classes = nearest_class(small_lab, cfg, 1.0)       # the stations' and the obstacles' map
     stations = find_stations(view, cfg, small_lab, 1.0, classes)
     find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
-    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes)
+    board = np.asarray([s.centre_mm for s in stations if s.metropolis], dtype=np.float64).reshape(-1, 2)
+    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes, board_mm=board)
     del small_lab, classes
     bg_small, tex_small = small_backgrounds(view.image, int(round(12.0 * cfg.px_per_mm)), textured=True)
     size = (view.image.shape[1], view.image.shape[0])
@@ -671,6 +672,8 @@ def _crossings(links: list[LinkReading], river: RiverReading | None, obstacles: 
     river_fp = fps.chain(river.path_mm, width) if river is not None else None
     obs_fp = [fps.polygon(o.polygon_mm) for o in obstacles]
     st_fp = {s.id: fps.polygon(s.polygon_mm) for s in stations}
+    cards = {s.id: s.polygon_mm for s in stations}
+    clip_w = clip_len * cfg.clip_width_ratio
     near_st = {s.id: fps.polygon(grown(s.polygon_mm, cfg.shared_station_grow_mm)) for s in stations}
     # a link with an end at no station is left out of the others' lists (it keeps its
     # own): on the dev tables most such links are a texture's or a card rim's pieces
@@ -695,11 +698,25 @@ def _crossings(links: list[LinkReading], river: RiverReading | None, obstacles: 
         for sid, m in st_fp.items():
             if sid in lk.stations:
                 continue
-            if touches(foot[i], m):
+            # a card is touched when the chain's clips overlap it clearly: the footprint
+            # (a clip's width and a wire's) brushing it is the reader's path a few mm off
+            # the chain, most often an end clip arriving at its own card beside another
+            # (dev 2100-2139: 16 such entries on real links, none true; a link may not
+            # cross a station, so each such entry refuses a legal link)
+            if touches(foot[i], m) and _runs_into(lk.path_mm, cards[sid], cfg.station_overlap_mm - clip_w / 2):
                 out.append(f"station:{sid}")
         if outside(foot[i], fps, profile.area_origin_mm, profile.area_size_mm):
             out.append("edge")
         lk.crosses = out
+
+
+def _runs_into(path: F64, polygon: F64, depth_mm: float) -> bool:
+    """Whether the path (sampled every mm) comes `depth_mm` inside the polygon."""
+    poly = np.asarray(polygon, dtype=np.float32).reshape(-1, 1, 2)
+    for x, y in sk.resample(np.asarray(path, dtype=np.float64), 1.0):
+        if cv2.pointPolygonTest(poly, (float(x), float(y)), True) >= depth_mm:
+            return True
+    return False
 
 
 def _r(v: float) -> float:
