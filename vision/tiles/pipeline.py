@@ -136,6 +136,10 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
                               lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
         if picked is not None:
             grid, found = picked
+    coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg,
+                       lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
+    if coarser is not None:
+        grid, found = coarser
     for _ in range(cfg.refits):
         up = [t.centre_mm for t in found if t.look.has_symbol]
         if not up:
@@ -352,7 +356,72 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     out = _through(pts, theta, float(pitch), grid.strength)
     if least > 1 and len({(int(c), int(r)) for c, r in out.cell_of(pts)}) < len(pts):
         return None     # two outlined tiles in one cell: not their lattice
+    if _spacing(out.cell_of(pts)) > 1:
+        return None     # tiles only every k-th cell apart: a symbol's square, not a tile's
     return out, least
+
+
+def _spacing(cells: NDArray[np.int64]) -> int:
+    """The greatest number of cells that divides every step between the cells along
+    both axes (0 for one cell): tiles laid side by side are 1 apart somewhere."""
+    step = 0
+    for c, r in cells[1:] - cells[0]:
+        step = math.gcd(step, math.gcd(int(c), int(r)))
+    return step
+
+
+def _coarser(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32],
+             near: Callable[[], NDArray[np.bool_] | None], cpx: float, origin: tuple[float, float], cfg: TilesConfig,
+             read: Callable[[GridFit], list[TileReading]]) -> tuple[GridFit, list[TileReading]] | None:
+    """The lattice k times coarser (k = 2 or 3) when every symbol read lies k cells from
+    the others along both axes: tiles are laid side by side, so symbols that only ever
+    sit in every k-th cell are one tile per k x k cells of a lattice k times too fine
+    (a lone pioneer's symbol edges set the pitch, and a white face on a white table
+    shows no outline to correct it). None: keep the lattice.
+
+    Taken only where the tiles agree: no other candidate cell among the symbols lies
+    off every k-th cell (a back between two fronts is a tile of the fine lattice), the
+    coarse lattice reads every symbol near its cell's middle, and (on faces off the
+    table's colour) no more tiles show a square outline of the fine pitch than of the
+    coarse one."""
+    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    if len(up) < 2 or len(up) > cfg.sparse_tiles:
+        return None
+    c0, r0 = up[0].col, up[0].row
+    step = _spacing(np.array([(t.col, t.row) for t in up], dtype=np.int64))
+    k = next((f for f in (2, 3) if step % f == 0), 0) if step > 1 else 0
+    if not k or k * grid.pitch_mm > cfg.max_pitch_mm:
+        return None
+    cols, rows = [t.col for t in up], [t.row for t in up]
+    if any(min(cols) <= t.col <= max(cols) and min(rows) <= t.row <= max(rows)
+           and ((t.col - c0) % k or (t.row - r0) % k) for t in found):
+        return None
+    ux, uy = grid.axes
+    o = grid.cell_centre_mm(c0, r0) - 0.5 * k * grid.pitch_mm * (ux + uy)
+    g = GridFit(grid.angle_rad, k * grid.pitch_mm, (float(o[0]), float(o[1])), grid.strength)
+    again = read(g)
+    sym = [t for t in again if t.look.has_symbol and not t.look.faint]
+    if len(sym) < len(up) or not _on_lattice(again, cfg):
+        return None
+    if any(math.hypot(*t.look.offset) >= cfg.blob_offset for t in sym):
+        return None
+    # the coarse lattice's pitch is the fine one's k times: the symbols' own spacing
+    # sets it before the outlines are asked
+    g = refine_grid(g, np.array([t.centre_mm for t in sym]))
+    again = read(g)
+    sym = [t for t in again if t.look.has_symbol and not t.look.faint]
+    if len(sym) < len(up) or not _on_lattice(again, cfg):
+        return None
+    # a square of the fine pitch round a tile whose face is off the table's colour
+    # speaks for the fine lattice; on a face of about the table's colour the only
+    # square is the symbol's own, which says nothing of the pitch
+    table = near()
+    plain = table is not None and all(_bare_share(table, grid, t.col, t.row, cpx, origin, 1.0) >= cfg.print_bare
+                                      for t in up)
+    if not plain and (_outline_votes(up, grid, grey, cpx, origin, cfg)[0]
+                      > _outline_votes(sym, g, grey, cpx, origin, cfg)[0]):
+        return None
+    return g, again
 
 
 def _through(pts: NDArray[np.float64], theta: float, pitch: float, strength: float) -> GridFit:
