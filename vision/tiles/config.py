@@ -49,6 +49,11 @@ class TilesConfig:
     """A face-up cell at least this share bare table (the whole cell) is a print on a
     face of about the table's colour (pipeline._joined_prints): a lone pioneer's print
     cut by a lattice a symbol's width fine leaves 0.33-0.57 of its cells bare."""
+    repeat_bare: float = 0.7
+    repeat_print: int = 3
+    """Printed cells at least repeat_bare bare table (their middle, bare_inset) that show
+    one design at least repeat_print times are a mat's print, not tiles
+    (pipeline._without_repeats)."""
     varied_prints: int = 3
     """...unless those cells' prints come in at least this many colours (a game's
     fronts, where a mat's ruled lines are one ink)."""

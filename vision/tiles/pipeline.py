@@ -159,14 +159,18 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         same = (abs(new.pitch_mm - grid.pitch_mm) <= cfg.reread_pitch * grid.pitch_mm
                 and abs(new.angle_rad - grid.angle_rad) <= cfg.reread_angle)
         if not same:
-            # the outlines' lattice must not cut a tile into more face-up "tiles", and
-            # must read every tile whose outline was seen
+            # the outlines' lattice must not cut a tile into more face-up "tiles", must
+            # read every tile whose outline was seen, and must hold the symbols in their
+            # cells where the lattice it replaces held them (a square round more than
+            # one tile, or a mat's, puts them off to one side)
             again = _read_cells(image, fit, ref, lab, new, area, cfg, cfg.crop_px // 2)
-            same = sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
+            same = (sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
+                    and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
         if same:
             grid = new
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True)
     found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
+    found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
     found = _outlined_backs(found, lab, grid, cpx, (x0, y0), cfg)
@@ -233,6 +237,36 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     if _varied_prints(strays, cfg):
         return found
     return [t for t in found if not stray(t)]
+
+
+def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
+                     cpx: float, origin: tuple[float, float], cfg: TilesConfig) -> list[TileReading]:
+    """Printed cells mostly bare table (at least repeat_bare of their middle) that repeat
+    one print colour on one face at least repeat_print times, where tiles plainly off
+    the table (at most bare_front bare) show fronts none of which has that look: a mat's
+    ruled lines crossing in cell after cell of a lattice near the mat's own (where the
+    crossing falls in each cell varies, so the shape does not repeat). With no front
+    off the table (a game's faces of about the table's colour) nothing is dropped."""
+    table = near()
+    if table is None:
+        return found
+    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
+    bare = [t for t in up if share[id(t)] >= cfg.repeat_bare]
+    fronts = [t for t in up if share[id(t)] <= cfg.bare_front]
+    if len(bare) < cfg.repeat_print or not fronts:
+        return found
+
+    def alike(a: TileReading, b: TileReading) -> bool:
+        return (float(np.linalg.norm(a.look.face_lab - b.look.face_lab)) <= cfg.table_delta_e
+                and float(np.linalg.norm(a.look.symbol_lab - b.look.symbol_lab)) <= cfg.colour_merge)
+
+    drop: set[int] = set()
+    for t in bare:
+        same = [u for u in bare if alike(t, u)]
+        if len(same) >= cfg.repeat_print and not any(alike(t, f) for f in fronts):
+            drop |= {id(u) for u in same}
+    return [t for t in found if id(t) not in drop]
 
 
 def _varied_prints(tiles: list[TileReading], cfg: TilesConfig) -> bool:
@@ -793,11 +827,21 @@ def _off_designs(sym: list[TileReading], const: NDArray[np.float64], front: NDAr
     return out
 
 
-def _main_group(tiles: list[TileReading]) -> set[int]:
-    """Indices of the largest group of tiles joined side by side: the tiles of the game.
-    A hand or a stray card off to one side reads as a few "tiles" of its own, which
-    must not decide what the fronts of the game look like."""
-    return max(side_groups(tiles), key=len, default=set())
+def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set[int]:
+    """Indices of the largest group of tiles joined side by side whose symbols sit in
+    their cells: the tiles of the game. A hand or a stray card off to one side reads as
+    a few "tiles" of its own, which must not decide what the fronts of the game look
+    like; a cup's round rim read on the city's lattice is a larger group, but its
+    pieces of print lie off their cells' middles (median at least cfg.hint_offset
+    pitches), while a game's symbols sit mid-cell."""
+    def placed(group: set[int]) -> bool:
+        if cfg is None:
+            return True
+        offs = [math.hypot(*tiles[i].look.offset) for i in group
+                if tiles[i].look.has_symbol and not tiles[i].look.faint]
+        return bool(offs) and float(np.median(offs)) < cfg.hint_offset
+
+    return max(side_groups(tiles), key=lambda g: (placed(g), len(g)), default=set())
 
 
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
@@ -809,7 +853,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     tile, or one whose constant part is off, shows its back. Returns True when the
     colour is carried by the face."""
     sym = [t for t in tiles if t.look.has_symbol and not t.look.faint]
-    main = _main_group(tiles)
+    main = _main_group(tiles, cfg)
     in_main = [t for i, t in enumerate(tiles) if i in main and t.look.has_symbol and not t.look.faint]
     if len(in_main) >= 3:
         sym = in_main
