@@ -63,3 +63,23 @@ def test_a_front_with_the_same_look_keeps_them() -> None:
     lines = [_tile(c, r, LINES, 10 + i) for i, (c, r) in enumerate(CROSSINGS)]
     off = [cr for cr, _ in FRONTS] + [(7, 2)]
     assert len(_read(fronts + lines, off)) == len(fronts) + len(lines)
+
+
+def test_a_lone_glare_print_beside_a_city_off_the_table_is_dropped() -> None:
+    """Three fronts off a dark mat and one cell of bare mat whose lines a glare spot
+    lifted (one print, no repeat): most fronts are off the table, so it goes."""
+    fronts = [_tile(c, r, m, i) for i, ((c, r), m) in enumerate(FRONTS)]
+    glare = _tile(2, 11, (25.0, 0.0, -1.0), 20)
+    assert _read(fronts + [glare], [cr for cr, _ in FRONTS]) == sorted(cr for cr, _ in FRONTS)
+
+
+def test_a_white_front_half_bare_beside_fronts_off_the_table_stays() -> None:
+    """A front that is bare table round its symbol only (a white face on a white table:
+    its middle is less than stray_bare bare) is kept beside fronts off the table."""
+    fronts = [_tile(c, r, m, i) for i, ((c, r), m) in enumerate(FRONTS)]
+    white = _tile(2, 11, (25.0, 0.0, -1.0), 20)
+    table = _table([cr for cr, _ in FRONTS])
+    p = GRID.pitch_mm * CPX
+    table[int(11.45 * p):int(11.55 * p), int(2.2 * p):int(2.8 * p)] = False    # its symbol
+    out = _without_repeats(fronts + [white], lambda: table, GRID, CPX, (0.0, 0.0), TilesConfig())
+    assert len(out) == 4

@@ -51,9 +51,12 @@ class TilesConfig:
     cut by a lattice a symbol's width fine leaves 0.33-0.57 of its cells bare."""
     repeat_bare: float = 0.7
     repeat_print: int = 3
+    stray_bare: float = 0.9
     """Printed cells at least repeat_bare bare table (their middle, bare_inset) that show
-    one design at least repeat_print times are a mat's print, not tiles
-    (pipeline._without_repeats)."""
+    one print colour on one face at least repeat_print times are a mat's print, not
+    tiles; where at least repeat_print fronts off the table outnumber the printed cells
+    at least stray_bare bare, those are no tiles either (pipeline._without_repeats). A
+    white front on a white table is 0.3-0.7 bare there (its symbol fills the middle)."""
     varied_prints: int = 3
     """...unless those cells' prints come in at least this many colours (a game's
     fronts, where a mat's ruled lines are one ink)."""

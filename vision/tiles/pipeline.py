@@ -89,10 +89,16 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     near: Callable[[], NDArray[np.bool_] | None] = functools.cache(lambda: table_near(lab, cpx, cfg))
     grid: GridFit | None = None
     found: list[TileReading] = []
+    apart = False     # the hint holds the city but not what lies apart from it
     if grid_hint is not None:
         found = _read_cells(image, fit, ref, lab, grid_hint, area, cfg, cfg.crop_px // 2)
+        # the city's symbols sit in their cells; a cup or a hand beside it, read on the
+        # same lattice, may not (its pieces of print lie anywhere in their cells)
+        main = _main_group(found, cfg)
         if _on_lattice(found, cfg):
             grid = grid_hint
+        elif _on_lattice([t for i, t in enumerate(found) if i in main], cfg):
+            grid, apart = grid_hint, True
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
@@ -141,7 +147,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     if coarser is not None:
         grid, found = coarser
     for _ in range(cfg.refits):
-        up = [t.centre_mm for t in found if t.look.has_symbol]
+        main = _main_group(found, cfg) if apart else set(range(len(found)))
+        up = [t.centre_mm for i, t in enumerate(found) if t.look.has_symbol and i in main]
         if not up:
             break
         new = refine_grid(grid, np.array(up))
@@ -223,7 +230,10 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     if table is None:
         return found
     share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
-    fronts = [t.look.face_lab for t in up if share[id(t)] <= cfg.bare_front]
+    # (a cup's rim read on the lattice is off the table too, but its pieces of print
+    # lie off their cells' middles: no front's)
+    fronts = [t.look.face_lab for t in up
+              if share[id(t)] <= cfg.bare_front and math.hypot(*t.look.offset) < cfg.hint_offset]
     bare = sum(v >= cfg.bare_share for v in share.values())
     if not fronts or bare <= len(fronts):
         return found     # a few bare cells among many fronts: more likely pale fronts
@@ -245,8 +255,10 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
     one print colour on one face at least repeat_print times, where tiles plainly off
     the table (at most bare_front bare) show fronts none of which has that look: a mat's
     ruled lines crossing in cell after cell of a lattice near the mat's own (where the
-    crossing falls in each cell varies, so the shape does not repeat). With no front
-    off the table (a game's faces of about the table's colour) nothing is dropped."""
+    crossing falls in each cell varies, so the shape does not repeat). Then, where
+    repeat_print to outline_tiles fronts off the table (their symbols mid-cell)
+    outnumber the printed cells left that are at least stray_bare bare, those go too. With no front off the table (a game's faces of about the
+    table's colour) nothing is dropped."""
     table = near()
     if table is None:
         return found
@@ -254,7 +266,7 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
     share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
     bare = [t for t in up if share[id(t)] >= cfg.repeat_bare]
     fronts = [t for t in up if share[id(t)] <= cfg.bare_front]
-    if len(bare) < cfg.repeat_print or not fronts:
+    if not bare or not fronts:
         return found
 
     def alike(a: TileReading, b: TileReading) -> bool:
@@ -266,6 +278,14 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
         same = [u for u in bare if alike(t, u)]
         if len(same) >= cfg.repeat_print and not any(alike(t, f) for f in fronts):
             drop |= {id(u) for u in same}
+    rest = [t for t in bare if id(t) not in drop and share[id(t)] >= cfg.stray_bare]
+    placed = [t for t in fronts if math.hypot(*t.look.offset) < cfg.hint_offset]
+    if cfg.repeat_print <= len(placed) <= cfg.outline_tiles and len(placed) > len(rest):
+        # a game's fronts share one kind of face: where most of a small city's are
+        # plainly off the table, a print on bare table is none of theirs (a glare spot
+        # on a mat lifts a cell of the mat's lines off the table's colour, one at a
+        # time). (A large city's pale fronts may read as bare table here and there.)
+        drop |= {id(t) for t in rest}
     return [t for t in found if id(t) not in drop]
 
 
@@ -351,7 +371,9 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
         outs = [cs[0] for c in tiles
                 if (cs := tile_outline(grey, cpx, origin, np.asarray(c), grid.angle_rad, cfg,
                                        cfg.outline_near_mm))]
-        least = 1
+        # every print the cells showed must still read on the outlines' lattice (a
+        # pitch a few tiles' outlines set too coarse puts two tiles in one cell)
+        least = len(prints)
         need = max(e for _, e in prints) / (2.0 * cfg.face_ring[0])
         if not outs and (len(prints) < len(up) or need > grid.pitch_mm):
             # no outline seen, and the lattice cuts a print up or spills it into a
