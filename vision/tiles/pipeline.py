@@ -95,9 +95,14 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         # the city's symbols sit in their cells; a cup or a hand beside it, read on the
         # same lattice, may not (its pieces of print lie anywhere in their cells)
         main = _main_group(found, cfg)
+        city = [t for i, t in enumerate(found) if i in main]
+        printed_ = sum(t.look.has_symbol and not t.look.faint for t in found)
+        held = sum(t.look.has_symbol and not t.look.faint for t in city)
         if _on_lattice(found, cfg):
             grid = grid_hint
-        elif _on_lattice([t for i, t in enumerate(found) if i in main], cfg):
+        elif held >= 2 and 2 * held >= printed_ and _on_lattice(city, cfg):
+            # (the city's group must hold at least half the prints: one tile that
+            # happens to sit mid-cell among many that do not says nothing)
             grid, apart = grid_hint, True
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
