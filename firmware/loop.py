@@ -22,7 +22,7 @@ import logging
 import signal
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -110,6 +110,7 @@ class LoopConfig:
     arm_bridge_mm: float = 12.0        # gaps bridged when tracing a change to the table's edge
     guard_blob_cells: float = 1.0      # a still thing this many move cells large by the move: ask
     behind_grow_mm: float = 6.0        # rim kept from the old table around a still thing a move leaves
+    tables_kept: int = 6               # accepted tables the guard remembers (a cup taken away)
     moved_mm: float = 4.0              # marker shift that means "camera or table moved"
     hidden_marker_mm: float = 1.5      # seen markers this close to the last fit: others are hidden
     replay: bool = False               # recorded camera: ask buttons only when needed
@@ -132,9 +133,11 @@ class Look:
     view: NDArray[np.uint8]
 
 
-def _recall(cache: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]],
-            key: tuple[NDArray[np.uint8], ...], keep: int,
-            make: Callable[[], NDArray[np.uint8]]) -> NDArray[np.uint8]:
+_Kept = TypeVar("_Kept", NDArray[np.uint8], NDArray[np.uint16])
+
+
+def _recall(cache: list[tuple[tuple[NDArray[np.uint8], ...], _Kept]],
+            key: tuple[NDArray[np.uint8], ...], keep: int, make: Callable[[], _Kept]) -> _Kept:
     """The result kept for these very arrays (by identity: views are never changed in
     place), else make() it and keep it among the last `keep` results."""
     for k, value in cache:
@@ -147,7 +150,7 @@ def _recall(cache: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]]
 
 # what judge() changes: an early look made void by motion puts it back
 _GUARD_MEMORY = ("fit", "_full_markers", "grid_hint", "previous_view", "current_view", "previous_image",
-                 "reference", "earlier", "blocked_looks", "behind")
+                 "reference", "earlier", "blocked_looks", "behind", "accepted")
 
 
 class Stop(Exception):
@@ -181,6 +184,8 @@ class Referee:
         self.profile: TableProfile | None = None
         self.fit: TableFit | None = None
         self.reference: NDArray[np.uint8] | None = None   # guard view of the last accepted table
+        # the last few accepted tables, newest first, with their normalised views
+        self.accepted: tuple[tuple[NDArray[np.uint8], NDArray[np.uint16]], ...] = ()
         # an accepted table without what rests on the last one: the table before a quiet
         # look took in a cup, or the last move's table without an arm resting away from it
         self.earlier: NDArray[np.uint8] | None = None
@@ -191,7 +196,7 @@ class Referee:
         # the last few ((a, b), difference(a, b)): one look compares its view with the last
         # look's, the last accepted table's and the one before it
         self._differences: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]] = []
-        self._normals: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]] = []   # ((view,), normalise(view))
+        self._normals: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint16]]] = []   # ((view,), normalise(view))
         self.previous_view: NDArray[np.uint8] | None = None
         self.current_view: NDArray[np.uint8] | None = None
         self.previous_image: NDArray[np.uint8] | None = None
@@ -219,6 +224,9 @@ class Referee:
         self.already_done = False
         self._shown: bytes | None = None
         self._first_shown_at: float | None = None   # the first show() since a verdict was acted on
+        # when an accepted move's screen gives way to the status screen; the loop watches
+        # the table meanwhile (the next tile may already be down)
+        self._status_at: float | None = None
 
     # -- plumbing ------------------------------------------------------------------------
     def request_stop(self, *_: Any) -> None:
@@ -227,15 +235,23 @@ class Referee:
     def install_signal_handlers(self) -> None:
         signal.signal(signal.SIGTERM, self.request_stop)
 
-    def show(self, image: Image.Image) -> None:
-        """Show a screen; the same picture twice is not sent again (I2C time, PNG spam)."""
+    def show(self, image: Image.Image, hold: float = 0.0) -> None:
+        """Show a screen; the same picture twice is not sent again (I2C time, PNG spam).
+        With `hold`, the status screen does not replace it for that many seconds."""
         if self._first_shown_at is None:
             self._first_shown_at = self.clock.now()
+        self._status_at = self.clock.now() + hold if hold > 0 else None
         data = image.tobytes()
         if data == self._shown:
             return
         self._shown = data
         self.display.show(image)
+
+    def _show_status(self) -> None:
+        """The game's status screen, once a move's screen has been up its time."""
+        assert self.session is not None
+        if self._status_at is None or self.clock.now() >= self._status_at:
+            self.show(self.session.status_screen())
 
     def note(self, text: str) -> None:
         self.events.append(text)
@@ -285,6 +301,8 @@ class Referee:
                                          and self.frames >= self.cfg.max_frames):
                     return 0
                 if self.session is not None and self.session.is_over():
+                    if self._status_at is not None:    # the last move's screen, its time
+                        self.clock.sleep(max(0.0, self._status_at - self.clock.now()))
                     self._end_game()   # the game ended itself: scores, then the menu
                     self.session = None
         except Stop:
@@ -390,6 +408,7 @@ class Referee:
         self.journal.append("game_start", {"game": kind.name, "options": options,
                                            "source": self.source})
         self.reference = self.earlier = None
+        self.accepted = ()
         self.note(f"new game {kind.name} {options}")
         return True
 
@@ -410,13 +429,15 @@ class Referee:
     # -- watching ----------------------------------------------------------------------------
     def _watch(self) -> None:
         assert self.session is not None
-        self.show(self.session.status_screen())
+        self._show_status()
         self.motion.reset(self.clock.now())
         backoff = self.cfg.retry_first
         while self.session is not None and not self.session.is_over():
             self._check_stop()
             if self.cfg.max_frames is not None and self.frames >= self.cfg.max_frames:
                 return
+            if self._status_at is not None and self.clock.now() >= self._status_at:
+                self._show_status()
             if not self.cfg.replay:
                 ev = self.button(0.0)
                 if ev is not None:
@@ -526,6 +547,8 @@ class Referee:
         """A recording ended: answer what the button script still holds, then stop."""
         self.ended_stream = True
         self.note("end of the recording")
+        if self.session is not None and self._status_at is not None:
+            self.show(self.session.status_screen())
         deadline = self.clock.now() + self.cfg.linger_seconds
         if self.cfg.linger_seconds > 0 and self.session is not None:
             self.show(scr.text_screen("Recording over", ["MENU (long", "SELECT) to end"]))
@@ -711,7 +734,7 @@ class Referee:
         return _recall(self._differences, (a, b), 3,
                        lambda: normalised_difference(self._normalised(a), self._normalised(b)))
 
-    def _normalised(self, view: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    def _normalised(self, view: NDArray[np.uint8]) -> NDArray[np.uint16]:
         return _recall(self._normals, (view,), 4, lambda: normalise(view))
 
     def _foreign(self, a: NDArray[np.uint8], b: NDArray[np.uint8], footprint: Any) -> float:
@@ -749,6 +772,7 @@ class Referee:
                     self._foreign(self.reference, view, ()) > limit:
                 self.earlier = self.reference     # the table before something was left on it
             self.reference = view
+            self._accept(view)
             return verdict
         if isinstance(verdict, Ask) and not stable:
             return Unclear("waiting for the table to settle")
@@ -759,7 +783,7 @@ class Referee:
         # when the hand has gone the table it uncovers is the earlier one plus the move
         foreign: float | None = None            # the first table compared, for the screen
         still_thing = False                     # blocked by a still thing by the move, no arm
-        for reference in (self.reference, self.earlier):
+        for reference in self._accepted_tables(view):
             if reference is None or reference.shape != view.shape:
                 continue
             foreign_here, mask = self._foreign_mask(reference, view, footprint)
@@ -796,6 +820,30 @@ class Referee:
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
         return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)")
 
+    def _accept(self, view: NDArray[np.uint8]) -> None:
+        self.accepted = ((view, self._normalised(view)),) + self.accepted[: self.cfg.tables_kept - 1]
+
+    def _accepted_tables(self, view: NDArray[np.uint8]) -> Iterator[NDArray[np.uint8] | None]:
+        """The tables a move is checked against, in turn; the last one is only made when
+        the others block it (most moves stand against the first)."""
+        yield self.reference
+        yield self.earlier
+        yield self._as_it_was(view)
+
+    def _as_it_was(self, view: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        """The table as the game last agreed with it, pixel by pixel: from each remembered
+        accepted table, the pixels nearest this view's. A cup that stood by the city when a
+        move was accepted, and was taken away since, uncovers a table an older look agreed
+        with; a hand, a cup put down or a tile laid matches none of them."""
+        kept = [(t, n) for t, n in self.accepted if t.shape == view.shape]
+        if len(kept) < 2:
+            return None
+        now = self._normalised(view)
+        diffs = np.stack([normalised_difference(n, now) for _, n in kept])
+        pick = np.argmin(diffs, axis=0)
+        tables = np.stack([t for t, _ in kept])
+        return np.asarray(np.take_along_axis(tables, pick[None, :, :, None], axis=0)[0], dtype=np.uint8)
+
     def _cell_px(self, footprint: Any) -> float:
         """Guard-view pixels of `guard_blob_cells` of the move's largest cell."""
         area = max(((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in footprint), default=0.0)
@@ -810,7 +858,7 @@ class Referee:
             # a hand over the table leaves the alert standing; any other reading replaces it
             self.misread = verdict if isinstance(verdict, Illegal) else None
         if isinstance(verdict, NoChange):
-            self.show(self.session.status_screen())
+            self._show_status()
         elif isinstance(verdict, Proposed):
             self._apply(verdict.move, frame)
             self.alerts.alert_ok()
@@ -819,7 +867,7 @@ class Referee:
         elif isinstance(verdict, Ask):
             self._question(verdict, frame)
         elif isinstance(verdict, Unclear):
-            self.show(self.session.status_screen())
+            self._show_status()
 
     def _apply(self, move: dict[str, Any], frame: Frame | None, source: str | None = None,
                answer: str | None = None) -> bool:
@@ -846,14 +894,16 @@ class Referee:
         self.misread = None
         # the table now, and without an arm resting away from the move (it may go)
         self.reference, self.earlier, self.behind = self.current_view, self.behind, None
+        if self.reference is not None:
+            self._accept(self.reference)
         self.note(f"applied {applied.text}")
         if self.session.more_to_read():
             self.last_look_preview = None   # the others of tiles laid together: look again now
         shown = _optional_screen(self.session, "applied_screen", m)
         if shown is not None:
-            self.show(shown)
-            self.clock.sleep(self.cfg.verdict_seconds)
-        self.show(self.session.status_screen())
+            self.show(shown, hold=self.cfg.verdict_seconds)
+        else:
+            self.show(self.session.status_screen())
         return True
 
     def _alert(self, verdict: Illegal) -> None:
@@ -877,7 +927,7 @@ class Referee:
             self.show(scr.confirm_screen(verdict.text, "Check table", yes="OK", no="Undo"))
             self.clock.sleep(1.0)
             self.note("question dismissed (nobody to ask)")
-            self.show(self.session.status_screen())
+            self._show_status()
             return
         while True:
             if verdict.candidates:
@@ -905,7 +955,7 @@ class Referee:
                 if ev is ButtonEvent.PREV or ev is ButtonEvent.UNDO:
                     self._undo()
                 break
-        self.show(self.session.status_screen())
+        self._show_status()
 
     # -- buttons while watching ---------------------------------------------------------------
     def _on_button(self, ev: ButtonEvent) -> None:
@@ -916,7 +966,7 @@ class Referee:
         elif ev is ButtonEvent.MENU:
             self._menu()
         else:
-            self.show(self.session.status_screen())
+            self.show(self.session.status_screen())   # a player asked for it
 
     def _undo(self) -> None:
         """Take back the last move, then offer what it could have been (a misread)."""
@@ -928,16 +978,17 @@ class Referee:
         self.journal.append("undo", {"move": last})
         self.misread = None
         self.reference = self.earlier = None
+        self.accepted = ()
         self.last_look_preview = None
         self.note(f"undone {last}")
         fixes = self.session.fixes(last)
         if not fixes:
-            self.show(self.session.status_screen())
+            self._show_status()
             return
         index = self._pick("Undone. Fix?", ["Leave undone"] + [a.label for a in fixes])
         if index:
             self._apply(fixes[index - 1].move, None, "fix")
-        self.show(self.session.status_screen())
+        self._show_status()
 
     def _pick(self, title: str, items: list[str]) -> int | None:
         """A menu driven by the buttons: the index SELECTed, or None when dismissed
@@ -973,7 +1024,7 @@ class Referee:
             if entries[index][0] == "End game":
                 return      # its result (or why it cannot end) stays on the screen
         if self.session is not None:
-            self.show(self.session.status_screen())
+            self._show_status()
 
     def _fix_misread(self, fixes: list[games.Action]) -> None:
         """The alerted move was a misreading: the players pick what is really there, and

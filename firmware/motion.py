@@ -98,15 +98,19 @@ def _prepare(frame: GreyImage) -> GreyImage:
 Rect = tuple[float, float, float, float]   # x0, y0, x1, y1 in table mm
 
 
-def normalise(view: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """Blur and equalise overall brightness per channel, so a cloud passing is not "change"."""
+def normalise(view: NDArray[np.uint8]) -> NDArray[np.uint16]:
+    """Blur and equalise overall brightness per channel, so a cloud passing is not "change".
+
+    The levels are scaled to put each channel's median at 128 and kept above 255 (16 bit):
+    on a dark mat (median 50) a tile's white face is 2.5x brighter than 128 would allow,
+    and clipped at 255 a tile laid in a lamp's glare was the glare's own level, no change."""
     v = cv2.GaussianBlur(view, (5, 5), 0)
     if v.ndim == 2:
         v = v[:, :, None]
     med = np.array([_median_u8(np.ascontiguousarray(v[:, :, c])) for c in range(v.shape[2])],
                    dtype=np.float32)
     gain = np.where(med > 1.0, 128.0 / np.maximum(med, 1.0), 1.0).astype(np.float32)
-    out = np.clip(v.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    out = np.clip(v.astype(np.float32) * gain, 0, 65535).astype(np.uint16)
     return np.asarray(out)
 
 
@@ -121,24 +125,24 @@ def _median_u8(channel: NDArray[np.uint8]) -> float:
     return (lo + hi) / 2.0
 
 
-def _nearest(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> GreyImage:
-    """Per pixel of a: the least difference (largest channel) to a pixel of b within 1 px.
-    (OpenCV's per-channel max and min: numpy's reduction over the channel axis made this
-    the loop's costliest step after the reader.)"""
+def _nearest(a: NDArray[np.uint16], b: NDArray[np.uint16]) -> GreyImage:
+    """Per pixel of a: the least difference (largest channel) to a pixel of b within 1 px,
+    at most 255. (OpenCV's per-channel max and min: numpy's reduction over the channel
+    axis made this the loop's costliest step after the reader.)"""
     h, w = a.shape[:2]
     pad = cv2.copyMakeBorder(b, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
-    best: GreyImage | None = None
+    best: NDArray[np.uint16] | None = None
     for dy in range(3):
         for dx in range(3):
-            d = np.asarray(cv2.absdiff(a, pad[dy:dy + h, dx:dx + w]), dtype=np.uint8)
+            d = np.asarray(cv2.absdiff(a, pad[dy:dy + h, dx:dx + w]), dtype=np.uint16)
             if d.ndim == 3:
                 channels = cv2.split(d)
-                d = np.asarray(channels[0], dtype=np.uint8)
+                d = np.asarray(channels[0], dtype=np.uint16)
                 for c in channels[1:]:
-                    d = np.asarray(cv2.max(d, c), dtype=np.uint8)
-            best = d if best is None else np.asarray(cv2.min(best, d), dtype=np.uint8)
+                    d = np.asarray(cv2.max(d, c), dtype=np.uint16)
+            best = d if best is None else np.asarray(cv2.min(best, d), dtype=np.uint16)
     assert best is not None
-    return np.asarray(best, dtype=np.uint8)
+    return np.asarray(np.minimum(best, 255), dtype=np.uint8)
 
 
 def difference(reference: NDArray[np.uint8], current: NDArray[np.uint8]) -> GreyImage:
@@ -154,7 +158,7 @@ def difference(reference: NDArray[np.uint8], current: NDArray[np.uint8]) -> Grey
     return normalised_difference(normalise(reference), normalise(current))
 
 
-def normalised_difference(a: NDArray[np.uint8], b: NDArray[np.uint8]) -> GreyImage:
+def normalised_difference(a: NDArray[np.uint16], b: NDArray[np.uint16]) -> GreyImage:
     """difference() of two views already through normalise() (the loop normalises each
     view once, though it compares it with up to three others)."""
     return np.asarray(np.maximum(_nearest(a, b), _nearest(b, a)), dtype=np.uint8)

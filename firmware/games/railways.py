@@ -328,7 +328,12 @@ class RailwaysSession(RecordsMoves):
             gaps = {lid: _path_gap(s.path, self.paths.get(lid, ())) for lid, k in links.items()
                     if k.colour == s.colour}
             free = [lid for lid, g in gaps.items() if g < SAME_PATH_MM and lid not in matched.values()]
-            piece = [lid for lid, g in gaps.items() if g < PIECE_PATH_MM and not s.new_ends]
+            # (a piece ends short of one of its link's stations, at the crossing or card
+            # the reader broke it at: a reading from one of them to the other is a whole
+            # second link, however close to the first it was laid)
+            reached = {x[0] for x in s.ends if x is not None}
+            piece = [lid for lid, g in gaps.items() if g < PIECE_PATH_MM and not s.new_ends
+                     and not reached >= {links[lid].a, links[lid].b}]
             if free or piece:
                 matched[s.index] = (free or piece)[0]
         fresh = [s for s in seen if s.index not in matched and _could_be_a_build(s)]

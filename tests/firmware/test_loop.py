@@ -389,6 +389,39 @@ def test_a_move_applied_beside_a_resting_arm_keeps_the_table_under_the_arm(tmp_p
             assert change is not None and change.fraction((blob[0], blob[1], blob[2], blob[1] + 40)) == 0.0
 
 
+def test_a_cup_taken_away_from_beside_the_next_move_lets_it_stand(tmp_path: Path) -> None:
+    """Dev game 117: a cup stood by the city when a move was applied, so it was part of the
+    accepted table; taken away, the table it uncovered read as a still thing beside the
+    next tile, which was blocked to the game's end. The guard also compares with the
+    tables the game agreed with before, pixel by pixel; a cup newly put down there is
+    still a still thing beside the move (asked)."""
+    from firmware.games.base import Ask, Proposed
+    cx, cy = minitable.cell_centre(0, 2)
+    cup = (cx + 26, cy - 30, cx + 86, cy + 30)                 # just right of C1
+    for cup_before in (True, False):
+        ref, _, b1 = _guard_views(cup if cup_before else None)
+        base = ref.reference
+        ref._accept(base)                                      # the table before B1
+        _apply_b1(ref, b1, tmp_path / str(cup_before))         # accepted with the cup, if any
+        (ox, oy), _ = ref.guard_area()
+        k = ref.cfg.motion.guard_px_per_mm
+
+        def px(x: float, y: float) -> tuple[int, int]:
+            return int((x - ox) * k), int((y - oy) * k)
+
+        later = b1.copy()
+        cv2.rectangle(later, px(cx - 22, cy - 22), px(cx + 22, cy + 22), (40, 220, 40), -1)
+        (x0, y0), (x1, y1) = px(cup[0], cup[1]), px(cup[2], cup[3])
+        if cup_before:
+            later[y0:y1, x0:x1] = base[y0:y1, x0:x1]           # the cup taken away
+        else:
+            cv2.rectangle(later, (x0, y0), (x1, y1), (170, 200, 230), -1)   # a cup put down
+        move = Proposed({"type": "place", "cell": "C1"}, "c2 at C1", ((cx - 24, cy - 24, cx + 24, cy + 24),))
+        ref.previous_view = later
+        got = ref._guard(move, later)
+        assert isinstance(got, Proposed if cup_before else Ask), (cup_before, got)
+
+
 def test_the_loop_looks_again_at_once_while_tiles_laid_together_wait(tmp_path: Path) -> None:
     """Once the players apply one of two tiles laid together, the loop looks again without
     waiting for the table to change (the other is on the table already)."""

@@ -107,3 +107,23 @@ def test_motion_before_the_still_period_ends_voids_the_early_look(tmp_path: Path
     assert void and void[0] < 3.75, camera.stills       # the look the hand made void
     assert moves[0]["frame"] == 4                        # applied from the table after the hand
     assert not any(3.75 <= t < 4.0 + ref.cfg.motion.still_seconds for t in shown), shown
+
+
+def test_the_loop_watches_while_a_move_is_on_screen(tmp_path: Path) -> None:
+    """A tile laid while the last move's screen is up is read before the recording ends:
+    the move's screen holds the status back for `verdict_seconds`, it does not stop the
+    loop watching (it slept through the second tile's still period, saw the next hand
+    as it woke, and the recording ended before the table was still again)."""
+    empty = minitable.render({})
+    laying = minitable.render({}, [{"kind": "hand", "at": (120.0, 90.0)}], seed=2)
+    one = minitable.render({(0, 0): (1, 1)}, seed=1)
+    two = minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)}, seed=4)
+    reaching = minitable.render({(0, 0): (1, 1), (0, 1): (2, 2)}, [{"kind": "hand", "at": (150.0, 60.0)}], seed=5)
+    timeline = [(0.0, empty), (2.6, laying), (3.0, one), (4.3, two), (5.4, reaching), (5.7, two)]
+    ref, _ = _referee(tmp_path, timeline, 6.4)
+    shown: list[tuple[float, bytes]] = []
+    ref.display.show = lambda im: shown.append((ref.clock.now(), im.tobytes()))  # type: ignore[method-assign]
+    ref.run()
+    assert [m["cell"] for m in _moves(tmp_path)] == ["A1", "B1"]
+    first = min(t for t, _ in shown if t >= 3.0)          # A1's screen
+    assert not [t for t, _ in shown if first < t < min(first + ref.cfg.verdict_seconds, 4.3)], shown

@@ -107,22 +107,23 @@ def test_reaching_in_keeps_an_arm_and_drops_a_cup() -> None:
 
 def test_guard_difference_is_the_neighbourhood_definition() -> None:
     """difference() equals its definition written out in numpy: brightness equalised by
-    the per-channel median, then per pixel the least largest-channel difference to the
-    other view's 3x3 neighbourhood, taken both ways."""
+    the per-channel median (levels kept above 255), then per pixel the least
+    largest-channel difference to the other view's 3x3 neighbourhood, taken both ways,
+    at most 255."""
     from firmware.motion import difference
 
     def norm(v: np.ndarray) -> np.ndarray:
         v = cv2.GaussianBlur(v, (5, 5), 0)
         med = np.median(v.reshape(-1, 3), axis=0).astype(np.float32)
         gain = np.where(med > 1.0, 128.0 / np.maximum(med, 1.0), 1.0).astype(np.float32)
-        return np.clip(v.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+        return (v.astype(np.float32) * gain).astype(np.int32)
 
     def nearest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         h, w = a.shape[:2]
-        pad = np.pad(b.astype(np.int16), ((1, 1), (1, 1), (0, 0)), mode="edge")
-        shifts = [np.abs(a.astype(np.int16) - pad[dy:dy + h, dx:dx + w]).max(axis=2)
+        pad = np.pad(b, ((1, 1), (1, 1), (0, 0)), mode="edge")
+        shifts = [np.abs(a - pad[dy:dy + h, dx:dx + w]).max(axis=2)
                   for dy in range(3) for dx in range(3)]
-        return np.min(shifts, axis=0).astype(np.uint8)
+        return np.minimum(np.min(shifts, axis=0), 255).astype(np.uint8)
 
     rng = np.random.default_rng(7)
     for h, w in ((41, 60), (64, 64)):         # odd and even pixel counts (the median's two cases)
@@ -132,3 +133,15 @@ def test_guard_difference_is_the_neighbourhood_definition() -> None:
         na, nb = norm(a), norm(b)
         want = np.maximum(nearest(na, nb), nearest(nb, na))
         assert np.array_equal(difference(a, b), want)
+
+
+def test_a_white_tile_laid_in_a_lamps_glare_on_a_dark_mat_is_change() -> None:
+    """On a dark mat (median 50) the brightness equalisation multiplies levels by 2.5: a
+    tile's face (195) laid in a glare spot (160) must still differ from the glare (both
+    were clipped to 255, and dev loop game 110 lost two tiles that way)."""
+    from firmware.motion import difference
+    ref = np.full((120, 120, 3), 50, np.uint8)
+    cv2.circle(ref, (60, 60), 40, (160, 160, 160), -1)
+    cur = ref.copy()
+    cur[45:75, 45:75] = 195
+    assert np.count_nonzero(difference(ref, cur)[50:70, 50:70] > 12) > 300

@@ -176,6 +176,19 @@ def test_pieces_of_one_link_are_that_link() -> None:
                       NoChange)
 
 
+def test_a_second_link_laid_along_the_first_is_a_new_link() -> None:
+    """A second red link between the same two stations, bowed a little off the first, is
+    a build (alerted: no second single link), not a piece of the first (hypothesis seed
+    286 of the whole-games test: an illegal link read as NoChange)."""
+    s = new_session()
+    v = s.interpret(observe(RED_TO_TOWN))
+    assert isinstance(v, Proposed)
+    s.apply(v.move)
+    again = dict(RED_TO_TOWN, stations=["S3", "S1"], path_mm=[[380.0, 489.0], [389.0, 447.0], [380.0, 406.0]])
+    v = s.interpret(observe(RED_TO_TOWN, again))
+    assert isinstance(v, Illegal), v
+
+
 def test_a_station_missed_at_setup_is_entered_without_a_card() -> None:
     """The players add a Boundary station the first look missed; a link to it takes no card for it."""
     s = new_session()
@@ -228,3 +241,15 @@ def test_an_illegal_link_among_several_new_ones_is_offered_refused() -> None:
     v = s.interpret(observe(RED_TO_TOWN, dict(WHITE_TO_CITY, colour="red", stations=["S2", "S4"])))
     assert isinstance(v, Ask) and v.text == "2 new links at once"
     assert v.labels == ("red 5: S-red-B2 red +7", "red 9: Start not yours")
+
+
+@pytest.mark.xfail(strict=True, reason="known: a link laid from a new station set on the player's "
+                   "own link, back along that link, is taken for a piece of it (NoChange)")
+def test_a_link_back_along_its_own_link_from_a_station_laid_on_it() -> None:
+    """Hypothesis seed 136 (5 players, Metropolis): white sets N20 on its own link L1 (the
+    rules allow it) and builds N20 to its Starting City along L1; the build must be seen."""
+    catalogue = bench_catalogue()
+    game = simulate_game(random.Random(136), 5, "metropolis", catalogue)
+    score = play_game(game, catalogue, oracle_reader(game, catalogue, MISCOUNTS), random.Random(136),
+                      ("too-short",))
+    assert score.failures == []

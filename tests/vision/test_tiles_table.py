@@ -108,11 +108,13 @@ def test_a_mats_cells_are_not_fronts_beside_the_first_tile() -> None:
     assert len(reading.tiles) == 1 and not reading.tiles[0].face_down
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, 2, 5])
 def test_the_first_tile_on_a_mat_reads_alike_under_noise(seed: int) -> None:
     """The frame above with a little camera noise (Gaussian, sigma 2) reads the same one
     face-up tile: the mat's cell beside it is judged on its inner part, away from the
-    tile's edge and shadow (on the cell's outer 0.8 it was 0.94 bare, against 0.97)."""
+    tile's edge and shadow (on the cell's outer 0.8 it was 0.94 bare, against 0.97), and
+    a mat's cell the noise leaves partly off the bare-table mask (seeds 1 and 5 on an
+    AVX-512 machine: 0.92 and 0.84 bare) has the bare cells' face, not the front's."""
     from firmware.bench.loop import real_game
 
     frames, _ = real_game(2, 2, (2304, 1296), cups=False, hands=False)

@@ -39,7 +39,9 @@ class TilesConfig:
     bare_front: float = 0.5
     """A printed cell whose middle is at least bare_share bare table is no tile when
     the printed cells at most bare_front bare table have another face (by more than
-    table_delta_e): fronts share one face."""
+    table_delta_e): fronts share one face. A cell more than bare_front bare whose face
+    is within table_delta_e of the bare cells' face (and nearer it than the fronts') is
+    no tile either."""
     bare_inset: float = 0.6
     """The middle judged for bare_share is this central part of the cell (side, of the
     pitch): a hand-laid neighbour turned a few degrees, its shadow and a lattice a few

@@ -243,10 +243,21 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     if not fronts or bare <= len(fronts):
         return found     # a few bare cells among many fronts: more likely pale fronts
     face = np.median(np.array(fronts), axis=0)
+    # the bare cells' own face: a mat's cell that camera noise leaves a few per cent off
+    # the bare-table mask still has it (0.84 bare, its face 0.5 from the bare cells', 74
+    # from the lone front beside it)
+    table_face = np.median(np.array([t.look.face_lab for t in up
+                                     if share[id(t)] >= cfg.bare_share]), axis=0)
 
     def stray(t: TileReading) -> bool:
-        return (share.get(id(t), 0.0) >= cfg.bare_share
-                and float(np.linalg.norm(t.look.face_lab - face)) > cfg.table_delta_e)
+        s = share.get(id(t), 0.0)
+        to_front = float(np.linalg.norm(t.look.face_lab - face))
+        if to_front <= cfg.table_delta_e:
+            return False
+        if s >= cfg.bare_share:
+            return True
+        to_table = float(np.linalg.norm(t.look.face_lab - table_face))
+        return s > cfg.bare_front and to_table <= cfg.table_delta_e and to_table < to_front
 
     strays = [t for t in found if stray(t)]
     if _varied_prints(strays, cfg):
