@@ -379,18 +379,26 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
         # few tiles, each symbol near its tile's centre: each tile's outermost square
         # (a print wider than the largest tile's face holds is a mat's lines joined
         # from cell to cell, no tile's)
-        prints = [(c, e) for c, e in _joined_prints(up, near(), grid, cpx, origin, cfg)
-                  if e <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm]
+        joined = _joined_prints(up, near(), grid, cpx, origin, cfg)
+        prints = [(c, e) for c, e in joined if e <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm]
         if not prints:
             return None
         tiles = [c for c, _ in prints]
         outs = [cs[0] for c in tiles
                 if (cs := tile_outline(grey, cpx, origin, np.asarray(c), grid.angle_rad, cfg,
                                        cfg.outline_near_mm))]
-        # every print the cells showed must still read on the outlines' lattice (a
-        # pitch a few tiles' outlines set too coarse puts two tiles in one cell)
-        least = len(prints)
         need = max(e for _, e in prints) / (2.0 * cfg.face_ring[0])
+        # a lattice that holds each print whole in one cell, mid-cell, has a tile's
+        # pitch: every print it shows is a tile and must still read on the outlines'
+        # lattice (a pitch a few tiles' outlines set too coarse puts two tiles in one
+        # cell). One that cuts a print up (its pieces in several cells or off their
+        # cells' middles) or spills it into a face ring is a symbol's width fine: its
+        # pieces are one tile, and its small cells turn a mat's lines into "prints" no
+        # tile's lattice shows (seed 3 of the sparse tests: a white tile cut in two on
+        # a white ruled mat, and a cell of the mat's shaded lines beside it), so there
+        # one print read is enough.
+        cut = len(joined) < len(up) or need > grid.pitch_mm or _off_centre(up, cfg)
+        least = 1 if cut else len(prints)
         if not outs and (len(prints) < len(up) or need > grid.pitch_mm):
             # no outline seen, and the lattice cuts a print up or spills it into a
             # face ring: the finest lattice that holds every print in a cell
