@@ -284,18 +284,28 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
     fronts = [t for t in up if share[id(t)] <= cfg.bare_front]
     if not bare or not fronts:
         return found
+    placed = [t for t in fronts if math.hypot(*t.look.offset) < cfg.hint_offset]
+    inks = agglomerate(pairwise(np.array([t.look.symbol_lab for t in bare])), cfg.colour_merge)
+    if 2 * max(inks.count(k) for k in set(inks)) <= len(bare):
+        # no one ink holds most of the prints on bare table: a game's fronts of about
+        # the table's colour (white fronts on a white mat), not a mat's lines (one ink)
+        return found
+
+    def inked(a: TileReading, b: TileReading) -> bool:
+        return float(np.linalg.norm(a.look.symbol_lab - b.look.symbol_lab)) <= cfg.colour_merge
 
     def alike(a: TileReading, b: TileReading) -> bool:
-        return (float(np.linalg.norm(a.look.face_lab - b.look.face_lab)) <= cfg.table_delta_e
-                and float(np.linalg.norm(a.look.symbol_lab - b.look.symbol_lab)) <= cfg.colour_merge)
+        return float(np.linalg.norm(a.look.face_lab - b.look.face_lab)) <= cfg.table_delta_e and inked(a, b)
 
     drop: set[int] = set()
     for t in bare:
         same = [u for u in bare if alike(t, u)]
-        if len(same) >= cfg.repeat_print and not any(alike(t, f) for f in fronts):
+        # (an ink that a front in its cell off the table shows is the game's, whatever
+        # the face: backs of about the table's colour with a white logo, beside fronts
+        # with white symbols)
+        if len(same) >= cfg.repeat_print and not any(inked(t, f) for f in placed):
             drop |= {id(u) for u in same}
     rest = [t for t in bare if id(t) not in drop and share[id(t)] >= cfg.stray_bare]
-    placed = [t for t in fronts if math.hypot(*t.look.offset) < cfg.hint_offset]
     if cfg.repeat_print <= len(placed) <= cfg.outline_tiles and len(placed) > len(rest):
         # a game's fronts share one kind of face: where most of a small city's are
         # plainly off the table, a print on bare table is none of theirs (a glare spot
