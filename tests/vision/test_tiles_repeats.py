@@ -4,6 +4,8 @@ dropped; fronts of about the table's colour (no front off the table) all stay.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from vision.tiles.config import TilesConfig
@@ -83,3 +85,28 @@ def test_a_white_front_half_bare_beside_fronts_off_the_table_stays() -> None:
     table[int(11.45 * p):int(11.55 * p), int(2.2 * p):int(2.8 * p)] = False    # its symbol
     out = _without_repeats(fronts + [white], lambda: table, GRID, CPX, (0.0, 0.0), TilesConfig())
     assert len(out) == 4
+
+
+def test_a_front_the_bare_mask_took_in_beside_fronts_off_the_table_stays() -> None:
+    """A cell all "bare" whose face is far from the bare table's colour is a front the
+    mask's smooth spread took in (a white front beside a light wood table's: city 5042),
+    and stays; a glare print on the mat (its face the mat's) still goes."""
+    fronts = [_tile(c, r, m, i) for i, ((c, r), m) in enumerate(FRONTS)]
+    white = _tile(2, 11, (60.0, 30.0, 10.0), 20)
+    white.look = replace(white.look, face_lab=np.array([95.0, 0.0, 0.0]))
+    glare = _tile(8, 11, (25.0, 0.0, -1.0), 21)
+    table = _table([cr for cr, _ in FRONTS])
+    lab = np.zeros(table.shape + (3,), dtype=np.float32)
+    lab[...] = MAT
+    out = _without_repeats(fronts + [white, glare], lambda: table, GRID, CPX, (0.0, 0.0), TilesConfig(), lab)
+    assert sorted((t.col, t.row) for t in out) == sorted([cr for cr, _ in FRONTS] + [(2, 11)])
+
+
+def test_pale_fronts_of_several_inks_on_bare_table_stay() -> None:
+    """Fronts of about the table's colour read as bare table, three of each of four
+    inks, beside fronts off the table (white fronts on a white mat: city 5016): no one
+    ink holds most of them, so none is a mat's lines and all stay."""
+    fronts = [_tile(c, r, m, i) for i, ((c, r), m) in enumerate(FRONTS)]
+    inks = [(60.0, 40.0, 20.0), (60.0, -30.0, 20.0), (60.0, 20.0, -30.0), (90.0, -10.0, 60.0)]
+    pale = [_tile(1 + 2 * k, 8 + j, ink, 30 + 3 * k + j) for k, ink in enumerate(inks) for j in range(3)]
+    assert len(_read(fronts + pale, [cr for cr, _ in FRONTS])) == len(fronts) + len(pale)

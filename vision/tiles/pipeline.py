@@ -182,7 +182,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             grid = new
     found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True)
     found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
-    found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg)
+    found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg, lab)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
     found = _outlined_backs(found, lab, grid, cpx, (x0, y0), cfg)
@@ -266,15 +266,18 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
 
 
 def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
-                     cpx: float, origin: tuple[float, float], cfg: TilesConfig) -> list[TileReading]:
+                     cpx: float, origin: tuple[float, float], cfg: TilesConfig,
+                     lab: NDArray[np.float32] | None = None) -> list[TileReading]:
     """Printed cells mostly bare table (at least repeat_bare of their middle) that repeat
     one print colour on one face at least repeat_print times, where tiles plainly off
     the table (at most bare_front bare) show fronts none of which has that look: a mat's
     ruled lines crossing in cell after cell of a lattice near the mat's own (where the
     crossing falls in each cell varies, so the shape does not repeat). Then, where
     repeat_print to outline_tiles fronts off the table (their symbols mid-cell)
-    outnumber the printed cells left that are at least stray_bare bare, those go too. With no front off the table (a game's faces of about the
-    table's colour) nothing is dropped."""
+    outnumber the printed cells left that are at least stray_bare bare, those go too
+    (those whose face and print are both off the table's colour, lab, stay). With no
+    front off the table, or prints on bare table in several inks none holding most of
+    them (a game's faces of about the table's colour), nothing is dropped."""
     table = near()
     if table is None:
         return found
@@ -286,9 +289,10 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
         return found
     placed = [t for t in fronts if math.hypot(*t.look.offset) < cfg.hint_offset]
     inks = agglomerate(pairwise(np.array([t.look.symbol_lab for t in bare])), cfg.colour_merge)
-    if 2 * max(inks.count(k) for k in set(inks)) <= len(bare):
-        # no one ink holds most of the prints on bare table: a game's fronts of about
-        # the table's colour (white fronts on a white mat), not a mat's lines (one ink)
+    if len(set(inks)) >= cfg.varied_prints and 2 * max(inks.count(k) for k in set(inks)) <= len(bare):
+        # prints on bare table in several inks, no one of which holds most of them: a
+        # game's fronts of about the table's colour (white fronts on a white mat), not
+        # a mat's lines (one ink)
         return found
 
     def inked(a: TileReading, b: TileReading) -> bool:
@@ -311,7 +315,19 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
         # plainly off the table, a print on bare table is none of theirs (a glare spot
         # on a mat lifts a cell of the mat's lines off the table's colour, one at a
         # time). (A large city's pale fronts may read as bare table here and there.)
-        drop |= {id(t) for t in rest}
+        # One whose face and print are both off the bare table's colour (by table_delta_e;
+        # lab, the coarse view, on the bare-table mask) is a front the mask's smooth
+        # spread took in (white fronts beside light wood, 0.94 "bare": cities 5042,
+        # 5090): it stays. A mat's lines keep the table's colour as their face, and a
+        # glare spot that lifts a cell's face leaves the table's colour as its print
+        # (dev 132 f8: face 20 off the mat's colour, print 2).
+        colour = None if lab is None else np.median(lab[table], axis=0)
+
+        def tables(t: TileReading) -> bool:
+            return colour is None or min(float(np.linalg.norm(t.look.face_lab - colour)),
+                                         float(np.linalg.norm(t.look.symbol_lab - colour))) < cfg.table_delta_e
+
+        drop |= {id(t) for t in rest if tables(t)}
     return [t for t in found if id(t) not in drop]
 
 
