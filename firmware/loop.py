@@ -39,9 +39,9 @@ from firmware.display.base import Display
 from firmware.games import base as games
 from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
 from firmware.journal import Journal, last_game, unfinished_game
-from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, change_mask, foreign_change,
-                             large_parts, normalise, normalised_difference, reaching_in, table_behind,
-                             touches)
+from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, arm_reach, change_mask,
+                             foreign_change, large_parts, normalise, normalised_difference, reaching_in,
+                             table_behind, touches)
 from firmware.screens import base as scr
 from rules.errors import IllegalMove, RulesError
 from vision.api import AnalyzeOptions, ReadError, get_reader
@@ -793,7 +793,12 @@ class Referee:
             origin, ppm, margin = self.guard_area()[0], self.cfg.motion.guard_px_per_mm, \
                 self.cfg.guard_margin_mm
             arms = reaching_in(mask, ppm, self.cfg.arm_bridge_mm)
-            if stable and footprint and not touches(arms, footprint, origin, ppm, margin):
+            # the finer change mask: how far an arm reaches, and the table left behind it
+            extent = change_mask(reference, view, self.cfg.motion.change_threshold,
+                                 self._difference(reference, view)) \
+                if stable and footprint and np.any(arms) else None
+            if stable and footprint and not touches(arm_reach(arms, extent), footprint, origin, ppm,
+                                                    margin):
                 # a hand whose arm the guard cannot see (an arm in a lamp's glare is as
                 # bright as the cloth) is a still thing the size of a cell by the move,
                 # and so is a cup put down beside a new tile: the players tell them apart
@@ -804,9 +809,7 @@ class Referee:
                     # its shadow) or still things away from it: the move stands. An arm
                     # resting away from it will go, so the table the move leaves is the
                     # old one under the arm (a cup stays, and is table from now on)
-                    if np.any(arms):
-                        extent = change_mask(reference, view, self.cfg.motion.change_threshold,
-                                             self._difference(reference, view))
+                    if extent is not None:
                         self.behind = table_behind(reference, view, arms, extent, footprint,
                                                    origin, ppm, round(self.cfg.behind_grow_mm * ppm))
                     return verdict
@@ -948,6 +951,13 @@ class Referee:
                 elif ev is ButtonEvent.SELECT:
                     if index < len(verdict.candidates):
                         self._apply(verdict.candidates[index], frame, "confirmed", labels[index])
+                    elif self.reference is None and self.current_view is not None:
+                        # "Not a move" with no table agreed yet (a game's first look): the
+                        # players say this table holds no move, so it is the background
+                        self.reference = self.current_view
+                        self._accept(self.current_view)
+                        self.session.not_a_move(verdict)
+                        self.note("not a move: the table as it is agreed")
                     break
                 elif ev in (ButtonEvent.BACK, ButtonEvent.MENU):
                     break

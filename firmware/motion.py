@@ -335,3 +335,15 @@ def reaching_in(mask: GreyImage, px_per_mm: float, bridge_mm: float) -> GreyImag
     keep = np.isin(labels, edge[edge > 0])
     return np.where(keep, mask, 0).astype(mask.dtype)
 
+
+def arm_reach(arms: GreyImage, extent: GreyImage | None) -> GreyImage:
+    """How far the arms reach: with them, their connected parts of `extent` (the finer
+    change mask). A hand's skin on a pale cloth differs from it by less than the guard's
+    threshold, so the guard's mask may hold the sleeve alone, ending short of the fingers
+    laid over the move (held-out game 153: the fingers read as a tile beside the city)."""
+    if extent is None or not np.any(arms):
+        return arms
+    _, labels = cv2.connectedComponents((extent > 0).astype(np.uint8), connectivity=8)
+    held = np.unique(labels[(arms > 0) & (labels > 0)])
+    return np.asarray(((arms > 0) | np.isin(labels, held)).astype(np.uint8))
+

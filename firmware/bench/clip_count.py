@@ -113,20 +113,17 @@ def count_table(seed: int, res: tuple[int, int], learnt: bool = False) -> tuple[
     from vision.railways import pipeline as pl
     from vision.railways.clip_counter import CountResult, load_river_detector
     from vision.railways.chains import LazyMap
-    from vision.railways.config import CLIP_COLOURS, RailwaysConfig
+    from vision.railways.config import RailwaysConfig
     from vision.railways.frame import blind_full
     cfg = RailwaysConfig()
     _, truth, _ = scene(seed, res)
     tm = table_maps(seed, res, cfg)
-    stack_max = np.zeros_like(tm.wires[next(iter(CLIP_COLOURS))])
-    for c in CLIP_COLOURS:
-        np.maximum(stack_max, tm.wires[c], out=stack_max)
     covers: dict[str, Any] = {}
     strips: list[Any] = []
     for lk in truth["links"]:
         colour = lk["colour"]
         if colour not in covers:
-            covers[colour] = (pl._cover(stack_max, tm.wires[colour]),
+            covers[colour] = (pl._cover(tm.wires, colour),
                               LazyMap.of(blind_full(tm.blind[colour], tm.size)))
         cover, same = covers[colour]
         path = np.asarray(lk["path_mm"], dtype=np.float64)

@@ -439,7 +439,8 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
 
 def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: int = 8,
                      occluders: bool = True, players: bool = False,
-                     look_seconds: float | None = None) -> dict[str, Any]:
+                     look_seconds: float | None = None,
+                     each: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Whole Town 77 games through the loop with the real reader, in random synthetic
     environments with hands and cups between moves: moves applied at a cell no tile
     went to (invented), tiles placed but never applied (missed), questions asked. With
@@ -469,7 +470,11 @@ def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: 
         out["invented"] += invented
         out["missed"] += missed
         out["exact_games"] += int(invented == 0 and missed == 0)
-        out["questions"] += sum(1 for e in run["events"] if ": Ask " in e)
+        asked = sum(1 for e in run["events"] if ": Ask " in e)
+        out["questions"] += asked
+        if each is not None:     # game by game, so two runs can be compared game by game
+            each(f"game {seed + g}: missed {missed} invented {invented} questions {asked} "
+                 f"want {want} got {got}")
         out["latency"] += run["latency"]
         out["fit"] += run["fit"]
         out["reader"] += run["reader"]
@@ -755,11 +760,12 @@ if __name__ == "__main__":
         charged = [a for a in sys.argv if a.startswith("--look=")]
         got = bench_real_games(n, first, (2304, 1296), occluders=sys.argv[1] == "real",
                                players="--players" in sys.argv,
-                               look_seconds=float(charged[0].split("=", 1)[1]) if charged else None)
+                               look_seconds=float(charged[0].split("=", 1)[1]) if charged else None,
+                               each=(lambda line: print(line, flush=True)) if "--each" in sys.argv else None)
         print(json.dumps({k: v for k, v in got.items() if k not in ("latency", "fit", "reader", "look")}))
         for k in ("latency", "look", "reader", "fit"):
             print(f"{k} median {1000 * median(got[k]):.0f} ms over {len(got[k])}")
     else:
-        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED] [--players] [--look=S]\n"
+        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED] [--players] [--look=S] [--each]\n"
               "  real: Town 77 games through the loop and the real reader with hands and cups; "
               "calm: the same games without them (the whole suite: tableref bench --game loop)")

@@ -123,6 +123,10 @@ class RecordsMoves:
         once instead of waiting for the table to change."""
         return False
 
+    def not_a_move(self, verdict: Ask) -> None:
+        """The players answered a question "Not a move" on the game's first look: what it
+        showed is background (nothing to remember by default)."""
+
     def apply(self, move: Move) -> Applied:
         applied = self._apply(move)
         self.moves.append(dict(move))
@@ -159,6 +163,10 @@ class GameSession(Protocol):
 
     def more_to_read(self) -> bool:
         """Whether the table holds moves the looks so far did not take: look again now."""
+        ...
+
+    def not_a_move(self, verdict: Ask) -> None:
+        """The players answered `verdict` "Not a move" on the game's first look."""
         ...
 
     def undo(self) -> Move | None:

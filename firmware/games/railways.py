@@ -318,6 +318,7 @@ class RailwaysSession(RecordsMoves):
                 if key in known and known[key] not in matched.values():
                     matched[s.index] = known[key]
         links = {k.lid: k for k in pos.links}
+        seen_by_index = {o.index: o for o in seen}
         for s in seen:   # ends misread: the same colour along the same path is the same link
             if s.index in matched or len(s.path) < 2:
                 continue
@@ -332,8 +333,15 @@ class RailwaysSession(RecordsMoves):
             # the reader broke it at: a reading from one of them to the other is a whole
             # second link, however close to the first it was laid)
             reached = {x[0] for x in s.ends if x is not None}
+            # (and a reading between two stations that lies along a reading of its link
+            # already taken is a second chain: a station set on a player's own link, then
+            # a link from it back along that link; a piece adds a part of the link unseen)
+            def copies(lid: str) -> bool:
+                return None not in s.ends and any(
+                    _path_gap(s.path, seen_by_index[i].path) < PIECE_PATH_MM
+                    for i, m in matched.items() if m == lid)
             piece = [lid for lid, g in gaps.items() if g < PIECE_PATH_MM and not s.new_ends
-                     and not reached >= {links[lid].a, links[lid].b}]
+                     and not reached >= {links[lid].a, links[lid].b} and not copies(lid)]
             if free or piece:
                 matched[s.index] = (free or piece)[0]
         fresh = [s for s in seen if s.index not in matched and _could_be_a_build(s)]

@@ -43,6 +43,9 @@ agreeing with what could be named) when there are at most this many to scroll th
 FIRST_TILE_MM2 = 400.0
 """A changed region this large (mm^2; the smallest tiles are about 25 mm across) on a
 table with no city yet is looked at again when the reader found no tile."""
+DECLINED_CHANGE = 0.25
+"""Share of a cell the players called "Not a move" at the start that must change for a
+tile read there to be looked at again (a tile laid there after all)."""
 
 
 def _direct(value: Any) -> int | None:
@@ -151,6 +154,7 @@ class Town77Session(RecordsMoves):
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
         # the last look's proposed cell and the places it saw the city at, kept if applied
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
+        self._declined: tuple[Rect, ...] = ()   # a tile on the table at the start, "Not a move"
 
     # -- reading the table ---------------------------------------------------------------
     def lattice_hint(self) -> dict[str, Any] | None:
@@ -164,6 +168,10 @@ class Town77Session(RecordsMoves):
 
     def more_to_read(self) -> bool:
         return bool(self._pending)
+
+    def not_a_move(self, verdict: Ask) -> None:
+        if not self._placed():
+            self._declined += tuple(verdict.footprint)
 
     def _placed(self) -> set[Cell]:
         """The cells of the state's city that hold a tile (face up or down)."""
@@ -220,6 +228,13 @@ class Town77Session(RecordsMoves):
                 # kept once the move is applied: the guard may turn it into a question
                 # (a hand's thing read as a tile by the city), and the players refuse it
                 self._proposed = (new, merged)
+        if change is None and isinstance(verdict, Proposed) and not self._placed():
+            # a lone tile on the first look at a game's table, with nothing to compare it
+            # with: the pioneer laid before the game was started, or the reader's phantom
+            # on a mat's print or a glare (which two agreeing looks do not tell apart); the
+            # players say which, and "Not a move" makes this table the background
+            move = dict(verdict.move, source="confirmed")
+            return Ask(f"{verdict.text} already?", (move,), (verdict.text,), verdict.footprint)
         return verdict
 
     def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
@@ -265,6 +280,14 @@ class Town77Session(RecordsMoves):
             foreign = [Cell(*rc) for rc in st.foreign]
             if not expected and len(entries) == 1:
                 entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
+        if change is not None and not expected and len(entries) == 1 and self._declined:
+            lone = point_mm(next(iter(entries.values())).get("centre_mm"))
+            if lone is not None and any(
+                    r[0] <= lone[0] <= r[2] and r[1] <= lone[1] <= r[3]
+                    and change.fraction(r) < DECLINED_CHANGE for r in self._declined):
+                # the tile the players called no move at the start, where the table has not
+                # changed since: the reader's phantom again
+                return NoChange()
         for cell, e in entries.items():
             if not e.get("face_down"):
                 raw[cell] = (e.get("shape"), e.get("colour"))

@@ -72,10 +72,11 @@ def render(cells: Cells, occluders: Sequence[dict[str, Any]] = (), seed: int = 0
             x, y = o["at"]
             cv2.ellipse(top, px(x, y), (int(18 * k), int(22 * k)), 0, 0, 360, SKIN, -1)
             cv2.line(top, px(x, y), px(x + 20, 520), SKIN, int(30 * k))
-        else:   # a hand and forearm reaching in from the bottom edge
+        else:   # a hand and forearm reaching in from the bottom edge (a sleeve's colour: "sleeve")
             x, y = o["at"]
-            cv2.ellipse(top, px(x, y), (int(45 * k), int(55 * k)), 0, 0, 360, SKIN, -1)
-            cv2.line(top, px(x, y), px(x + o.get("dx", 40), 520), SKIN, int(70 * k))
+            cv2.line(top, px(x, y), px(x + o.get("dx", 40), 520), o.get("sleeve", o.get("skin", SKIN)),
+                     int(70 * k))
+            cv2.ellipse(top, px(x, y), (int(45 * k), int(55 * k)), 0, 0, 360, o.get("skin", SKIN), -1)
     h = _homography(size, tilt) @ np.array([[1 / k, 0, -off], [0, 1 / k, -off], [0, 0, 1]])
     img = cv2.warpPerspective(top, h, size, flags=cv2.INTER_AREA, borderValue=(90, 90, 90))
     rng = np.random.default_rng(seed)

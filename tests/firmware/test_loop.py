@@ -108,6 +108,20 @@ def test_two_tiles_at_once_ask_and_the_players_choose(tmp_path: Path) -> None:
     assert moves[1]["source"] == "confirmed"
 
 
+@pytest.mark.parametrize("answer,tiles", [(["SELECT"], ["b1"]), (["NEXT", "SELECT"], [])])
+def test_a_tile_on_the_table_at_the_start_is_asked_once(tmp_path: Path, answer: list[str],
+                                                        tiles: list[str]) -> None:
+    """A lone tile already on the table at the game's first look is asked (never applied by
+    itself); "Not a move" makes that table the background, so it is not asked again."""
+    frames = [minitable.render({(0, 0): (1, 1)}), minitable.render({(0, 0): (1, 1)}, seed=5),
+              minitable.render({(0, 0): (1, 1)}, seed=6)]
+    ref = referee(tmp_path, frames, buttons=answer)
+    ref.run()
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["tile"] for m in moves] == tiles
+    assert sum(": Ask " in e for e in ref.events) == 1
+
+
 def test_the_question_on_screen_is_readable_while_it_waits(tmp_path: Path) -> None:
     """Referee.asking holds the question's title and choices while it waits for the
     buttons (what simulated players read), and None again once it is answered."""
@@ -235,12 +249,17 @@ def test_a_cup_put_down_beside_the_new_tile_lets_the_move_stand(tmp_path: Path) 
     assert [m["cell"] for m in moves] == ["A1", "B1"], ref.events
 
 
-def test_a_still_hand_beside_the_new_tile_still_blocks_it(tmp_path: Path) -> None:
-    """A hand resting still by the new tile, its arm to the table's edge, blocks the move."""
+@pytest.mark.parametrize("colours", [{}, {"skin": (128, 143, 133), "sleeve": (40, 40, 90)}],
+                         ids=["skin", "skin-about-the-cloths-colour"])
+def test_a_still_hand_beside_the_new_tile_still_blocks_it(tmp_path: Path, colours: dict[str, Any]) -> None:
+    """A hand resting still by the new tile, its arm to the table's edge, blocks the move;
+    so does one whose skin differs from the cloth by less than the guard's threshold, on
+    a dark sleeve: the guard's mask holds the sleeve alone, and the arm reaches as far as
+    the finer change mask carries it (held-out game 153)."""
     pioneer = {(0, 0): (1, 1)}
     both = {(0, 0): (1, 1), (0, 1): (2, 2)}
     cx, cy = minitable.cell_centre(0, 1)
-    hand = [{"kind": "hand", "at": (cx + 10, cy + 22 + 8 + 55)}]
+    hand = [{"kind": "hand", "at": (cx + 10, cy + 22 + 8 + 55), **colours}]
     frames = [minitable.render({}), minitable.render(pioneer, seed=1),
               minitable.render(both, hand, seed=2), minitable.render(both, hand, seed=3)]
     ref = referee(tmp_path, frames)

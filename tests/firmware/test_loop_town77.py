@@ -24,9 +24,11 @@ PIONEER = {"type": "pioneer", "tile": "a0", "cell": "A1"}
 
 
 def test_first_tile_at_a1_is_the_pioneer() -> None:
-    """The empty city plus one tile at A1 proposes the Pioneering Tile."""
+    """The empty city plus one tile at A1, seen on the game's first look (no table to compare
+    with), is asked: the Pioneering Tile laid before the start, or a phantom."""
     v = _session().interpret(_obs((0, 0, "shape-3", "colour-5")))
-    assert isinstance(v, Proposed) and v.move["type"] == "pioneer" and v.text == "a0 at A1"
+    assert isinstance(v, Ask) and v.text == "a0 at A1 already?" and v.labels == ("a0 at A1",)
+    assert v.candidates[0]["type"] == "pioneer" and v.candidates[0]["source"] == "confirmed"
 
 
 def test_group_labels_may_change_between_frames() -> None:

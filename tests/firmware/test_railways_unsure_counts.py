@@ -243,11 +243,10 @@ def test_an_illegal_link_among_several_new_ones_is_offered_refused() -> None:
     assert v.labels == ("red 5: S-red-B2 red +7", "red 9: Start not yours")
 
 
-@pytest.mark.xfail(strict=True, reason="known: a link laid from a new station set on the player's "
-                   "own link, back along that link, is taken for a piece of it (NoChange)")
 def test_a_link_back_along_its_own_link_from_a_station_laid_on_it() -> None:
     """Hypothesis seed 136 (5 players, Metropolis): white sets N20 on its own link L1 (the
-    rules allow it) and builds N20 to its Starting City along L1; the build must be seen."""
+    rules allow it) and builds N20 to its Starting City along L1; the build is seen (it was
+    taken for a piece of L1, which was read whole beside it)."""
     catalogue = bench_catalogue()
     game = simulate_game(random.Random(136), 5, "metropolis", catalogue)
     score = play_game(game, catalogue, oracle_reader(game, catalogue, MISCOUNTS), random.Random(136),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +68,7 @@ def test_crossing_lists_name_links_river_obstacles_stations_and_edge(table: Tabl
     s3 = _station("S3", "suburban", (300.0, 332.0))
     links = [
         _link("red", [[120.0, 300.0], [480.0, 300.0]], ["S1", "S2"]),            # over S3's top edge
-        _link("green", [[300.0, 150.0], [300.0, 250.0], [320.0, 500.0]], ["?", "?"]),
+        _link("green", [[300.0, 150.0], [300.0, 250.0], [320.0, 500.0]], ["S4", "S5"]),
         _link("red", [[700.0, 100.0], [700.0, 1050.0]], ["?", "?"]),             # leaves the area
     ]
     river = RiverReading(32, [12, 16], np.array([[250.0, 150.0], [350.0, 150.0]]), 32.0, 24.0, 1.0)
@@ -99,3 +100,38 @@ def test_links_into_one_station_touch_only_away_from_it(table: Table) -> None:
              _link("green", [[330.0, 302.0], [370.0, 302.0], [570.0, 400.0]], ["S1", "S3"])]
     table.crossings(close, stations)
     assert close[0].crosses == ["link:1"] and close[1].crosses == ["link:0"]
+
+
+def test_a_link_at_no_station_is_left_out_of_other_lists(table: Table) -> None:
+    """A link with an end at no station keeps its own crossing list but is not in the list of the link it crosses (unless cross_unattached)."""
+    stations = [_station("S1", "city", (100.0, 300.0)), _station("S2", "town", (500.0, 300.0))]
+    links = [_link("red", [[130.0, 300.0], [470.0, 300.0]], ["S1", "S2"]),
+             _link("green", [[300.0, 150.0], [300.0, 450.0]], ["S1", "?"])]
+    table.crossings(links, stations)
+    assert links[0].crosses == [] and links[1].crosses == ["link:0"]
+    listed = [_link("red", [[130.0, 300.0], [470.0, 300.0]], ["S1", "S2"]),
+              _link("green", [[300.0, 150.0], [300.0, 450.0]], ["S1", "?"])]
+    _crossings(listed, None, [], stations, table.prof, table.view, 32.0,
+               dataclasses.replace(table.cfg, cross_unattached=True))
+    assert listed[0].crosses == ["link:1"] and listed[1].crosses == ["link:0"]
+
+
+def test_a_link_of_another_colour_by_its_pixels_is_left_out_of_other_lists(table: Table) -> None:
+    """A link whose own pixels name another colour (colour_share 0) keeps its list but is not in the list of the link it crosses (unless cross_other_colour); a sure one is."""
+    stations = [_station("S1", "city", (100.0, 300.0)), _station("S2", "town", (500.0, 300.0)),
+                _station("S3", "town", (300.0, 100.0)), _station("S4", "town", (300.0, 500.0))]
+
+    def pair(share: float) -> list[LinkReading]:
+        crossing = _link("green", [[300.0, 130.0], [300.0, 470.0]], ["S3", "S4"])
+        crossing.colour_share = share
+        return [_link("red", [[130.0, 300.0], [470.0, 300.0]], ["S1", "S2"]), crossing]
+    other = pair(0.0)
+    table.crossings(other, stations)
+    assert other[0].crosses == [] and other[1].crosses == ["link:0"]
+    sure = pair(0.6)
+    table.crossings(sure, stations)
+    assert sure[0].crosses == ["link:1"] and sure[1].crosses == ["link:0"]
+    listed = pair(0.0)
+    _crossings(listed, None, [], stations, table.prof, table.view, 32.0,
+               dataclasses.replace(table.cfg, cross_other_colour=True))
+    assert listed[0].crosses == ["link:1"]

@@ -121,3 +121,43 @@ def test_ends_in_line_need_less_of_the_gap_seen() -> None:
     aside = join_through([left, off], [(True, True)] * 2, _half_seen, _never_blocked, 100.0, 25.0, 8.0, 25.0,
                          8.0, 0.8, line)
     assert len(aside) == 2
+
+
+def _card(sid: str, c: tuple[float, float]) -> "Station":
+    from vision.railways.stations import Station
+    h = 30.0
+    poly = np.array([[c[0] - h, c[1] - h], [c[0] + h, c[1] - h], [c[0] + h, c[1] + h], [c[0] - h, c[1] + h]])
+    return Station(sid, "town", c, poly, 60.0)
+
+
+def _anchored_halves(far_card: tuple[float, float]) -> list[tuple[str, np.ndarray, int, float, bool]]:
+    """Two red halves bent 38 degrees where they were crossed (50 mm apart), one from a card
+    at (60, 300), the other ending at 480-ish, 400-ish; the chain seen in the gap. Joined
+    by pipeline._joined with the default settings, a second card at far_card."""
+    import dataclasses
+    from vision.railways.chains import LazyMap
+    from vision.railways.config import RailwaysConfig
+    from vision.railways.frame import TopView
+    from vision.railways.pipeline import _joined
+    a = _line((92, 300), (280, 300))
+    d = np.array([np.cos(np.radians(38)), np.sin(np.radians(38))])
+    b = _line((330, 310), tuple(np.array([330.0, 310.0]) + 150 * d))
+    gap = gap_curve(a[-1], np.array([1.0, 0.0]), b[0], -d)
+    band = _band([a, b, gap], 3)
+    wire = np.zeros((SIZE, SIZE), np.uint8)
+    for p in (a, b, gap):
+        cv2.polylines(wire, [np.round(p).astype(np.int32).reshape(-1, 1, 2)], False, (255,), 2)
+    view = TopView(np.zeros((0, 0, 3), np.uint8), np.zeros((0, 0, 3), np.uint8), (0.0, 0.0), 1.0)
+    stations = [_card("A", (60.0, 300.0)), _card("B", far_card)]
+    carried = [("red", a, 1, 0.5, False), ("red", b, 1, 0.5, False)]
+    cfg = dataclasses.replace(RailwaysConfig(), default_clip_mm=32.0)
+    return _joined(carried, {"red": LazyMap.over255(wire)}, {"red": band}, view, stations, cfg)
+
+
+def test_halves_anchored_at_stations_are_joined_through_a_bend() -> None:
+    """Halves each joining a station at their other end are one link across a 38 degree bend (the first pass takes 25); with the far card elsewhere they stay two."""
+    d = np.array([np.cos(np.radians(38)), np.sin(np.radians(38))])
+    end = np.array([330.0, 310.0]) + 150 * d
+    got = _anchored_halves(tuple(end + 32 * d))
+    assert len(got) == 1 and got[0][2] == 2
+    assert len(_anchored_halves((550.0, 100.0))) == 2

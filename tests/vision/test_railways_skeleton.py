@@ -10,6 +10,8 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from vision.railways import skeleton as sk
+from vision.railways.chains import chain_paths
+from vision.railways.config import RailwaysConfig
 
 Edge = list[tuple[int, int]]
 
@@ -76,3 +78,35 @@ def test_merge_is_linear_on_a_long_run() -> None:
     got = sk._merge_degree_two(edges)
     assert time.perf_counter() - t < 1.0
     assert len(got) == 1 and len(got[0]) == 40_001
+
+
+def test_short_band_at_any_heading_gives_one_whole_path() -> None:
+    """A 30 mm, 9 mm wide band (a chain a clip long between two cards) at every heading gives chain_paths one path of at least 24 mm (at 30 or 60 degrees the plain skeleton gives none)."""
+    for ang in range(0, 180, 5):
+        m = np.zeros((60, 60), np.uint8)
+        a = np.radians(ang)
+        d = np.array([np.cos(a), np.sin(a)]) * 15
+        cv2.line(m, (int(round(30 - d[0])), int(round(30 - d[1]))), (int(round(30 + d[0])), int(round(30 + d[1]))),
+                 (1,), 9)
+        got = [sk.path_length(p) for p in chain_paths(m, (0.0, 0.0), RailwaysConfig())]
+        assert len(got) == 1 and got[0] >= 24.0, (ang, got)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000))
+def test_unstair_keeps_the_skeleton_connected(seed: int) -> None:
+    """unstair only removes pixels, never splits a piece or drops an end, and leaves no pixel whose 4-neighbours make a removable corner."""
+    rng = np.random.default_rng(seed)
+    m = np.zeros((70, 70), np.uint8)
+    for _ in range(int(rng.integers(1, 5))):
+        pts = rng.integers(0, 70, (int(rng.integers(2, 5)), 2)).astype(np.int32)
+        cv2.polylines(m, [pts.reshape(-1, 1, 2)], False, (1,), int(rng.integers(3, 12)))
+    t = sk.thinning(m)
+    u = sk.unstair(t)
+    assert np.all(u <= t)
+    assert cv2.connectedComponents(u, connectivity=8)[0] == cv2.connectedComponents(t, connectivity=8)[0]
+    ring = np.ones((3, 3), np.float32)
+    ring[1, 1] = 0
+    ends_t = (cv2.filter2D(t, cv2.CV_16S, ring, borderType=cv2.BORDER_CONSTANT) == 1) & (t > 0)
+    assert np.all(u[ends_t] > 0)
+    assert np.array_equal(sk.unstair(u), u)

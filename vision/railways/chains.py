@@ -61,8 +61,14 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
             continue
         crop = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
         crop = np.pad(crop, 2)
-        for p in sk.paths(crop, cfg.spur_mm, cfg.cross_mid_mm, cfg.cross_turn_deg, int(cfg.cross_skip_mm),
-                          int(cfg.cross_span_mm)):
+        args = (crop, cfg.spur_mm, cfg.cross_mid_mm, cfg.cross_turn_deg, int(cfg.cross_skip_mm),
+                int(cfg.cross_span_mm))
+        got = sk.paths(*args)
+        if cfg.unstair_lost and not any(sk.path_length(p) >= 10 for p in got):
+            # the blob's line was lost whole (a short chain thinned to a staircase whose
+            # steps are all junctions): taken again without the staircase's corners
+            got = sk.paths(*args, unstaired=True)
+        for p in got:
             if sk.path_length(p) < 10:
                 continue
             p = sk.smooth(p, 9) + np.array([x - 2, y - 2]) + 0.5

@@ -71,7 +71,12 @@ class RailwaysConfig:
     clip_width_ratio: float = 9.0 / 32.0
     wire_ratio: float = 1.25 / 32.0
     strip_half_mm: float = 7.5
-    clip_cost: float = 2.5              # the counter's price per clip (an extra clip must earn it; D3: was 2.0)
+    clip_cost: float = 1.5              # the counter's price per clip (an extra clip must earn it; D3: 2.0 -> 2.5; R10, with the slack prior: 1.5)
+    count_pitch_change: float = 20.0    # log-odds per clip length a gap between clips differs from the one before (0: no slack prior)
+    count_card_margin: float = 0.0      # a count with both ends in cards' windows is sure if it resists this change of the price
+                                        # (0: off; 8 flagged 29 of 29 exact on dev 4608 but 20 with 1 wrong on held-out
+                                        # 2200-2219: table 2215, a path leaving its chain by 20 mm at a station beside a crossing)
+    count_card_weakest: float = 1.0     # ... and every clip's two ends sum to this (log-odds)
     end_cap: float = 3.0                # the clip end detector's log-odds are capped at this
     solid_mm: float = 0.0               # wire evidence this wide both ways is a patch (cube, printing), not
                                         # wire; 0 = off (2.5 helped on true centre lines, hurt on traced ones)
@@ -214,3 +219,14 @@ class RailwaysConfig:
                                         # along its heading (0: off); its count is then never confident
                                         # (dev 4608, 60 -> 90 mm: exact 285 -> 287, found 83.6 -> 84.2%)
     end_reach_inside_mm: float = 2.0    # to this far inside the card
+    # R11
+    unstair_lost: bool = True           # a band blob whose skeleton gave no path is thinned again without the
+                                        # staircase corners (short chains between cards; taking them out of
+                                        # every blob found more but made false links of textures)
+    short_link_card_mm: float = 40.0    # a band path shorter than 12 mm is a chain when each end lies this near a
+                                        # card, two different cards (0: off),
+    short_link_deg: float = 30.0        # and it heads from the one towards the other within this
+    cross_unattached: bool = False      # a link with an end at no station is in other links' crossing lists
+    cross_other_colour: bool = False    # a link whose pixels name another colour is in other links' crossing lists
+    join_anchored_turn_deg: float = 45.0    # two free ends whose pieces each join a station at their other end may
+    join_anchored_reach_mm: float = 200.0   # be joined turning this much, this far apart (0: off)

@@ -48,6 +48,7 @@ class LinkReading:
     pieces: int
     crosses: list[str] = field(default_factory=list)
     confidence: float = 0.0
+    colour_share: float = 1.0       # how sure its own pixels name its colour (0: they name another)
 
 
 class _Grid:
@@ -224,7 +225,8 @@ def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[
                       clip_len * cfg.wire_ratio, st.lo * STEP_MM, st.hi * STEP_MM, clip_cost=cfg.clip_cost,
                       cap=cfg.end_cap, end_before_mm=max(before, cfg.count_end_outside_mm),
                       end_after_mm=max(after, cfg.count_end_inside_mm), ends=st.ends, end_slope=cfg.count_end_slope,
-                      windows=_card_windows(st, clip_len, cfg))
+                      windows=_card_windows(st, clip_len, cfg), pitch_change=cfg.count_pitch_change,
+                      card_margin=cfg.count_card_margin, card_weakest=cfg.count_card_weakest)
     lo, hi = st.lo, st.hi
     if res.count and cfg.path_to_clips:
         # the link ends where its end clips do, not where wire was last seen (a cube or a
@@ -262,6 +264,45 @@ def _end_station(pt: F64, direction: F64, stations: list[Station], cfg: Railways
         if best is None or d < best[0]:
             best = (d, s)
     return best[1] if best else None
+
+
+def _between_cards(path: F64, stations: list[Station], cfg: RailwaysConfig) -> bool:
+    """Whether a short path runs from one card to another: each end within
+    short_link_card_mm of a card, two different cards, and the path heading from the one
+    card towards the other (within short_link_deg of the line between the points of the
+    two outlines nearest its ends). Why: a link between two cards a clip or two apart
+    shows only the band between them (the cards are masked), which the skeleton shortens
+    further; such a piece lies in line between two cards, not across the gap."""
+    reach = cfg.short_link_card_mm
+    if reach <= 0 or len(path) < 2 or len(stations) < 2:
+        return False
+    a, b = path[0], path[-1]
+    v = b - a
+    n = float(np.hypot(v[0], v[1]))
+    if n < 1.0:
+        return False
+    da = sorted((s.distance(a), k) for k, s in enumerate(stations))
+    db = sorted((s.distance(b), k) for k, s in enumerate(stations))
+    # the card nearest one end, and the nearest other card to the other end (both ways)
+    for ka, kb in ((da[0][1], next(k for _, k in db if k != da[0][1])),
+                   (next(k for _, k in da if k != db[0][1]), db[0][1])):
+        if stations[ka].distance(a) > reach or stations[kb].distance(b) > reach:
+            continue
+        w = _nearest_on(stations[kb].polygon_mm, b) - _nearest_on(stations[ka].polygon_mm, a)
+        m = float(np.hypot(w[0], w[1]))
+        if m > 0 and float(v @ w) / (n * m) >= math.cos(math.radians(cfg.short_link_deg)):
+            return True
+    return False
+
+
+def _nearest_on(poly: F64, pt: F64) -> F64:
+    """The point of a closed polygon's outline nearest to pt."""
+    p = np.asarray(poly, dtype=np.float64)
+    q = np.roll(p, -1, axis=0)
+    d = q - p
+    t = np.clip(np.einsum("ij,ij->i", pt[None, :] - p, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-9), 0.0, 1.0)
+    c = p + t[:, None] * d
+    return np.asarray(c[int(np.argmin(np.hypot(*(c - pt[None, :]).T)))], dtype=np.float64)
 
 
 def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
@@ -348,6 +389,9 @@ def _joined(carried: list[tuple[str, F64, int, float, bool]], named: dict[str, L
     def free_end(p: F64) -> bool:
         return all(s.distance(p) > cfg.join_free_mm for s in stations)
 
+    def anchored(p: F64) -> bool:
+        return _end_station(p, np.zeros(2), stations, cfg) is not None
+
     def blocked(curve: F64) -> bool:
         pts = curve[::4]
         return any(bool(s.contains(pts, cfg.join_card_clear_mm).any()) for s in stations)
@@ -375,13 +419,30 @@ def _joined(carried: list[tuple[str, F64, int, float, bool]], named: dict[str, L
 
         paths = [c[1] for c in mine]
         free = [(free_end(p[0]), free_end(p[-1])) for p in paths]
+        joined: list[tuple[str, F64, int, float, bool]] = []
         for path, order in join_through(paths, free, seen, blocked, cfg.join_reach_mm, cfg.join_turn_deg,
                                         cfg.join_lateral_mm, cfg.join_span_mm, cfg.join_skip_mm,
                                         cfg.join_seen_share,
                                         (cfg.join_line_deg, cfg.join_line_mm, cfg.join_line_seen_share)):
             parts = [mine[k] for k in order]
-            out.append((colour, path, sum(p[2] for p in parts), min(p[3] for p in parts),
-                        any(p[4] for p in parts)))
+            joined.append((colour, path, sum(p[2] for p in parts), min(p[3] for p in parts),
+                           any(p[4] for p in parts)))
+        if cfg.join_anchored_turn_deg > 0 and len(joined) > 1:
+            # a second pass, wider, only between ends whose pieces are anchored at their
+            # other end (a station there): two such halves facing each other are one link
+            # bent where it was crossed, not two links each ending in the open
+            paths = [c[1] for c in joined]
+            free = [(free_end(p[0]) and anchored(p[-1]), free_end(p[-1]) and anchored(p[0])) for p in paths]
+            again: list[tuple[str, F64, int, float, bool]] = []
+            for path, order in join_through(paths, free, seen, blocked, cfg.join_anchored_reach_mm,
+                                            cfg.join_anchored_turn_deg, cfg.join_lateral_mm, cfg.join_span_mm,
+                                            cfg.join_skip_mm, cfg.join_seen_share,
+                                            (cfg.join_line_deg, cfg.join_line_mm, cfg.join_line_seen_share)):
+                parts = [joined[k] for k in order]
+                again.append((colour, path, sum(p[2] for p in parts), min(p[3] for p in parts),
+                              any(p[4] for p in parts)))
+            joined = again
+        out += joined
     return out
 
 
@@ -496,7 +557,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     chains: list[tuple[str, F64, int, float, ChainStrip]] = []
     carried: list[tuple[str, F64, int, float, bool]] = []
     for colour, path, pieces in items:
-        if sk.path_length(path) < 12:
+        if sk.path_length(path) < 12 and not _between_cards(path, stations, cfg):
             continue
         named_as, share = path_colour(view_lab, bg_lab, view, path, cfg.colour_half_mm, CLIP_COLOURS, cfg)
         if named_as in RIVER_COLOURS and not (colour == "white" and named_as == "silver"):
@@ -555,7 +616,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
             fragments += 1          # joins no station: a piece of something, not a link
             continue
         conf = res.confidence * (1.0 if "?" not in ends and not unseen_end else 0.3) * min(1.0, share / cfg.colour_sure)
-        links.append(LinkReading(colour, res, seen, ends, pieces, confidence=conf))
+        links.append(LinkReading(colour, res, seen, ends, pieces, confidence=conf, colour_share=share))
 
     _crossings(links, river, obstacles, stations, profile, view, clip_len, cfg)
     out = _to_json(links, river, stations, obstacles, clip_len, cfg)
@@ -611,10 +672,17 @@ def _crossings(links: list[LinkReading], river: RiverReading | None, obstacles: 
     obs_fp = [fps.polygon(o.polygon_mm) for o in obstacles]
     st_fp = {s.id: fps.polygon(s.polygon_mm) for s in stations}
     near_st = {s.id: fps.polygon(grown(s.polygon_mm, cfg.shared_station_grow_mm)) for s in stations}
+    # a link with an end at no station is left out of the others' lists (it keeps its
+    # own): on the dev tables most such links are a texture's or a card rim's pieces
+    # walked to one station (62% of false links, 5% of true ones), and one false entry
+    # spoils a real link's list. So is a link whose own pixels name another colour than
+    # its band's (dev: 70 false links, 17 true)
+    listed = [(cfg.cross_unattached or "?" not in lk.stations) and (cfg.cross_other_colour or lk.colour_share > 0)
+              for lk in links]
     for i, lk in enumerate(links):
         out: list[str] = []
         for j in range(len(links)):
-            if j == i:
+            if j == i or not listed[j]:
                 continue
             shared = [near_st[s] for s in set(lk.stations) & set(links[j].stations) if s in near_st]
             if touches(foot[i], foot[j], shared):
