@@ -59,6 +59,12 @@ class TilesConfig:
     tiles; where at least repeat_print fronts off the table outnumber the printed cells
     at least stray_bare bare, those are no tiles either (pipeline._without_repeats). A
     white front on a white table is 0.3-0.7 bare there (its symbol fills the middle)."""
+    cut_prints: float = 0.5
+    """A lattice on which more than this share of the printed cells hold pieces of one
+    connected print (no wider than the largest tile's face) cuts the tiles up: their
+    lattice is taken from the whole prints (pipeline._whole_prints)."""
+    print_scale: float = 0.5
+    """...where a whole print is at least this share of the prints' median extent."""
     varied_prints: int = 3
     """...unless those cells' prints come in at least this many colours (a game's
     fronts, where a mat's ruled lines are one ink)."""

@@ -20,7 +20,8 @@ from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import normalise_crop, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
-from vision.tiles.grid import GridFit, Outline, fit_grid, half_shifts, refine_grid, table_near, tile_outline
+from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
+                               tile_outline)
 from vision.tiles.group import agglomerate, pairwise
 from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, lattice_score, printed, side_steps
 from vision.tiles.palette import name_groups
@@ -161,10 +162,22 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         moved = (abs(new.pitch_mm - grid.pitch_mm) > cfg.reread_pitch * grid.pitch_mm
                  or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle
                  or (len(up) > cfg.outline_tiles and _shift(grid, new) > cfg.reread_shift * grid.pitch_mm))
-        grid = new
+        grid, old = new, grid
         if not moved:
+            # the refit anchors its origin at a crossing of its own (near table (0, 0)),
+            # so the first read's cells are renumbered onto it (stages after this one
+            # look at the cells by number: _whole_prints, _sparse_grid)
+            found = [replace(t, col=int(c), row=int(r)) for t, (c, r) in
+                     zip(found, grid.cell_of(np.array([old.cell_centre_mm(t.col, t.row) for t in found])))]
             break
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+    # where the lattice cut the prints up, the whole prints' middles (table mm): their
+    # cells are read on every lattice from here on
+    prints: tuple[tuple[float, float], ...] = ()
+    whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg,
+                          lambda g, p: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2, prints=p))
+    if whole is not None:
+        grid, found, prints = whole
     sparse = _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
     if sparse is not None:
         new = sparse[0]
@@ -175,12 +188,12 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             # read every tile whose outline was seen, and must hold the symbols in their
             # cells where the lattice it replaces held them (a square round more than
             # one tile, or a mat's, puts them off to one side)
-            again = _read_cells(image, fit, ref, lab, new, area, cfg, cfg.crop_px // 2)
+            again = _read_cells(image, fit, ref, lab, new, area, cfg, cfg.crop_px // 2, prints=prints)
             same = (sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
                     and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
         if same:
             grid = new
-    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True)
+    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True, prints=prints)
     found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
     found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg, lab)
     out = TilesReading(grid, reference=ref.source)
@@ -530,6 +543,78 @@ def _coarser(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32],
     return g, again
 
 
+def _whole_prints(found: list[TileReading], grid: GridFit, lab: NDArray[np.float32], cpx: float,
+                  origin: tuple[float, float], cfg: TilesConfig,
+                  read: Callable[[GridFit, tuple[tuple[float, float], ...]], list[TileReading]]
+                  ) -> tuple[GridFit, list[TileReading], tuple[tuple[float, float], ...]] | None:
+    """The tiles' lattice from their whole prints, where the lattice cuts most printed
+    cells' prints into pieces or holds the symbols off their cells' middles; with it,
+    the whole prints' middles (table mm), whose cells are read on every lattice after.
+    None: keep the lattice.
+
+    A print never crosses its tile's edge (a face margin and the gap part two tiles'
+    prints), so cells whose strokes of print (grid.print_strokes) are one connected
+    print, no wider than the largest tile's face, are pieces of one tile. Where more
+    than cut_prints of the printed cells are such pieces, the lattice is a fraction of
+    the tiles' pitch: white fronts on a white table show the lattice search nothing but
+    their symbols' edges (and table_near, which smooths thin print away, neither their
+    faces nor their outlined symbols), so it may settle on a symbol's width and cut
+    every front into pieces, each of which reads as a "tile" of its own (dev loop game
+    135: six fronts read as 16 cells on a 15.4 mm lattice, true pitch 41 mm; seven as
+    eight on a 30.4 mm one that held the symbols off their cells' middles). Each whole
+    print is then one tile, and tiles laid side by side lie one pitch from their
+    nearest neighbour: the lattice through the prints at that spacing. It is taken only
+    where it holds every print in a cell of its own, near the cell's middle, reads at
+    least as many face-up tiles as there are prints (each print's cell is read, see
+    _read_cells), and cuts no print itself."""
+    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    if len(up) < 2:
+        return None
+    widest = 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm
+    # the strokes about the printed cells only (the median filter is dear over the view)
+    ctrs = np.array([t.centre_mm for t in up])
+    pad = 1.5 * grid.pitch_mm + widest + cfg.table_smooth_mm
+    h, w = lab.shape[:2]
+    lo = np.floor((ctrs.min(axis=0) - pad - np.asarray(origin)) * cpx).astype(int)
+    hi = np.ceil((ctrs.max(axis=0) + pad - np.asarray(origin)) * cpx).astype(int)
+    x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
+    x1, y1 = min(w, int(hi[0])), min(h, int(hi[1]))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    strokes = np.zeros((h, w), dtype=bool)
+    strokes[y0:y1, x0:x1] = print_strokes(np.ascontiguousarray(lab[y0:y1, x0:x1]), cpx, cfg)
+
+    def pieces(tiles: list[TileReading], g: GridFit) -> tuple[list[tuple[float, float]], int]:
+        # (a game's symbols are printed at one scale: a print much smaller than the
+        # others is a speck, a scrap of a tile's edge or a piece a stroke's gap cut off)
+        groups = [(c, e, n) for c, e, n in _print_groups(tiles, ~strokes, g, cpx, origin, cfg, middle=True)
+                  if 0.0 < e <= widest]
+        typical = float(np.median([e for _, e, _ in groups])) if groups else 0.0
+        whole = [(c, n) for c, e, n in groups if e >= cfg.print_scale * typical]
+        return [c for c, _ in whole], sum(n for _, n in whole if n > 1)
+
+    prints, cut = pieces(up, grid)
+    if (cut <= cfg.cut_prints * len(up) and _on_lattice(found, cfg)) or len(prints) < 2:
+        return None
+    pts = np.array(prints, dtype=np.float64)
+    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    np.fill_diagonal(dist, np.inf)
+    pitch = float(np.median(dist.min(axis=1)))
+    if not cfg.min_pitch_mm <= pitch <= cfg.max_pitch_mm:
+        return None
+    g = refine_grid(GridFit(grid.angle_rad, pitch, grid.origin_mm, grid.strength), pts)
+    if not cfg.min_pitch_mm <= g.pitch_mm <= cfg.max_pitch_mm:
+        return None
+    if len({(int(c), int(r)) for c, r in g.cell_of(pts)}) < len(pts):
+        return None     # two prints in one cell: not the tiles' lattice
+    held = tuple(prints)
+    again = read(g, held)
+    sym = [t for t in again if t.look.has_symbol and not t.look.faint]
+    if len(sym) < len(prints) or not _on_lattice(again, cfg) or pieces(sym, g)[1] > 0:
+        return None
+    return g, again, held
+
+
 def _through(pts: NDArray[np.float64], theta: float, pitch: float, strength: float) -> GridFit:
     """The lattice at that pitch and turn through the tiles: the mean phase of the centres."""
     ux = np.array([math.cos(theta), math.sin(theta)])
@@ -707,8 +792,16 @@ def _joined_prints(up: list[TileReading], table: NDArray[np.bool_] | None, grid:
     face of about the table's colour, so a cell nearly all off the table (less than
     print_bare of it bare: a face of its own colour, whose outline the lattice search
     sees anyway) keeps its own print, of unknown extent (0)."""
+    return [(c, e) for c, e, _ in _print_groups(up, table, grid, cpx, origin, cfg)]
+
+
+def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: GridFit, cpx: float,
+                  origin: tuple[float, float], cfg: TilesConfig,
+                  middle: bool = False) -> list[tuple[tuple[float, float], float, int]]:
+    """_joined_prints with the number of cells each print spans; with `middle`, a cell
+    alone gives its connected print's middle too (a cell may hold only part of it)."""
     if table is None:
-        return [(t.centre_mm, 0.0) for t in up]
+        return [(t.centre_mm, 0.0, 1) for t in up]
     ux, uy = grid.axes
     h, w = table.shape
     ctrs = np.array([grid.cell_centre_mm(t.col, t.row) for t in up])
@@ -718,32 +811,37 @@ def _joined_prints(up: list[TileReading], table: NDArray[np.bool_] | None, grid:
     x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
     x1, y1 = min(w, int(hi[0])), min(h, int(hi[1]))
     if x1 - x0 < 2 or y1 - y0 < 2:
-        return [(t.centre_mm, 0.0) for t in up]
+        return [(t.centre_mm, 0.0, 1) for t in up]
     mask = ~table[y0:y1, x0:x1]
-    _, comp = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    _, comp, box, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     ys, xs = np.mgrid[y0:y1, x0:x1]
     mm = np.stack([origin[0] + (xs + 0.5) / cpx, origin[1] + (ys + 0.5) / cpx], -1)
     label: list[int] = []
+    reach = int(math.ceil(math.sqrt(2.0) * cfg.face_ring[0] * grid.pitch_mm * cpx)) + 1
     for i, t in enumerate(up):
-        d = mm - ctrs[i]
+        # (only the pixels about the cell: the inner square lies within `reach` of its centre)
+        cx, cy = (int((ctrs[i][k] - origin[k]) * cpx) - (x0, y0)[k] for k in (0, 1))
+        win = (slice(max(0, cy - reach), max(0, cy + reach + 1)), slice(max(0, cx - reach), max(0, cx + reach + 1)))
+        d = mm[win] - ctrs[i]
         inner = np.maximum(np.abs(d @ ux), np.abs(d @ uy)) < cfg.face_ring[0] * grid.pitch_mm
-        hit = comp[inner & mask]
+        hit = comp[win][inner & mask[win]]
         plain = _bare_share(table, grid, t.col, t.row, cpx, origin, 1.0) < cfg.print_bare
         label.append(int(np.bincount(hit).argmax()) if len(hit) and not plain else -1 - i)
-    out: list[tuple[tuple[float, float], float]] = []
+    out: list[tuple[tuple[float, float], float, int]] = []
     for k in dict.fromkeys(label):
         members = [t for t, lb in zip(up, label) if lb == k]
         if k < 0:
-            out.append((members[0].centre_mm, 0.0))
+            out.append((members[0].centre_mm, 0.0, 1))
             continue
-        pts = mm[comp == k]
+        bx, by, bw, bh = (int(b) for b in box[k, :4])
+        pts = mm[by:by + bh, bx:bx + bw][comp[by:by + bh, bx:bx + bw] == k]
         u, v = pts @ ux, pts @ uy
         extent = float(max(np.ptp(u), np.ptp(v)))
-        if len(members) == 1:
-            out.append((members[0].centre_mm, extent))
+        if len(members) == 1 and not middle:
+            out.append((members[0].centre_mm, extent, 1))
             continue
         mid = 0.5 * (u.min() + u.max()) * ux + 0.5 * (v.min() + v.max()) * uy
-        out.append(((float(mid[0]), float(mid[1])), extent))
+        out.append(((float(mid[0]), float(mid[1])), extent, len(members)))
     return out
 
 
@@ -778,14 +876,21 @@ def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np
 def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 coarse_lab: NDArray[np.float32], grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
-                crop_px: int, pale: bool = False) -> list[TileReading]:
+                crop_px: int, pale: bool = False,
+                prints: tuple[tuple[float, float], ...] = ()) -> list[TileReading]:
     """Candidate cells from the coarse view, then each read from the camera frame; with
     `pale`, a blank tile's pale print too (only the last reading tells fronts from backs,
-    and that look is as dear as a print's)."""
+    and that look is as dear as a print's). The cells holding `prints` (table mm: whole
+    prints, see _whole_prints) are read too: an outlined symbol leaves its cell's
+    centre plain, and with fewer than three clear prints beside it the coarse pass
+    has no fronts' face to know it by."""
     half, cpx = _half(coarse_lab, cfg)
     stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
+    if prints:
+        held = [(int(c), int(r)) for c, r in grid.cell_of(np.array(prints, dtype=np.float64))]
+        cells = sorted(set(cells) | {k for k in held if k in stats}, key=lambda t: (t[1], t[0]))
     if not cells:
         return []
     cols = [c for c, _ in cells]
