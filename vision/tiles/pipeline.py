@@ -162,13 +162,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         moved = (abs(new.pitch_mm - grid.pitch_mm) > cfg.reread_pitch * grid.pitch_mm
                  or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle
                  or (len(up) > cfg.outline_tiles and _shift(grid, new) > cfg.reread_shift * grid.pitch_mm))
-        grid, old = new, grid
+        grid = new
         if not moved:
-            # the refit anchors its origin at a crossing of its own (near table (0, 0)),
-            # so the first read's cells are renumbered onto it (stages after this one
-            # look at the cells by number: _whole_prints, _sparse_grid)
-            found = [replace(t, col=int(c), row=int(r)) for t, (c, r) in
-                     zip(found, grid.cell_of(np.array([old.cell_centre_mm(t.col, t.row) for t in found])))]
             break
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
     # where the lattice cut the prints up, the whole prints' middles (table mm): their
@@ -567,7 +562,10 @@ def _whole_prints(found: list[TileReading], grid: GridFit, lab: NDArray[np.float
     where it holds every print in a cell of its own, near the cell's middle, reads at
     least as many face-up tiles as there are prints (each print's cell is read, see
     _read_cells), and cuts no print itself."""
-    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    # (numbered afresh: a refit that did not read again anchors the lattice's origin at
+    # a crossing of its own, and the cells read keep the old lattice's numbers)
+    up = [replace(t, col=int(c), row=int(r)) for t in found if t.look.has_symbol and not t.look.faint
+          for c, r in grid.cell_of(np.array([t.centre_mm]))]
     if len(up) < 2:
         return None
     widest = 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm
