@@ -4,6 +4,8 @@ are dropped, though the only cell plainly off the table is a back with a logo.""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from vision.tiles.config import TilesConfig
@@ -51,3 +53,13 @@ def test_a_mats_ruled_lines_are_dropped() -> None:
     the tile stays."""
     cells = [_tile(4, 4, *BACK)] + [_tile(c, r, (97.0, 0.0, -2.0), (70.0, 0.0, -1.0)) for c, r in SPOTS]
     assert _read(cells) == [(4, 4)]
+
+
+def test_white_fronts_beside_a_cup_rim_stay() -> None:
+    """Two white fronts on a white table and a cup's rim read as printed cells off the
+    table, their prints well off their cells' middles: the rim is no front, so the
+    fronts stay (dev game 138: the city was dropped as bare table of another face)."""
+    rim = _tile(4, 4, (30.0, 20.0, 30.0), (45.0, 60.0, 40.0))
+    rim.look = dataclasses.replace(rim.look, offset=(0.31, 0.0))
+    cells = [rim] + [_tile(c, r, (97.0, 0.0, -2.0), INKS[k]) for k, (c, r) in enumerate([(1, 1), (2, 1)])]
+    assert _read(cells) == [(1, 1), (2, 1), (4, 4)]

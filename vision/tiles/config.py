@@ -51,6 +51,20 @@ class TilesConfig:
     """A face-up cell at least this share bare table (the whole cell) is a print on a
     face of about the table's colour (pipeline._joined_prints): a lone pioneer's print
     cut by a lattice a symbol's width fine leaves 0.33-0.57 of its cells bare."""
+    repeat_bare: float = 0.7
+    repeat_print: int = 3
+    stray_bare: float = 0.9
+    """Printed cells at least repeat_bare bare table (their middle, bare_inset) that show
+    one print colour on one face at least repeat_print times are a mat's print, not
+    tiles; where at least repeat_print fronts off the table outnumber the printed cells
+    at least stray_bare bare, those are no tiles either (pipeline._without_repeats). A
+    white front on a white table is 0.3-0.7 bare there (its symbol fills the middle)."""
+    cut_prints: float = 0.5
+    """A lattice on which more than this share of the printed cells hold pieces of one
+    connected print (no wider than the largest tile's face) cuts the tiles up: their
+    lattice is taken from the whole prints (pipeline._whole_prints)."""
+    print_scale: float = 0.5
+    """...where a whole print is at least this share of the prints' median extent."""
     varied_prints: int = 3
     """...unless those cells' prints come in at least this many colours (a game's
     fronts, where a mat's ruled lines are one ink)."""

@@ -368,6 +368,24 @@ def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_
     return np.asarray(cv2.resize(near.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST) > 0)
 
 
+def print_strokes(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_]:
+    """True on a stroke of print: a place at least symbol_min_de (the least contrast of a
+    tile's print) off the median colour round it (a table_smooth_mm window, the one
+    table_near smooths print away with). Whatever the face under it, and so also an
+    outlined symbol on a front of about the table's colour, which table_near counts as
+    bare table all over; a filled symbol shows its rim. (The colour round a place is
+    smooth: its median is taken at half the resolution, a quarter the work.)"""
+    h, w = lab.shape[:2]
+    rows = lab.reshape(h, -1) * np.tile(np.array([2.55, 1, 1], np.float32), w)
+    rows += np.tile(np.array([0, 128, 128], np.float32), w)
+    sm8 = np.minimum(np.maximum(rows, 0), 255).reshape(lab.shape).astype(np.uint8)
+    half = cv2.resize(sm8, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
+    k = max(3, int(round(cfg.table_smooth_mm * px_per_mm / 2)) | 1)
+    med = np.asarray(cv2.resize(cv2.medianBlur(half, k), (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
+    d = sm8.astype(np.float32) - med
+    return np.asarray(norm_planes([d[..., 0] / 2.55, d[..., 1], d[..., 2]]) >= cfg.symbol_min_de)
+
+
 def _mode_colour(key: NDArray[np.int64]) -> F32:
     """The centre of the commonest 8-level bin (see table_near's key)."""
     mode = int(np.argmax(np.bincount(key)))

@@ -20,7 +20,8 @@ from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import normalise_crop, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
-from vision.tiles.grid import GridFit, Outline, fit_grid, half_shifts, refine_grid, table_near, tile_outline
+from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
+                               tile_outline)
 from vision.tiles.group import agglomerate, pairwise
 from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, lattice_score, printed, side_steps
 from vision.tiles.palette import name_groups
@@ -89,10 +90,21 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     near: Callable[[], NDArray[np.bool_] | None] = functools.cache(lambda: table_near(lab, cpx, cfg))
     grid: GridFit | None = None
     found: list[TileReading] = []
+    apart = False     # the hint holds the city but not what lies apart from it
     if grid_hint is not None:
         found = _read_cells(image, fit, ref, lab, grid_hint, area, cfg, cfg.crop_px // 2)
+        # the city's symbols sit in their cells; a cup or a hand beside it, read on the
+        # same lattice, may not (its pieces of print lie anywhere in their cells)
+        main = _main_group(found, cfg)
+        city = [t for i, t in enumerate(found) if i in main]
+        printed_ = sum(t.look.has_symbol and not t.look.faint for t in found)
+        held = sum(t.look.has_symbol and not t.look.faint for t in city)
         if _on_lattice(found, cfg):
             grid = grid_hint
+        elif held >= 2 and 2 * held >= printed_ and _on_lattice(city, cfg):
+            # (the city's group must hold at least half the prints: one tile that
+            # happens to sit mid-cell among many that do not says nothing)
+            grid, apart = grid_hint, True
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
@@ -136,8 +148,13 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
                               lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
         if picked is not None:
             grid, found = picked
+    coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg,
+                       lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
+    if coarser is not None:
+        grid, found = coarser
     for _ in range(cfg.refits):
-        up = [t.centre_mm for t in found if t.look.has_symbol]
+        main = _main_group(found, cfg) if apart else set(range(len(found)))
+        up = [t.centre_mm for i, t in enumerate(found) if t.look.has_symbol and i in main]
         if not up:
             break
         new = refine_grid(grid, np.array(up))
@@ -149,20 +166,31 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         if not moved:
             break
         found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+    # where the lattice cut the prints up, the whole prints' middles (table mm): their
+    # cells are read on every lattice from here on
+    prints: tuple[tuple[float, float], ...] = ()
+    whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg,
+                          lambda g, p: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2, prints=p))
+    if whole is not None:
+        grid, found, prints = whole
     sparse = _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
     if sparse is not None:
         new = sparse[0]
         same = (abs(new.pitch_mm - grid.pitch_mm) <= cfg.reread_pitch * grid.pitch_mm
                 and abs(new.angle_rad - grid.angle_rad) <= cfg.reread_angle)
         if not same:
-            # the outlines' lattice must not cut a tile into more face-up "tiles", and
-            # must read every tile whose outline was seen
-            again = _read_cells(image, fit, ref, lab, new, area, cfg, cfg.crop_px // 2)
-            same = sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
+            # the outlines' lattice must not cut a tile into more face-up "tiles", must
+            # read every tile whose outline was seen, and must hold the symbols in their
+            # cells where the lattice it replaces held them (a square round more than
+            # one tile, or a mat's, puts them off to one side)
+            again = _read_cells(image, fit, ref, lab, new, area, cfg, cfg.crop_px // 2, prints=prints)
+            same = (sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
+                    and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
         if same:
             grid = new
-    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True)
+    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True, prints=prints)
     found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
+    found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg, lab)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
     found = _outlined_backs(found, lab, grid, cpx, (x0, y0), cfg)
@@ -215,7 +243,10 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     if table is None:
         return found
     share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
-    fronts = [t.look.face_lab for t in up if share[id(t)] <= cfg.bare_front]
+    # (a cup's rim read on the lattice is off the table too, but its pieces of print
+    # lie off their cells' middles: no front's)
+    fronts = [t.look.face_lab for t in up
+              if share[id(t)] <= cfg.bare_front and math.hypot(*t.look.offset) < cfg.hint_offset]
     bare = sum(v >= cfg.bare_share for v in share.values())
     if not fronts or bare <= len(fronts):
         return found     # a few bare cells among many fronts: more likely pale fronts
@@ -240,6 +271,72 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     if _varied_prints(strays, cfg):
         return found
     return [t for t in found if not stray(t)]
+
+
+def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
+                     cpx: float, origin: tuple[float, float], cfg: TilesConfig,
+                     lab: NDArray[np.float32] | None = None) -> list[TileReading]:
+    """Printed cells mostly bare table (at least repeat_bare of their middle) that repeat
+    one print colour on one face at least repeat_print times, where tiles plainly off
+    the table (at most bare_front bare) show fronts none of which has that look: a mat's
+    ruled lines crossing in cell after cell of a lattice near the mat's own (where the
+    crossing falls in each cell varies, so the shape does not repeat). Then, where
+    repeat_print to outline_tiles fronts off the table (their symbols mid-cell)
+    outnumber the printed cells left that are at least stray_bare bare, those go too
+    (those whose face and print are both off the table's colour, lab, stay). With no
+    front off the table, or prints on bare table in several inks none holding most of
+    them (a game's faces of about the table's colour), nothing is dropped."""
+    table = near()
+    if table is None:
+        return found
+    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
+    bare = [t for t in up if share[id(t)] >= cfg.repeat_bare]
+    fronts = [t for t in up if share[id(t)] <= cfg.bare_front]
+    if not bare or not fronts:
+        return found
+    placed = [t for t in fronts if math.hypot(*t.look.offset) < cfg.hint_offset]
+    inks = agglomerate(pairwise(np.array([t.look.symbol_lab for t in bare])), cfg.colour_merge)
+    if len(set(inks)) >= cfg.varied_prints and 2 * max(inks.count(k) for k in set(inks)) <= len(bare):
+        # prints on bare table in several inks, no one of which holds most of them: a
+        # game's fronts of about the table's colour (white fronts on a white mat), not
+        # a mat's lines (one ink)
+        return found
+
+    def inked(a: TileReading, b: TileReading) -> bool:
+        return float(np.linalg.norm(a.look.symbol_lab - b.look.symbol_lab)) <= cfg.colour_merge
+
+    def alike(a: TileReading, b: TileReading) -> bool:
+        return float(np.linalg.norm(a.look.face_lab - b.look.face_lab)) <= cfg.table_delta_e and inked(a, b)
+
+    drop: set[int] = set()
+    for t in bare:
+        same = [u for u in bare if alike(t, u)]
+        # (an ink that a front in its cell off the table shows is the game's, whatever
+        # the face: backs of about the table's colour with a white logo, beside fronts
+        # with white symbols)
+        if len(same) >= cfg.repeat_print and not any(inked(t, f) for f in placed):
+            drop |= {id(u) for u in same}
+    rest = [t for t in bare if id(t) not in drop and share[id(t)] >= cfg.stray_bare]
+    if cfg.repeat_print <= len(placed) <= cfg.outline_tiles and len(placed) > len(rest):
+        # a game's fronts share one kind of face: where most of a small city's are
+        # plainly off the table, a print on bare table is none of theirs (a glare spot
+        # on a mat lifts a cell of the mat's lines off the table's colour, one at a
+        # time). (A large city's pale fronts may read as bare table here and there.)
+        # One whose face and print are both off the bare table's colour (by table_delta_e;
+        # lab, the coarse view, on the bare-table mask) is a front the mask's smooth
+        # spread took in (white fronts beside light wood, 0.94 "bare": cities 5042,
+        # 5090): it stays. A mat's lines keep the table's colour as their face, and a
+        # glare spot that lifts a cell's face leaves the table's colour as its print
+        # (dev 132 f8: face 20 off the mat's colour, print 2).
+        colour = None if lab is None else np.median(lab[table], axis=0)
+
+        def tables(t: TileReading) -> bool:
+            return colour is None or min(float(np.linalg.norm(t.look.face_lab - colour)),
+                                         float(np.linalg.norm(t.look.symbol_lab - colour))) < cfg.table_delta_e
+
+        drop |= {id(t) for t in rest if tables(t)}
+    return [t for t in found if id(t) not in drop]
 
 
 def _varied_prints(tiles: list[TileReading], cfg: TilesConfig) -> bool:
@@ -316,16 +413,26 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
         # few tiles, each symbol near its tile's centre: each tile's outermost square
         # (a print wider than the largest tile's face holds is a mat's lines joined
         # from cell to cell, no tile's)
-        prints = [(c, e) for c, e in _joined_prints(up, near(), grid, cpx, origin, cfg)
-                  if e <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm]
+        joined = _joined_prints(up, near(), grid, cpx, origin, cfg)
+        prints = [(c, e) for c, e in joined if e <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm]
         if not prints:
             return None
         tiles = [c for c, _ in prints]
         outs = [cs[0] for c in tiles
                 if (cs := tile_outline(grey, cpx, origin, np.asarray(c), grid.angle_rad, cfg,
                                        cfg.outline_near_mm))]
-        least = 1
         need = max(e for _, e in prints) / (2.0 * cfg.face_ring[0])
+        # a lattice that holds each print whole in one cell, mid-cell, has a tile's
+        # pitch: every print it shows is a tile and must still read on the outlines'
+        # lattice (a pitch a few tiles' outlines set too coarse puts two tiles in one
+        # cell). One that cuts a print up (its pieces in several cells or off their
+        # cells' middles) or spills it into a face ring is a symbol's width fine: its
+        # pieces are one tile, and its small cells turn a mat's lines into "prints" no
+        # tile's lattice shows (seed 3 of the sparse tests: a white tile cut in two on
+        # a white ruled mat, and a cell of the mat's shaded lines beside it), so there
+        # one print read is enough.
+        cut = len(joined) < len(up) or need > grid.pitch_mm or _off_centre(up, cfg)
+        least = 1 if cut else len(prints)
         if not outs and (len(prints) < len(up) or need > grid.pitch_mm):
             # no outline seen, and the lattice cuts a print up or spills it into a
             # face ring: the finest lattice that holds every print in a cell
@@ -363,7 +470,147 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     out = _through(pts, theta, float(pitch), grid.strength)
     if least > 1 and len({(int(c), int(r)) for c, r in out.cell_of(pts)}) < len(pts):
         return None     # two outlined tiles in one cell: not their lattice
+    if _spacing(out.cell_of(pts)) > 1:
+        return None     # tiles only every k-th cell apart: a symbol's square, not a tile's
     return out, least
+
+
+def _spacing(cells: NDArray[np.int64]) -> int:
+    """The greatest number of cells that divides every step between the cells along
+    both axes (0 for one cell): tiles laid side by side are 1 apart somewhere."""
+    step = 0
+    for c, r in cells[1:] - cells[0]:
+        step = math.gcd(step, math.gcd(int(c), int(r)))
+    return step
+
+
+def _coarser(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32],
+             near: Callable[[], NDArray[np.bool_] | None], cpx: float, origin: tuple[float, float], cfg: TilesConfig,
+             read: Callable[[GridFit], list[TileReading]]) -> tuple[GridFit, list[TileReading]] | None:
+    """The lattice k times coarser (k = 2 or 3) when every symbol read lies k cells from
+    the others along both axes: tiles are laid side by side, so symbols that only ever
+    sit in every k-th cell are one tile per k x k cells of a lattice k times too fine
+    (a lone pioneer's symbol edges set the pitch, and a white face on a white table
+    shows no outline to correct it). None: keep the lattice.
+
+    Taken only where the tiles agree: no other candidate cell among the symbols lies
+    off every k-th cell (a back between two fronts is a tile of the fine lattice), the
+    coarse lattice reads every symbol near its cell's middle, and (on faces off the
+    table's colour) no more tiles show a square outline of the fine pitch than of the
+    coarse one."""
+    up = [t for t in found if t.look.has_symbol and not t.look.faint]
+    if len(up) < 2 or len(up) > cfg.sparse_tiles:
+        return None
+    c0, r0 = up[0].col, up[0].row
+    step = _spacing(np.array([(t.col, t.row) for t in up], dtype=np.int64))
+    k = next((f for f in (2, 3) if step % f == 0), 0) if step > 1 else 0
+    if not k or k * grid.pitch_mm > cfg.max_pitch_mm:
+        return None
+    cols, rows = [t.col for t in up], [t.row for t in up]
+    if any(min(cols) <= t.col <= max(cols) and min(rows) <= t.row <= max(rows)
+           and ((t.col - c0) % k or (t.row - r0) % k) for t in found):
+        return None
+    ux, uy = grid.axes
+    o = grid.cell_centre_mm(c0, r0) - 0.5 * k * grid.pitch_mm * (ux + uy)
+    g = GridFit(grid.angle_rad, k * grid.pitch_mm, (float(o[0]), float(o[1])), grid.strength)
+    again = read(g)
+    sym = [t for t in again if t.look.has_symbol and not t.look.faint]
+    if len(sym) < len(up) or not _on_lattice(again, cfg):
+        return None
+    if any(math.hypot(*t.look.offset) >= cfg.blob_offset for t in sym):
+        return None
+    # the coarse lattice's pitch is the fine one's k times: the symbols' own spacing
+    # sets it before the outlines are asked
+    g = refine_grid(g, np.array([t.centre_mm for t in sym]))
+    again = read(g)
+    sym = [t for t in again if t.look.has_symbol and not t.look.faint]
+    if len(sym) < len(up) or not _on_lattice(again, cfg):
+        return None
+    # a square of the fine pitch round a tile whose face is off the table's colour
+    # speaks for the fine lattice; on a face of about the table's colour the only
+    # square is the symbol's own, which says nothing of the pitch
+    table = near()
+    plain = table is not None and all(_bare_share(table, grid, t.col, t.row, cpx, origin, 1.0) >= cfg.print_bare
+                                      for t in up)
+    if not plain and (_outline_votes(up, grid, grey, cpx, origin, cfg)[0]
+                      > _outline_votes(sym, g, grey, cpx, origin, cfg)[0]):
+        return None
+    return g, again
+
+
+def _whole_prints(found: list[TileReading], grid: GridFit, lab: NDArray[np.float32], cpx: float,
+                  origin: tuple[float, float], cfg: TilesConfig,
+                  read: Callable[[GridFit, tuple[tuple[float, float], ...]], list[TileReading]]
+                  ) -> tuple[GridFit, list[TileReading], tuple[tuple[float, float], ...]] | None:
+    """The tiles' lattice from their whole prints, where the lattice cuts most printed
+    cells' prints into pieces or holds the symbols off their cells' middles; with it,
+    the whole prints' middles (table mm), whose cells are read on every lattice after.
+    None: keep the lattice.
+
+    A print never crosses its tile's edge (a face margin and the gap part two tiles'
+    prints), so cells whose strokes of print (grid.print_strokes) are one connected
+    print, no wider than the largest tile's face, are pieces of one tile. Where more
+    than cut_prints of the printed cells are such pieces, the lattice is a fraction of
+    the tiles' pitch: white fronts on a white table show the lattice search nothing but
+    their symbols' edges (and table_near, which smooths thin print away, neither their
+    faces nor their outlined symbols), so it may settle on a symbol's width and cut
+    every front into pieces, each of which reads as a "tile" of its own (dev loop game
+    135: six fronts read as 16 cells on a 15.4 mm lattice, true pitch 41 mm; seven as
+    eight on a 30.4 mm one that held the symbols off their cells' middles). Each whole
+    print is then one tile, and tiles laid side by side lie one pitch from their
+    nearest neighbour: the lattice through the prints at that spacing. It is taken only
+    where it holds every print in a cell of its own, near the cell's middle, reads at
+    least as many face-up tiles as there are prints (each print's cell is read, see
+    _read_cells), and cuts no print itself."""
+    # (numbered afresh: a refit that did not read again anchors the lattice's origin at
+    # a crossing of its own, and the cells read keep the old lattice's numbers)
+    up = [replace(t, col=int(c), row=int(r)) for t in found if t.look.has_symbol and not t.look.faint
+          for c, r in grid.cell_of(np.array([t.centre_mm]))]
+    if len(up) < 2:
+        return None
+    widest = 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm
+    # the strokes about the printed cells only (the median filter is dear over the view)
+    ctrs = np.array([t.centre_mm for t in up])
+    pad = 1.5 * grid.pitch_mm + widest + cfg.table_smooth_mm
+    h, w = lab.shape[:2]
+    lo = np.floor((ctrs.min(axis=0) - pad - np.asarray(origin)) * cpx).astype(int)
+    hi = np.ceil((ctrs.max(axis=0) + pad - np.asarray(origin)) * cpx).astype(int)
+    x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
+    x1, y1 = min(w, int(hi[0])), min(h, int(hi[1]))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    strokes = np.zeros((h, w), dtype=bool)
+    strokes[y0:y1, x0:x1] = print_strokes(np.ascontiguousarray(lab[y0:y1, x0:x1]), cpx, cfg)
+
+    def pieces(tiles: list[TileReading], g: GridFit) -> tuple[list[tuple[float, float]], int]:
+        # (a game's symbols are printed at one scale: a print much smaller than the
+        # others is a speck, a scrap of a tile's edge or a piece a stroke's gap cut off)
+        groups = [(c, e, n) for c, e, n in _print_groups(tiles, ~strokes, g, cpx, origin, cfg, middle=True)
+                  if 0.0 < e <= widest]
+        typical = float(np.median([e for _, e, _ in groups])) if groups else 0.0
+        whole = [(c, n) for c, e, n in groups if e >= cfg.print_scale * typical]
+        return [c for c, _ in whole], sum(n for _, n in whole if n > 1)
+
+    prints, cut = pieces(up, grid)
+    if (cut <= cfg.cut_prints * len(up) and _on_lattice(found, cfg)) or len(prints) < 2:
+        return None
+    pts = np.array(prints, dtype=np.float64)
+    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    np.fill_diagonal(dist, np.inf)
+    pitch = float(np.median(dist.min(axis=1)))
+    if not cfg.min_pitch_mm <= pitch <= cfg.max_pitch_mm:
+        return None
+    g = refine_grid(GridFit(grid.angle_rad, pitch, grid.origin_mm, grid.strength), pts)
+    if not cfg.min_pitch_mm <= g.pitch_mm <= cfg.max_pitch_mm:
+        return None
+    if len({(int(c), int(r)) for c, r in g.cell_of(pts)}) < len(pts):
+        return None     # two prints in one cell: not the tiles' lattice
+    held = tuple(prints)
+    again = read(g, held)
+    sym = [t for t in again if t.look.has_symbol and not t.look.faint]
+    if len(sym) < len(prints) or not _on_lattice(again, cfg) or pieces(sym, g)[1] > 0:
+        return None
+    return g, again, held
 
 
 def _through(pts: NDArray[np.float64], theta: float, pitch: float, strength: float) -> GridFit:
@@ -543,8 +790,16 @@ def _joined_prints(up: list[TileReading], table: NDArray[np.bool_] | None, grid:
     face of about the table's colour, so a cell nearly all off the table (less than
     print_bare of it bare: a face of its own colour, whose outline the lattice search
     sees anyway) keeps its own print, of unknown extent (0)."""
+    return [(c, e) for c, e, _ in _print_groups(up, table, grid, cpx, origin, cfg)]
+
+
+def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: GridFit, cpx: float,
+                  origin: tuple[float, float], cfg: TilesConfig,
+                  middle: bool = False) -> list[tuple[tuple[float, float], float, int]]:
+    """_joined_prints with the number of cells each print spans; with `middle`, a cell
+    alone gives its connected print's middle too (a cell may hold only part of it)."""
     if table is None:
-        return [(t.centre_mm, 0.0) for t in up]
+        return [(t.centre_mm, 0.0, 1) for t in up]
     ux, uy = grid.axes
     h, w = table.shape
     ctrs = np.array([grid.cell_centre_mm(t.col, t.row) for t in up])
@@ -554,32 +809,37 @@ def _joined_prints(up: list[TileReading], table: NDArray[np.bool_] | None, grid:
     x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
     x1, y1 = min(w, int(hi[0])), min(h, int(hi[1]))
     if x1 - x0 < 2 or y1 - y0 < 2:
-        return [(t.centre_mm, 0.0) for t in up]
+        return [(t.centre_mm, 0.0, 1) for t in up]
     mask = ~table[y0:y1, x0:x1]
-    _, comp = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    _, comp, box, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     ys, xs = np.mgrid[y0:y1, x0:x1]
     mm = np.stack([origin[0] + (xs + 0.5) / cpx, origin[1] + (ys + 0.5) / cpx], -1)
     label: list[int] = []
+    reach = int(math.ceil(math.sqrt(2.0) * cfg.face_ring[0] * grid.pitch_mm * cpx)) + 1
     for i, t in enumerate(up):
-        d = mm - ctrs[i]
+        # (only the pixels about the cell: the inner square lies within `reach` of its centre)
+        cx, cy = (int((ctrs[i][k] - origin[k]) * cpx) - (x0, y0)[k] for k in (0, 1))
+        win = (slice(max(0, cy - reach), max(0, cy + reach + 1)), slice(max(0, cx - reach), max(0, cx + reach + 1)))
+        d = mm[win] - ctrs[i]
         inner = np.maximum(np.abs(d @ ux), np.abs(d @ uy)) < cfg.face_ring[0] * grid.pitch_mm
-        hit = comp[inner & mask]
+        hit = comp[win][inner & mask[win]]
         plain = _bare_share(table, grid, t.col, t.row, cpx, origin, 1.0) < cfg.print_bare
         label.append(int(np.bincount(hit).argmax()) if len(hit) and not plain else -1 - i)
-    out: list[tuple[tuple[float, float], float]] = []
+    out: list[tuple[tuple[float, float], float, int]] = []
     for k in dict.fromkeys(label):
         members = [t for t, lb in zip(up, label) if lb == k]
         if k < 0:
-            out.append((members[0].centre_mm, 0.0))
+            out.append((members[0].centre_mm, 0.0, 1))
             continue
-        pts = mm[comp == k]
+        bx, by, bw, bh = (int(b) for b in box[k, :4])
+        pts = mm[by:by + bh, bx:bx + bw][comp[by:by + bh, bx:bx + bw] == k]
         u, v = pts @ ux, pts @ uy
         extent = float(max(np.ptp(u), np.ptp(v)))
-        if len(members) == 1:
-            out.append((members[0].centre_mm, extent))
+        if len(members) == 1 and not middle:
+            out.append((members[0].centre_mm, extent, 1))
             continue
         mid = 0.5 * (u.min() + u.max()) * ux + 0.5 * (v.min() + v.max()) * uy
-        out.append(((float(mid[0]), float(mid[1])), extent))
+        out.append(((float(mid[0]), float(mid[1])), extent, len(members)))
     return out
 
 
@@ -614,14 +874,21 @@ def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np
 def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 coarse_lab: NDArray[np.float32], grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
-                crop_px: int, pale: bool = False) -> list[TileReading]:
+                crop_px: int, pale: bool = False,
+                prints: tuple[tuple[float, float], ...] = ()) -> list[TileReading]:
     """Candidate cells from the coarse view, then each read from the camera frame; with
     `pale`, a blank tile's pale print too (only the last reading tells fronts from backs,
-    and that look is as dear as a print's)."""
+    and that look is as dear as a print's). The cells holding `prints` (table mm: whole
+    prints, see _whole_prints) are read too: an outlined symbol leaves its cell's
+    centre plain, and with fewer than three clear prints beside it the coarse pass
+    has no fronts' face to know it by."""
     half, cpx = _half(coarse_lab, cfg)
     stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
+    if prints:
+        held = [(int(c), int(r)) for c, r in grid.cell_of(np.array(prints, dtype=np.float64))]
+        cells = sorted(set(cells) | {k for k in held if k in stats}, key=lambda t: (t[1], t[0]))
     if not cells:
         return []
     cols = [c for c, _ in cells]
@@ -735,11 +1002,21 @@ def _off_designs(sym: list[TileReading], const: NDArray[np.float64], front: NDAr
     return out
 
 
-def _main_group(tiles: list[TileReading]) -> set[int]:
-    """Indices of the largest group of tiles joined side by side: the tiles of the game.
-    A hand or a stray card off to one side reads as a few "tiles" of its own, which
-    must not decide what the fronts of the game look like."""
-    return max(side_groups(tiles), key=len, default=set())
+def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set[int]:
+    """Indices of the largest group of tiles joined side by side whose symbols sit in
+    their cells: the tiles of the game. A hand or a stray card off to one side reads as
+    a few "tiles" of its own, which must not decide what the fronts of the game look
+    like; a cup's round rim read on the city's lattice is a larger group, but its
+    pieces of print lie off their cells' middles (median at least cfg.hint_offset
+    pitches), while a game's symbols sit mid-cell."""
+    def placed(group: set[int]) -> bool:
+        if cfg is None:
+            return True
+        offs = [math.hypot(*tiles[i].look.offset) for i in group
+                if tiles[i].look.has_symbol and not tiles[i].look.faint]
+        return bool(offs) and float(np.median(offs)) < cfg.hint_offset
+
+    return max(side_groups(tiles), key=lambda g: (placed(g), len(g)), default=set())
 
 
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
@@ -751,7 +1028,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     tile, or one whose constant part is off, shows its back. Returns True when the
     colour is carried by the face."""
     sym = [t for t in tiles if t.look.has_symbol and not t.look.faint]
-    main = _main_group(tiles)
+    main = _main_group(tiles, cfg)
     in_main = [t for i, t in enumerate(tiles) if i in main and t.look.has_symbol and not t.look.faint]
     if len(in_main) >= 3:
         sym = in_main
