@@ -291,12 +291,13 @@ class Town77Session(RecordsMoves):
         self._astray = []
         self._look_shape = _shape_of(grid)
         verdict = self._interpret(observation, change)
-        if change is not None and not forced and self._astray and isinstance(verdict, (NoChange, Proposed)):
+        if change is not None and not forced and self._astray and isinstance(verdict, NoChange):
             # a changed place read as a known tile far from where that tile was seen: a
             # new tile numbered onto the city (game 43: B2 read as A1 on a lattice a
             # symbol's width fine, with A1 and A2 unread), whose labels the city's tiles
-            # then vote for, so the look agrees with the state and the new tile is
-            # agreed on as table
+            # then vote for, so the look agrees with the state and the new tile would be
+            # agreed on as table. Only an agreeing look: a place recorded off (a tile
+            # the players placed by answering) must not hold up a look that proposes
             if self._misfits < MISFIT_LOOKS:
                 self._misfits += 1
                 return Unclear(f"{self._astray[0].name} read away from its place; looking again")
