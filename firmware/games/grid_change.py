@@ -324,8 +324,12 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
         area = change.area_mm2(mine)
         if area <= (SPILL if expected else SPILL_FIRST) * pitch * pitch:
             return False
-        # a new tile beside the city may share the region (two laid side by side)
-        tiles = [o for o, m in moved.items() if m and o != rc and beside_city(o) and regions(o) & mine]
+        # a new tile beside the city may share the region (two laid side by side), and
+        # with no city yet so may any tile read there (the pioneer missed while the next
+        # tiles were laid by it: without this the region always spills, and the game
+        # never starts)
+        tiles = [o for o, m in moved.items()
+                 if m and o != rc and (beside_city(o) or not expected) and regions(o) & mine]
         return area > (SPILL + 1.5 * len(tiles)) * pitch * pitch
 
     for (r, c), e in entries.items():

@@ -23,7 +23,7 @@ from firmware.games.base import (
     Unclear, Verdict, point_mm,
 )
 from firmware.games.grid_change import (
-    MISFIT, SNAP, city_lattice, lattice_axes, lattice_misfit, merge_seen, renumber, settle, tile_entries,
+    ANCHOR_NEAR, MISFIT, SNAP, city_lattice, lattice_axes, lattice_misfit, merge_seen, renumber, settle, tile_entries,
 )
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
@@ -172,6 +172,7 @@ class Town77Session(RecordsMoves):
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
         self._shape: tuple[float, float] | None = None   # (pitch, angle) of the look that applied
         self._look_shape: tuple[float, float] | None = None   # and of this look
+        self._astray: list[Cell] = []       # known cells this look read in a changed place far off
         self._declined: tuple[Rect, ...] = ()   # a tile on the table at the start, "Not a move"
 
     # -- reading the table ---------------------------------------------------------------
@@ -211,6 +212,26 @@ class Town77Session(RecordsMoves):
         pitch, angle = self._shape
         p, q = pitch * math.cos(math.radians(angle)), pitch * math.sin(math.radians(angle))
         return {"pitch_mm": pitch, "angle_deg": angle, "origin_mm": [x - p * c + q * r, y - q * c - p * r]}
+
+    def _read_astray(self, entries: dict[Cell, dict[str, Any]], kept: set[Cell],
+                     seen: dict[tuple[int, int], tuple[float, float]],
+                     lattices: list[Any]) -> list[Cell]:
+        """The state's cells whose reading lies where the table changed, more than
+        ANCHOR_NEAR of a pitch from where that cell's tile was seen (the largest pitch
+        known: a reader's lattice a symbol's width fine makes a small one)."""
+        pitches = [a[0] for a in (lattice_axes(g) for g in lattices) if a is not None]
+        if self._shape is not None:
+            pitches.append(self._shape[0])
+        if not pitches:
+            return []
+        near = ANCHOR_NEAR * max(pitches)
+        out = []
+        for cell, e in entries.items():
+            q = seen.get((cell.row, cell.col))
+            p = point_mm(e.get("centre_mm"))
+            if cell not in kept and q is not None and p is not None and math.dist(p, q) > near:
+                out.append(cell)
+        return sorted(out)
 
     def _off_city(self, verdict: Proposed) -> str | None:
         """The new tile's cell name when its print does not lie on that cell of the
@@ -267,8 +288,20 @@ class Town77Session(RecordsMoves):
                 forced = True
         self._centres = {}
         self._proposed = None
+        self._astray = []
         self._look_shape = _shape_of(grid)
         verdict = self._interpret(observation, change)
+        if change is not None and not forced and self._astray and isinstance(verdict, NoChange):
+            # a changed place read as a known tile far from where that tile was seen: a
+            # new tile numbered onto the city (game 43: B2 read as A1 on a lattice a
+            # symbol's width fine, with A1 and A2 unread), whose labels the city's tiles
+            # then vote for, so the look agrees with the state and the new tile would be
+            # agreed on as table. Only an agreeing look: a place recorded off (a tile
+            # the players placed by answering) must not hold up a look that proposes
+            if self._misfits < MISFIT_LOOKS:
+                self._misfits += 1
+                return Unclear(f"{self._astray[0].name} read away from its place; looking again")
+            forced = True
         if change is not None and not forced and isinstance(verdict, Proposed):
             off = self._off_city(verdict)
             if off is not None:
@@ -350,6 +383,7 @@ class Town77Session(RecordsMoves):
                         (lattice or self._lone_lattice(seen_mm)) if placed is None else None)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
             kept = {Cell(*rc) for rc in st.kept}
+            self._astray = self._read_astray(entries, kept, seen_mm, [grid, lattice])
             unexplained = [Cell(*rc) for rc in st.unexplained]
             foreign = [Cell(*rc) for rc in st.foreign]
             if not expected and len(entries) == 1:

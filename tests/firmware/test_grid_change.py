@@ -298,6 +298,47 @@ def test_a_new_tile_the_reader_numbers_between_the_citys_cells_is_looked_at_agai
     assert isinstance(v, Unclear) and v.text == "A3 not where the city puts it; looking again", v
 
 
+def test_tiles_laid_by_a_missed_pioneer_are_asked_not_taken_for_a_cup() -> None:
+    """Held-out game 157: the reader missed the pioneer on the first frames, and by the
+    time it read the city three tiles lay side by side in one changed region on a table
+    whose state was empty. That region is larger than a lone tile may change, so every
+    tile in it was dropped as 'something on the table' and the game never started.
+    With no city yet, the tiles read in a region share it, and the players are asked."""
+    s = Town77Session({"players": 2})
+    assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
+    mask = np.zeros((230, 230), np.uint8)
+    lo, hi = ORIGIN - 0.5 * PITCH, ORIGIN + 1.5 * PITCH     # A1, B1, A2 and B2's corner: one region
+    mask[int(lo * PPM):int(hi * PPM), int(lo * PPM):int(hi * PPM)] = 1
+    look = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
+    v = s.interpret(look, change=ChangeMap(mask, (0.0, 0.0), PPM))
+    assert isinstance(v, Ask) and v.text == "3 tiles at once", v
+    assert [m["type"] for m in v.candidates] == ["pioneer"], v.candidates
+
+
+def test_a_new_tile_read_as_a_known_tile_far_from_its_place_is_looked_at_again() -> None:
+    """Game 43: a look read only B2, just laid, on a lattice a symbol's width fine that
+    numbered it A1 (A1 and A2 unread); the city's tiles voted B2's labels into A1's, the
+    look agreed with the state, and B2 was agreed on as table (lost for good). A known
+    cell read where the table changed, far from where its tile was seen, is looked at
+    again."""
+    s = _session(("b1", "A2"))
+    good = _obs((0, 0, "s1", "c1"), (1, 0, "s2", "c2"))
+    assert isinstance(s.interpret(good, change=_change()), NoChange)
+    fine = 20.0
+    # between cells of the city's lattice (its places were seen a little off), so the
+    # reader's own numbering stands
+    at = [ORIGIN + 1.35 * PITCH, ORIGIN + 1.35 * PITCH]
+    look = {"tiles": [{"row": 0, "col": 0, "shape": "s9", "colour": "c9", "face_down": False,
+                       "centre_mm": at}],
+            "grid": {"pitch_mm": fine, "angle_deg": 0.0, "origin_mm": at}}
+    # a pale tile on a pale table: only its print changed
+    mask = np.zeros((230, 230), np.uint8)
+    x, y = int(at[0] * PPM), int(at[1] * PPM)
+    mask[y - 4:y + 4, x - 4:x + 4] = 1
+    v = s.interpret(look, change=ChangeMap(mask, (0.0, 0.0), PPM))
+    assert isinstance(v, Unclear) and v.text == "A1 read away from its place; looking again", v
+
+
 def _challenge_obs(city: dict[tuple[int, int], str], tops: tuple[str, str, str]) -> dict[str, Any]:
     """Indices as labels (shape, colour digits of the token); tops in row 8, cols 0, 3, 6."""
     cells = [(r, c, tok) for (r, c), tok in city.items()] + \
