@@ -87,6 +87,14 @@ MISFIT = 0.3
 from its nearest node (a hand, a cup or a phantom bent the reader's fit)."""
 
 
+def lattice_uv(axes: Axes, point: tuple[float, float]) -> tuple[float, float]:
+    """(u, v): where `point` (table mm) lies on a lattice, in pitches along its x and y
+    axes from the centre of cell (0, 0); cell (row, col) is (round(v), round(u))."""
+    pitch, origin, ux, uy = axes
+    dx, dy = point[0] - origin[0], point[1] - origin[1]
+    return (dx * ux[0] + dy * ux[1]) / pitch, (dx * uy[0] + dy * uy[1]) / pitch
+
+
 def lattice_misfit(grid: dict[str, Any] | None, points_mm: Iterable[tuple[float, float]]) -> float | None:
     """How far (in pitches) the worst of the city's known cell centres lies from the
     nearest node of this lattice, whatever its numbering; None without a usable lattice.
@@ -96,11 +104,9 @@ def lattice_misfit(grid: dict[str, Any] | None, points_mm: Iterable[tuple[float,
     pts = list(points_mm)
     if axes is None or not pts:
         return None
-    pitch, origin, ux, uy = axes
     worst = 0.0
-    for x, y in pts:
-        dx, dy = x - origin[0], y - origin[1]
-        u, v = (dx * ux[0] + dy * ux[1]) / pitch, (dx * uy[0] + dy * uy[1]) / pitch
+    for p in pts:
+        u, v = lattice_uv(axes, p)
         worst = max(worst, math.hypot(u - round(u), v - round(v)))
     return worst
 
@@ -160,15 +166,13 @@ def renumber(entries: dict[CellRC, dict[str, Any]], lattice: dict[str, Any] | No
     axes = lattice_axes(lattice)
     if axes is None:
         return None
-    pitch, origin, ux, uy = axes
     near = {(r + a, c + b) for r, c in city for a in (-1, 0, 1) for b in (-1, 0, 1)}
     out: dict[CellRC, dict[str, Any]] = {}
     for e in entries.values():
         p = point_mm(e.get("centre_mm"))
         if p is None:
             return None
-        dx, dy = p[0] - origin[0], p[1] - origin[1]
-        u, v = (dx * ux[0] + dy * ux[1]) / pitch, (dx * uy[0] + dy * uy[1]) / pitch
+        u, v = lattice_uv(axes, p)
         cell = (round(v), round(u))
         if max(abs(u - round(u)), abs(v - round(v))) > SNAP and cell in near:
             return None

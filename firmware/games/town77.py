@@ -23,7 +23,8 @@ from firmware.games.base import (
     Unclear, Verdict, point_mm,
 )
 from firmware.games.grid_change import (
-    ANCHOR_NEAR, MISFIT, SNAP, city_lattice, lattice_axes, lattice_misfit, merge_seen, renumber, settle, tile_entries,
+    ANCHOR_NEAR, MISFIT, SNAP, city_lattice, lattice_axes, lattice_misfit, lattice_uv, merge_seen, renumber,
+    settle, tile_entries,
 )
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
@@ -108,15 +109,6 @@ class Labels:
         return None if s is None or c is None else Tile(s, c)
 
 
-def _shape_of(grid: Any) -> tuple[float, float] | None:
-    """(pitch mm, angle deg) of a reader's lattice, or None."""
-    try:
-        shape = (float(grid["pitch_mm"]), float(grid["angle_deg"]))
-    except (KeyError, TypeError, ValueError):
-        return None
-    return shape if shape[0] > 0 and math.isfinite(shape[0] + shape[1]) else None
-
-
 def tile_of(entry: dict[str, Any]) -> Tile:
     """An entry whose labels are indices or tokens (tests, tools); see Labels otherwise."""
     if "token" in entry and isinstance(entry["token"], str):
@@ -170,8 +162,8 @@ class Town77Session(RecordsMoves):
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
         # the last look's proposed cell and the places it saw the city at, kept if applied
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
-        self._shape: tuple[float, float] | None = None   # (pitch, angle) of the look that applied
-        self._look_shape: tuple[float, float] | None = None   # and of this look
+        self._grid: dict[str, Any] | None = None        # the reader's lattice of the look that applied
+        self._look_grid: dict[str, Any] | None = None   # and of this look
         self._astray: list[Cell] = []       # known cells this look read in a changed place far off
         self._declined: tuple[Rect, ...] = ()   # a tile on the table at the start, "Not a move"
 
@@ -201,17 +193,27 @@ class Town77Session(RecordsMoves):
         placed = self._placed()
         return {(c.row, c.col): p for c, p in self._city_mm.items() if c in placed}
 
+    def _hold(self, why: str) -> Unclear | None:
+        """Look again, unless MISFIT_LOOKS looks in a row have been held (None: take this
+        one, whose move the players then confirm)."""
+        if self._misfits < MISFIT_LOOKS:
+            self._misfits += 1
+            return Unclear(f"{why}; looking again")
+        return None
+
     def _lone_lattice(self, seen: dict[tuple[int, int], tuple[float, float]]) -> dict[str, Any] | None:
         """A one-tile city's lattice: through where its tile was seen, at the pitch and angle
         of the look that applied it. Only for finding changed cells beside the city that no
         tile explains (a look whose lattice lies on a mat's lines or a glare reads its
         tiles elsewhere); never to number a look, which a pitch read once could misplace."""
-        if len(seen) != 1 or len(self._placed()) != 1 or self._shape is None:
+        axes = lattice_axes(self._grid)
+        if len(seen) != 1 or len(self._placed()) != 1 or axes is None:
             return None
         (r, c), (x, y) = next(iter(seen.items()))
-        pitch, angle = self._shape
-        p, q = pitch * math.cos(math.radians(angle)), pitch * math.sin(math.radians(angle))
-        return {"pitch_mm": pitch, "angle_deg": angle, "origin_mm": [x - p * c + q * r, y - q * c - p * r]}
+        pitch, _, (ax, ay), _ = axes
+        p, q = pitch * ax, pitch * ay
+        return {"pitch_mm": pitch, "angle_deg": math.degrees(math.atan2(ay, ax)),
+                "origin_mm": [x - p * c + q * r, y - q * c - p * r]}
 
     def _read_astray(self, entries: dict[Cell, dict[str, Any]], kept: set[Cell],
                      seen: dict[tuple[int, int], tuple[float, float]],
@@ -219,9 +221,7 @@ class Town77Session(RecordsMoves):
         """The state's cells whose reading lies where the table changed, more than
         ANCHOR_NEAR of a pitch from where that cell's tile was seen (the largest pitch
         known: a reader's lattice a symbol's width fine makes a small one)."""
-        pitches = [a[0] for a in (lattice_axes(g) for g in lattices) if a is not None]
-        if self._shape is not None:
-            pitches.append(self._shape[0])
+        pitches = [a[0] for a in (lattice_axes(g) for g in [*lattices, self._grid]) if a is not None]
         if not pitches:
             return []
         near = ANCHOR_NEAR * max(pitches)
@@ -253,24 +253,21 @@ class Town77Session(RecordsMoves):
         # two places fix a lattice with nothing to check it by (see lattice_hint)
         lattice = lattice_axes(city_lattice(seen)) if len(seen) >= HINT_TILES else None
         if lattice is not None:
-            pitch, (ox, oy), (ax, ay), (bx, by) = lattice
-            u = ((p[0] - ox) * ax + (p[1] - oy) * ay) / pitch
-            v = ((p[0] - ox) * bx + (p[1] - oy) * by) / pitch
+            u, v = lattice_uv(lattice, p)
             on = (round(v), round(u)) == (cell.row, cell.col) and \
                 max(abs(u - round(u)), abs(v - round(v))) <= SNAP
             return None if on else cell.name
         lone = lattice_axes(self._lone_lattice(seen))
         if lone is None:
             return None
-        (r, c), q = next(iter(seen.items()))
-        pitch, _, (ax, ay), (bx, by) = lone
-        u = (p[0] - q[0]) * ax + (p[1] - q[1]) * ay
-        v = (p[0] - q[0]) * bx + (p[1] - q[1]) * by
+        (r, c), _ = next(iter(seen.items()))
+        u, v = lattice_uv(lone, p)
+        u, v = u - c, v - r            # from the pioneer, in the pioneer look's pitches
         if min(abs(u), abs(v)) > AXIS_SLOPE * max(abs(u), abs(v)):
             # nearer a diagonal than an axis: the diagonal tile when it also lies a
             # diagonal's length off (a lone tile's lattice can be read 45 degrees off,
             # and then its neighbour lies along that lattice's diagonal, but near its pitch)
-            return cell.name if math.hypot(u, v) > DIAGONAL * pitch else None
+            return cell.name if math.hypot(u, v) > DIAGONAL else None
         step = (0, 1 if u > 0 else -1) if abs(u) > abs(v) else (1 if v > 0 else -1, 0)
         return None if (r + step[0], c + step[1]) == (cell.row, cell.col) else cell.name
 
@@ -282,14 +279,14 @@ class Town77Session(RecordsMoves):
         if change is not None and len(self._city_mm) >= 3:
             misfit = lattice_misfit(grid, self._city_mm.values())
             if misfit is not None and misfit > MISFIT:
-                if self._misfits < MISFIT_LOOKS:
-                    self._misfits += 1
-                    return Unclear(f"grid off the city by {misfit:.2f} cell; looking again")
+                held = self._hold(f"grid off the city by {misfit:.2f} cell")
+                if held is not None:
+                    return held
                 forced = True
         self._centres = {}
         self._proposed = None
         self._astray = []
-        self._look_shape = _shape_of(grid)
+        self._look_grid = grid if lattice_axes(grid) is not None else None
         verdict = self._interpret(observation, change)
         if change is not None and not forced and self._astray and isinstance(verdict, NoChange):
             # a changed place read as a known tile far from where that tile was seen: a
@@ -298,16 +295,16 @@ class Town77Session(RecordsMoves):
             # then vote for, so the look agrees with the state and the new tile would be
             # agreed on as table. Only an agreeing look: a place recorded off (a tile
             # the players placed by answering) must not hold up a look that proposes
-            if self._misfits < MISFIT_LOOKS:
-                self._misfits += 1
-                return Unclear(f"{self._astray[0].name} read away from its place; looking again")
+            held = self._hold(f"{self._astray[0].name} read away from its place")
+            if held is not None:
+                return held
             forced = True
         if change is not None and not forced and isinstance(verdict, Proposed):
             off = self._off_city(verdict)
             if off is not None:
-                if self._misfits < MISFIT_LOOKS:
-                    self._misfits += 1
-                    return Unclear(f"{off} not where the city puts it; looking again")
+                held = self._hold(f"{off} not where the city puts it")
+                if held is not None:
+                    return held
                 forced = True
         self._misfits = 0
         if forced and not isinstance(verdict, Unclear):
@@ -574,7 +571,7 @@ class Town77Session(RecordsMoves):
         one are read on the next looks whatever changed."""
         if self._proposed is not None and self._proposed[0] == cell:
             self._city_mm = self._proposed[1]
-            self._shape = self._look_shape
+            self._grid = self._look_grid
         self._proposed = None
         if cell in self._together and (move.get("source") == "confirmed" or cell in self._pending):
             # the players picked this one, or it was left from their last answer

@@ -34,14 +34,26 @@ def _obs(*tiles: tuple[int, int, Any, Any], shift: tuple[int, int] = (0, 0)) -> 
                      "origin_mm": _centre(-dr, -dc)}}
 
 
+def _rect_change(*rects: tuple[float, float, float, float]) -> ChangeMap:
+    """A change map of a 460 mm table where exactly these (x0, y0, x1, y1) mm changed."""
+    mask = np.zeros((230, 230), np.uint8)
+    for x0, y0, x1, y1 in rects:
+        mask[int(y0 * PPM):int(y1 * PPM), int(x0 * PPM):int(x1 * PPM)] = 1
+    return ChangeMap(mask, (0.0, 0.0), PPM)
+
+
 def _change(*cells: tuple[int, int]) -> ChangeMap:
     """A change map of a 460 mm table where exactly these state cells changed."""
-    mask = np.zeros((230, 230), np.uint8)
-    for r, c in cells:
-        x, y = _centre(r, c)
-        h = 0.45 * PITCH
-        mask[int((y - h) * PPM):int((y + h) * PPM), int((x - h) * PPM):int((x + h) * PPM)] = 1
-    return ChangeMap(mask, (0.0, 0.0), PPM)
+    h = 0.45 * PITCH
+    return _rect_change(*((x - h, y - h, x + h, y + h) for x, y in (_centre(r, c) for r, c in cells)))
+
+
+def _far_row(count: int, pitch: float, angle: float = 0.0) -> dict[str, Any]:
+    """A look whose only tiles are a row far from the city, on the reader's own lattice
+    (a mat's lines or a glare read as tiles)."""
+    return {"tiles": [{"row": 0, "col": c, "shape": f"s{c}", "colour": "c1", "face_down": False,
+                       "centre_mm": [330.0 + pitch * c, 400.0]} for c in range(count)],
+            "grid": {"pitch_mm": pitch, "angle_deg": angle, "origin_mm": [330.0, 400.0]}}
 
 
 def _session(*placements: tuple[str, str]) -> Town77Session:
@@ -306,11 +318,9 @@ def test_tiles_laid_by_a_missed_pioneer_are_asked_not_taken_for_a_cup() -> None:
     With no city yet, the tiles read in a region share it, and the players are asked."""
     s = Town77Session({"players": 2})
     assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
-    mask = np.zeros((230, 230), np.uint8)
     lo, hi = ORIGIN - 0.5 * PITCH, ORIGIN + 1.5 * PITCH     # A1, B1, A2 and B2's corner: one region
-    mask[int(lo * PPM):int(hi * PPM), int(lo * PPM):int(hi * PPM)] = 1
     look = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
-    v = s.interpret(look, change=ChangeMap(mask, (0.0, 0.0), PPM))
+    v = s.interpret(look, change=_rect_change((lo, lo, hi, hi)))
     assert isinstance(v, Ask) and v.text == "3 tiles at once", v
     assert [m["type"] for m in v.candidates] == ["pioneer"], v.candidates
 
@@ -332,10 +342,7 @@ def test_a_new_tile_read_as_a_known_tile_far_from_its_place_is_looked_at_again()
                        "centre_mm": at}],
             "grid": {"pitch_mm": fine, "angle_deg": 0.0, "origin_mm": at}}
     # a pale tile on a pale table: only its print changed
-    mask = np.zeros((230, 230), np.uint8)
-    x, y = int(at[0] * PPM), int(at[1] * PPM)
-    mask[y - 4:y + 4, x - 4:x + 4] = 1
-    v = s.interpret(look, change=ChangeMap(mask, (0.0, 0.0), PPM))
+    v = s.interpret(look, change=_rect_change((at[0] - 8.0, at[1] - 8.0, at[0] + 8.0, at[1] + 8.0)))
     assert isinstance(v, Unclear) and v.text == "A1 read away from its place; looking again", v
 
 
@@ -508,10 +515,7 @@ def test_a_pioneer_the_reader_missed_beside_phantoms_on_unchanged_table_is_looke
     reader made of the table that did not change."""
     s = Town77Session({"players": 2})
     assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
-    phantoms = {"tiles": [{"row": 0, "col": c, "shape": f"s{c}", "colour": "c1", "face_down": False,
-                           "centre_mm": [330.0 + 30.0 * c, 400.0]} for c in range(2)],
-                "grid": {"pitch_mm": 30.0, "angle_deg": 0.0, "origin_mm": [330.0, 400.0]}}
-    v = s.interpret(phantoms, change=_change((0, 0)))
+    v = s.interpret(_far_row(2, 30.0), change=_change((0, 0)))
     assert isinstance(v, Unclear) and v.text == "the table changed; looking again", v
 
 
@@ -520,15 +524,8 @@ def test_a_tile_beside_a_lone_pioneer_is_looked_at_again_when_the_look_reads_els
     check the cells beside it on, so a look whose tiles all lay on a mat's lines far off
     was NoChange and the tiles laid by the pioneer were agreed on as table. The cells
     beside a lone pioneer are checked on the lattice of the look that applied it."""
-    s = Town77Session({"players": 2})
-    assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
-    v = s.interpret(_obs((0, 0, "s1", "c1")), change=_change((0, 0)))
-    assert isinstance(v, Proposed), v
-    s.apply(v.move)
-    junk = {"tiles": [{"row": 0, "col": c, "shape": f"s{c}", "colour": "c1", "face_down": False,
-                       "centre_mm": [330.0 + 20.0 * c, 400.0]} for c in range(3)],
-            "grid": {"pitch_mm": 20.0, "angle_deg": 3.0, "origin_mm": [330.0, 400.0]}}
-    v = s.interpret(junk, change=_change((1, 0)))
+    s = _pioneer_session()
+    v = s.interpret(_far_row(3, 20.0, 3.0), change=_change((1, 0)))
     assert isinstance(v, Unclear) and v.text == "A2 changed; looking again", v
 
 
