@@ -338,12 +338,7 @@ def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_
     h, w = lab.shape[:2]
     half = np.asarray(cv2.resize(lab, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA), np.float32)
     k = max(3, int(round(cfg.table_smooth_mm * px_per_mm / 2)) | 1)
-    # (each row's channel pattern laid out whole, and min/max for clip: the same numbers)
-    hh, hw = half.shape[:2]
-    rows = half.reshape(hh, -1) * np.tile(np.array([2.55, 1, 1], np.float32), hw)
-    rows += np.tile(np.array([0, 128, 128], np.float32), hw)
-    sm8 = np.minimum(np.maximum(rows, 0), 255).reshape(half.shape)
-    med = np.asarray(cv2.medianBlur(sm8.astype(np.uint8), k), np.uint8)
+    med = np.asarray(cv2.medianBlur(_lab8(half), k), np.uint8)
     sm = med.astype(np.float32)
     q = (med >> 3).astype(np.int64)      # sm // 8: sm holds whole numbers 0..255
     key = (q[..., 0] * 32 + q[..., 1]) * 32 + q[..., 2]
@@ -368,6 +363,15 @@ def table_near(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_
     return np.asarray(cv2.resize(near.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST) > 0)
 
 
+def _lab8(lab: F32) -> NDArray[np.uint8]:
+    """Lab in OpenCV's 8-bit scale (L * 2.55, a and b + 128), clipped to 0..255. (Each
+    row's channel pattern laid out whole, and min/max for clip: the same numbers.)"""
+    h, w = lab.shape[:2]
+    rows = lab.reshape(h, -1) * np.tile(np.array([2.55, 1, 1], np.float32), w)
+    rows += np.tile(np.array([0, 128, 128], np.float32), w)
+    return np.minimum(np.maximum(rows, 0), 255).reshape(lab.shape).astype(np.uint8)
+
+
 def print_strokes(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_]:
     """True on a stroke of print: a place at least symbol_min_de (the least contrast of a
     tile's print) off the median colour round it (a table_smooth_mm window, the one
@@ -376,9 +380,7 @@ def print_strokes(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bo
     bare table all over; a filled symbol shows its rim. (The colour round a place is
     smooth: its median is taken at half the resolution, a quarter the work.)"""
     h, w = lab.shape[:2]
-    rows = lab.reshape(h, -1) * np.tile(np.array([2.55, 1, 1], np.float32), w)
-    rows += np.tile(np.array([0, 128, 128], np.float32), w)
-    sm8 = np.minimum(np.maximum(rows, 0), 255).reshape(lab.shape).astype(np.uint8)
+    sm8 = _lab8(lab)
     half = cv2.resize(sm8, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
     k = max(3, int(round(cfg.table_smooth_mm * px_per_mm / 2)) | 1)
     med = np.asarray(cv2.resize(cv2.medianBlur(half, k), (w, h), interpolation=cv2.INTER_LINEAR), np.float32)

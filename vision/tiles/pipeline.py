@@ -570,15 +570,12 @@ def _whole_prints(found: list[TileReading], grid: GridFit, lab: NDArray[np.float
         return None
     widest = 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm
     # the strokes about the printed cells only (the median filter is dear over the view)
-    ctrs = np.array([t.centre_mm for t in up])
-    pad = 1.5 * grid.pitch_mm + widest + cfg.table_smooth_mm
     h, w = lab.shape[:2]
-    lo = np.floor((ctrs.min(axis=0) - pad - np.asarray(origin)) * cpx).astype(int)
-    hi = np.ceil((ctrs.max(axis=0) + pad - np.asarray(origin)) * cpx).astype(int)
-    x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
-    x1, y1 = min(w, int(hi[0])), min(h, int(hi[1]))
-    if x1 - x0 < 2 or y1 - y0 < 2:
+    about = _window(np.array([t.centre_mm for t in up]), 1.5 * grid.pitch_mm + widest + cfg.table_smooth_mm,
+                  origin, cpx, (h, w))
+    if about is None:
         return None
+    x0, y0, x1, y1 = about
     strokes = np.zeros((h, w), dtype=bool)
     strokes[y0:y1, x0:x1] = print_strokes(np.ascontiguousarray(lab[y0:y1, x0:x1]), cpx, cfg)
 
@@ -611,6 +608,17 @@ def _whole_prints(found: list[TileReading], grid: GridFit, lab: NDArray[np.float
     if len(sym) < len(prints) or not _on_lattice(again, cfg) or pieces(sym, g)[1] > 0:
         return None
     return g, again, held
+
+
+def _window(ctrs: NDArray[np.float64], pad: float, origin: tuple[float, float], cpx: float,
+            shape: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """The view's pixels (x0, y0, x1, y1) about these centres (table mm), `pad` mm wider,
+    clipped to a view of `shape` (h, w); None when under two pixels across."""
+    lo = np.floor((ctrs.min(axis=0) - pad - np.asarray(origin)) * cpx).astype(int)
+    hi = np.ceil((ctrs.max(axis=0) + pad - np.asarray(origin)) * cpx).astype(int)
+    x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
+    x1, y1 = min(shape[1], int(hi[0])), min(shape[0], int(hi[1]))
+    return None if x1 - x0 < 2 or y1 - y0 < 2 else (x0, y0, x1, y1)
 
 
 def _through(pts: NDArray[np.float64], theta: float, pitch: float, strength: float) -> GridFit:
@@ -803,13 +811,10 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
     ux, uy = grid.axes
     h, w = table.shape
     ctrs = np.array([grid.cell_centre_mm(t.col, t.row) for t in up])
-    pad = 1.5 * grid.pitch_mm
-    lo = np.floor((ctrs.min(axis=0) - pad - np.asarray(origin)) * cpx).astype(int)
-    hi = np.ceil((ctrs.max(axis=0) + pad - np.asarray(origin)) * cpx).astype(int)
-    x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
-    x1, y1 = min(w, int(hi[0])), min(h, int(hi[1]))
-    if x1 - x0 < 2 or y1 - y0 < 2:
+    about = _window(ctrs, 1.5 * grid.pitch_mm, origin, cpx, (h, w))
+    if about is None:
         return [(t.centre_mm, 0.0, 1) for t in up]
+    x0, y0, x1, y1 = about
     mask = ~table[y0:y1, x0:x1]
     _, comp, box, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     ys, xs = np.mgrid[y0:y1, x0:x1]
