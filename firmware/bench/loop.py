@@ -181,6 +181,11 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
     return frames, placed
 
 
+# seconds the table stays as it is after a game's last tile: the players then end the
+# game on the device (MENU, End game, tiles left in each hand), which takes longer
+END_HOLD = 10.0
+
+
 class PacedCamera:
     """Frames shown like a live camera: each for `period` seconds, whether or not anyone
     captures it; a hand frame is also shown half-way to give motion.
@@ -189,10 +194,16 @@ class PacedCamera:
     not with the real time its work took: which frames the loop sees then does not
     depend on how loaded the machine is (under load a slow look let the next move go by
     unseen, so the moves missed changed from run to run); the latency is still measured
-    in real time."""
+    in real time.
+
+    After the last frame's period the table stays as it is for `hold` seconds more: a
+    game does not end the moment its last tile is down (the players then end it on the
+    device), and a recording cut there would lose a last move the loop is still looking
+    at or asking about. `on_hold` is called once when that time starts."""
 
     def __init__(self, frames: list[NDArray[np.uint8]], clock: Any, period: float = 3.0,
-                 look_cost: float = 0.5) -> None:
+                 look_cost: float = 0.5, hold: float = 0.0,
+                 on_hold: Callable[[], None] | None = None) -> None:
         self.frames = frames
         self.clock = clock
         self.period = period
@@ -200,6 +211,8 @@ class PacedCamera:
         self.index = 0
         self.look_cost = look_cost
         self.looks = 0
+        self.hold = hold
+        self.on_hold = on_hold
 
     def _now(self) -> float:
         return float(self.clock.offset) + self.look_cost * self.looks
@@ -211,7 +224,13 @@ class PacedCamera:
         t = self._now() - self.t0
         i = int(t / self.period)
         if i >= len(self.frames):
-            raise EndOfStream("end of the paced frames")
+            if t >= len(self.frames) * self.period + self.hold:
+                raise EndOfStream("end of the paced frames")
+            if self.on_hold is not None:
+                self.on_hold()
+                self.on_hold = None
+            i = len(self.frames) - 1
+            t = i * self.period + self.period     # the last frame, held still
         self.index = i
         frame = self.frames[i]
         phase = t - i * self.period
@@ -383,7 +402,7 @@ class _ChargedClock(_TimingClock):
 
 def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
                   players: tuple[list[tuple[int, int]], list[tuple[int, int]], list[str]] | None = None,
-                  look_seconds: float | None = None) -> dict[str, Any]:
+                  look_seconds: float | None = None, hold: float = 0.0) -> dict[str, Any]:
     """Run the loop (live mode, timing clock) over full-resolution frames; time each look
     from the still period ending to the first screen shown after it (the loop's own
     `timings`), and each look's work (`look`: capture to verdict, which an early look does
@@ -391,7 +410,9 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
     (`PacedCamera`). With `players` (placed, tiles, labels of real_game) the questions
     are answered by simulated Players; otherwise nobody answers. With `look_seconds` every
     look is charged that time on a virtual clock (`_ChargedClock`): the moves missed then
-    do not depend on the machine, and the latencies are not measured."""
+    do not depend on the machine, and the latencies are not measured. The last frame is
+    held `hold` seconds more (PacedCamera); `applied_unheld` are the moves applied before
+    that hold began, what a recording cut at the last frame's period would have given."""
     from firmware.buttons.script import NoButtons
     from firmware.display.virtual import NullDisplay
     from firmware.journal import Journal
@@ -418,7 +439,12 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
     with tempfile.TemporaryDirectory() as tmp:
         cfg = LoopConfig(motion=MotionConfig(still_seconds=1.0), replay=False,
                          prompt_timeout=0.0 if players is None else 5.0, resume_timeout=0.0)
-        camera = PacedCamera(frames, clock)
+        unheld: list[list[Any]] = []
+
+        def moves() -> list[Any]:
+            return [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
+
+        camera = PacedCamera(frames, clock, hold=hold, on_hold=lambda: unheld.append(moves()))
         buttons: Any = NoButtons(sleep=clock.sleep) if players is None else \
             Players(camera, *players, sleep=clock.sleep)
         ref = Referee(camera, display, buttons, Journal(tmp),
@@ -430,40 +456,43 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
         ref._locate = timed(ref._locate, parts["fit"])  # type: ignore[method-assign]
         ref.judge = timed(ref.judge, parts["look"], clock.charge)  # type: ignore[method-assign]
         ref.run()
-        applied = [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
+        applied = moves()
     return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
-            "look": parts["look"], "moves": len(applied), "applied": applied, "events": ref.events,
+            "look": parts["look"], "moves": len(applied), "applied": applied,
+            "applied_unheld": unheld[0] if unheld else applied, "events": ref.events,
             "answered": getattr(buttons, "answered", 0), "fixes": getattr(buttons, "fixes", 0),
             "void": sum(1 for e in ref.events if e.startswith("early look void"))}
 
 
 def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: int = 8,
                      occluders: bool = True, players: bool = False,
-                     look_seconds: float | None = None,
+                     look_seconds: float | None = None, hold: float = 0.0,
                      each: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Whole Town 77 games through the loop with the real reader, in random synthetic
     environments with hands and cups between moves: moves applied at a cell no tile
     went to (invented), tiles placed but never applied (missed), questions asked. With
     `players`, simulated Players answer the questions and fix misread alerts; with
     `look_seconds`, looks are charged that time (bench_latency), so the moves missed do
-    not depend on the machine."""
+    not depend on the machine; with `hold`, the last frame stays that many seconds more
+    (`missed_unheld` counts the moves missed without it)."""
     def name(rc: tuple[int, int]) -> str:
         return "ABCDEFG"[rc[1]] + str(rc[0] + 1)
 
     out: dict[str, Any] = {"games": 0, "moves": 0, "invented": 0, "missed": 0, "questions": 0,
                            "frames": 0, "latency": [], "fit": [], "reader": [], "look": [], "void": 0,
-                           "exact_games": 0, "answered": 0, "fixes": 0}
+                           "exact_games": 0, "answered": 0, "fixes": 0, "missed_unheld": 0}
     for g in range(games):
         labels: list[str] = []
         tiles: list[tuple[int, int]] = []
         frames, placed = real_game(seed + g, moves, resolution, cups=occluders, hands=occluders,
                                    labels=labels, tiles=tiles)
         run = bench_latency(frames, players=(placed, tiles, labels) if players else None,
-                            look_seconds=look_seconds)
+                            look_seconds=look_seconds, hold=hold)
         want = [name(rc) for rc in placed]
         got = [str(c) for c in run["applied"]]
         invented = sum(1 for c in got if c not in want)
         missed = sum(1 for c in want if c not in got)
+        out["missed_unheld"] += sum(1 for c in want if c not in {str(x) for x in run["applied_unheld"]})
         out["games"] += 1
         out["frames"] += len(frames)
         out["moves"] += len(want)
@@ -691,8 +720,8 @@ def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> st
              "<= 1 ms", verdict(m["median_ms"] <= 1.0)],
             ["motion check p99", f"{m['p99_ms']:.3f} ms", "", ""]]
 
-    real = bench_real_games(real_games, seed, res)
-    calm = bench_real_games(real_games, seed, res, occluders=False)
+    real = bench_real_games(real_games, seed, res, hold=END_HOLD)
+    calm = bench_real_games(real_games, seed, res, occluders=False, hold=END_HOLD)
     lat = real["latency"]
     med_lat = median(lat)
     worst = max(lat) if lat else float("nan")
@@ -742,7 +771,8 @@ def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> st
             f"a cup beside the city in some; the town77 reader; {real['frames']} frames): "
             f"**{real['invented']} moves invented, {real['missed']} missed** of {real['moves']} "
             f"({real['questions']} questions to the players; {real['exact_games']} of "
-            f"{real['games']} games refereed exactly). The same games with no hand or cup at all: "
+            f"{real['games']} games refereed exactly; the last frame held {END_HOLD:.0f} s, "
+            f"without which {real['missed_unheld']} were missed). The same games with no hand or cup at all: "
             f"{calm['invented']} invented, {calm['missed']} missed ({calm['exact_games']} of "
             f"{calm['games']} exact), so the misses are the reader's, not the occluders': its "
             "accuracy is measured by `tableref bench --game town77`.",
@@ -758,14 +788,16 @@ if __name__ == "__main__":
         n = int(sys.argv[2]) if len(sys.argv) > 2 else 10
         first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
         charged = [a for a in sys.argv if a.startswith("--look=")]
+        held = [a for a in sys.argv if a.startswith("--hold=")]
         got = bench_real_games(n, first, (2304, 1296), occluders=sys.argv[1] == "real",
                                players="--players" in sys.argv,
                                look_seconds=float(charged[0].split("=", 1)[1]) if charged else None,
+                               hold=float(held[0].split("=", 1)[1]) if held else 0.0,
                                each=(lambda line: print(line, flush=True)) if "--each" in sys.argv else None)
         print(json.dumps({k: v for k, v in got.items() if k not in ("latency", "fit", "reader", "look")}))
         for k in ("latency", "look", "reader", "fit"):
             print(f"{k} median {1000 * median(got[k]):.0f} ms over {len(got[k])}")
     else:
-        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED] [--players] [--look=S] [--each]\n"
+        print("usage: python -m firmware.bench.loop resume [SEED] | real|calm [GAMES] [SEED] [--players] [--look=S] [--hold=S] [--each]\n"
               "  real: Town 77 games through the loop and the real reader with hands and cups; "
               "calm: the same games without them (the whole suite: tableref bench --game loop)")

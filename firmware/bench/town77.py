@@ -241,18 +241,29 @@ def labels_rows(lb: dict[str, Any]) -> list[list[Any]]:
             ["  colour label right", pct(lb["colour_ok"], lb["tiles"]), "", ""]]
 
 
+# what one look is charged in the alerts games (about a hinted look's time on this machine)
+LOOK_SECONDS = 0.3
+
+
 def alerts(games: int, seed: int, resolution: tuple[int, int]) -> dict[str, int]:
     """Whole games through the device loop (vision.synth frames, the town77 reader): a
     quarter of the moves are first tried on a cell the rules forbid, then taken back.
-    Counts illegal placements alerted, and alerts on frames that hold no illegal tile."""
-    from firmware.bench.loop import bench_latency, real_game
+    Counts illegal placements alerted, and alerts on frames that hold no illegal tile.
+
+    The players answer the device's questions and fix the alerts on tiles they laid
+    legally (bench.loop.Players), and every look is charged LOOK_SECONDS on a virtual
+    clock: on the real clock a slow look let a frame go by unseen, so which placements
+    were alerted changed with the machine's load."""
+    from firmware.bench.loop import END_HOLD, bench_latency, real_game
 
     out = {"games": 0, "illegal": 0, "alerted": 0, "placements": 0, "false_alerts": 0,
            "frames": 0}
     for g in range(games):
         labels: list[str] = []
-        frames, _ = real_game(seed + g, 10, resolution, illegal=0.25, labels=labels)
-        run = bench_latency(frames)
+        tiles: list[tuple[int, int]] = []
+        frames, placed = real_game(seed + g, 10, resolution, illegal=0.25, labels=labels, tiles=tiles)
+        run = bench_latency(frames, players=(placed, tiles, labels), look_seconds=LOOK_SECONDS,
+                            hold=END_HOLD)
         flagged = {int(e.split(":")[0].split()[1]) for e in run["events"]
                    if e.startswith("frame ") and ": Illegal" in e}
         out["games"] += 1
