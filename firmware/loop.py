@@ -106,6 +106,7 @@ class LoopConfig:
     flash_times: int = 3               # inverted flashes of an illegal-move alert
     flash_period: float = 0.25
     stuck_looks: int = 3               # blocked stable looks before asking the players
+    unclear_looks: int = 5             # unclear looks in a row before the screen says why
     guard_margin_mm: float = 15.0      # foreign change this close to the move blocks it
     arm_bridge_mm: float = 12.0        # gaps bridged when tracing a change to the table's edge
     guard_blob_cells: float = 1.0      # a still thing this many move cells large by the move: ask
@@ -203,6 +204,7 @@ class Referee:
         self.grid_hint: dict[str, Any] | None = None
         self.last_look_preview: NDArray[np.uint8] | None = None
         self.blocked_looks = 0
+        self.unclear_run = 0               # unclear verdicts delivered in a row
         self.frames = 0
         self.skip_until_frame = -1
         self.stopping = False
@@ -860,6 +862,7 @@ class Referee:
         if not isinstance(verdict, Unclear):
             # a hand over the table leaves the alert standing; any other reading replaces it
             self.misread = verdict if isinstance(verdict, Illegal) else None
+            self.unclear_run = 0
         if isinstance(verdict, NoChange):
             self._show_status()
         elif isinstance(verdict, Proposed):
@@ -870,7 +873,14 @@ class Referee:
         elif isinstance(verdict, Ask):
             self._question(verdict, frame)
         elif isinstance(verdict, Unclear):
-            self._show_status()
+            self.unclear_run += 1
+            if self.unclear_run >= self.cfg.unclear_looks:
+                # the loop keeps looking at a table it cannot make out (a tile it cannot
+                # read, a cup by the city): the players are told why rather than left
+                # watching the turn screen while their move goes unseen
+                self.show(scr.unclear_screen(verdict.text))
+            else:
+                self._show_status()
 
     def _apply(self, move: dict[str, Any], frame: Frame | None, source: str | None = None,
                answer: str | None = None) -> bool:

@@ -285,6 +285,13 @@ def camera_moved_screen() -> Image.Image:
     return text_screen("Camera moved", ["Re-fitting", "the table..."])
 
 
+def unclear_screen(reason: str) -> Image.Image:
+    """The referee has looked at the table several times and cannot make it out: what
+    it cannot read, so the players can straighten a tile or move what is in the way."""
+    what = reason.split(";")[0].split(" (")[0].strip()
+    return text_screen("Can't read", [what[:1].upper() + what[1:], "Check the table"])
+
+
 def error_screen(title: str, message: str) -> Image.Image:
     """An error the players must act on (inverted, to be seen across the table)."""
     return text_screen(title, [message], inverted=True)

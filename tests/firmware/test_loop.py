@@ -172,6 +172,24 @@ def test_a_recording_that_cannot_be_read_stops_with_its_error(tmp_path: Path, ga
     assert ref.journal.closed
 
 
+@pytest.mark.parametrize("unread", [4, 5])
+def test_a_table_the_loop_cannot_make_out_is_said_after_some_looks(tmp_path: Path, unread: int) -> None:
+    """Unclear looks in a row (here the markers covered) show the turn screen at first,
+    and from the fifth on say what cannot be read; a clear look ends it."""
+    from firmware.screens.base import unclear_screen
+    covered = np.full_like(minitable.render({}), 128)
+    frames = [minitable.render({})] + [covered] * unread + [minitable.render({(0, 0): (1, 1)})]
+    ref = referee(tmp_path, frames)
+    shown: list[bytes] = []
+    show = ref.display.show
+    ref.display.show = lambda im: (shown.append(im.tobytes()), show(im))  # type: ignore[method-assign]
+    ref.run()
+    assert sum(1 for e in ref.events if e.endswith("Unclear markers hidden")) == unread
+    said = unclear_screen("markers hidden").tobytes()
+    assert shown.count(said) == (1 if unread >= 5 else 0)
+    assert summary_from_journal(load(tmp_path / "journal.jsonl").records)["moves"] == 1  # type: ignore[index]
+
+
 def test_corrupt_frame_is_skipped(tmp_path: Path) -> None:
     """An unreadable frame is logged and skipped; the next one is read."""
     frames = [minitable.render({}), None, minitable.render({(0, 0): (1, 1)})]
