@@ -42,6 +42,7 @@ class SlackChain:
     poses: list[C.ClipPose]
     first_mm: float
     last_mm: float
+    image: F32 | None = None        # the whole evidence (2 px/mm, table origin (0, 0); the chain along y 20)
 
 
 def slack_chain(seed: int, n: int, length: float = 32.0, overlap: tuple[float, float] = (0.08, 0.48),
@@ -73,4 +74,4 @@ def slack_chain(seed: int, n: int, length: float = 32.0, overlap: tuple[float, f
     cut = length if strip_clip_mm is None else strip_clip_mm
     half = int((cut * 9 / 32 / 2 + 1.25 * cut / 32 + 2.5) / STEP_MM)
     s = np.ascontiguousarray(ev[40 - half:40 + half + 1, :].T).astype(np.float32)
-    return SlackChain(s, poses, float(poses[0].start[0]), float(end))
+    return SlackChain(s, poses, float(poses[0].start[0]), float(end), ev)

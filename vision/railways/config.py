@@ -189,6 +189,9 @@ class RailwaysConfig:
                                         # past the card's edge (dev 4608, true ends: 99th percentile 0.595)
     end_card_outside_mm: float = 3.0    # or this far outside it (an end clip meeting the edge aslant touches it
                                         # with a corner)
+    strip_centre_passes: int = 1        # a chain's strip is moved onto its seen wire's middle this many times (2: dev exact 339, 1: 342)
+    strip_centre_span_mm: float = 20.0  # ... the wire's middle smoothed along the chain over this
+    strip_centre_mm: float = 6.0        # ... by at most this much
     end_card_scan_mm: float = 40.0      # the card's edge is looked for this far in from the path's end
     end_card_straight: bool = True      # the strip runs straight into a card from the chain's heading before it
     end_card_keep_mm: float = 30.0      # unless less of the path than this is left outside the card

@@ -125,11 +125,13 @@ class ChainStrip:
 def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
                  clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None,
                  stations: list[Station] | None = None,
-                 reached: tuple[bool, bool] = (False, False)) -> ChainStrip | None:
+                 reached: tuple[bool, bool] = (False, False), centre: bool = False) -> ChainStrip | None:
     """The strip of the chain along path (extended by a clip at each end), or None when
     too short to count. stations: where the path's ends may join a card (_card_edges).
     reached: the path's ends carried on to a card unseen (_reach_cards): the chain is
-    taken to run there, though its wire was not seen."""
+    taken to run there, though its wire was not seen. centre: the strip is moved onto the
+    middle of the chain's seen wire (_off_centre; the River's path is centred already,
+    river._centred)."""
     width = clip_len * cfg.clip_width_ratio
     wire_mm = clip_len * cfg.wire_ratio
     half = width / 2 + wire_mm + 2.5
@@ -137,12 +139,30 @@ def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     if stations and cfg.end_card_straight:
         path = _cut_at_cards(path, stations, cfg)
     ext = extend(path, ext_by)
-    mx, my, pts, _ = strip_grid(view, ext, half)      # one grid for every map of this chain
+    mx, my, pts, nrm = strip_grid(view, ext, half)      # one grid for every map of this chain
     e = sample(wire, mx, my)
     w = _weights(cover, same_large, mx, my)
     n = len(e)
     if n < 4:
         return None
+    # the traced path runs a few mm beside its chain (at crossings, along bunched stretches,
+    # into cards): on dev 2100-2139 at 4608x2592 a clip 5-14 mm off the strip's middle was
+    # the first cause of 28 of the 134 wrong counts among links found. The end detector
+    # sees the strip folded about its middle, so a chain along the strip's edge loses clip
+    # ends; the strip is moved onto the middle of the wire it sees (the path itself, and
+    # so the link's reported path, stays as traced)
+    moved = np.zeros(n, np.float32)
+    for _ in range(cfg.strip_centre_passes if centre else 0):
+        shift = _off_centre(e, w, half, cfg)
+        if shift is None:
+            break
+        moved = np.clip(moved + shift, -cfg.strip_centre_mm, cfg.strip_centre_mm)
+        offs = np.arange(-half, half + 1e-9, STEP_MM)
+        grid = (np.asarray(pts) + moved[:, None] * nrm)[:, None, :] + offs[None, :, None] * nrm[:, None, :]
+        px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
+        mx, my = px[..., 0].astype(np.float32), px[..., 1].astype(np.float32)
+        e = sample(wire, mx, my)
+        w = _weights(cover, same_large, mx, my)
     # the skeleton stops short of the chain ends; find where the wire really ends
     r0 = int(round(ext_by / STEP_MM))
     r1 = max(r0, n - 1 - int(round(ext_by / STEP_MM)))
@@ -158,6 +178,21 @@ def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
     pts64 = np.asarray(pts, dtype=np.float64)
     edges = _card_edges(pts64, r0, r1, stations, cfg) if stations else (None, None)
     return ChainStrip(e, w, lo, hi, pts64, ends, unseen0 or unseen1, edges)
+
+
+def _off_centre(e: F32, w: F32, half: float, cfg: RailwaysConfig) -> F32 | None:
+    """How far (mm, along the strip's normals) the chain's seen wire lies off the strip's
+    middle, row by row, smoothed along the chain; None when nowhere by more than 1 mm."""
+    offs = np.arange(e.shape[1], dtype=np.float32) * STEP_MM - np.float32(half)
+    seen = np.where(w > 0, e, 0.0).astype(np.float32)
+    mass = seen.sum(axis=1)
+    cen = (seen * offs[None, :]).sum(axis=1)
+    k = max(3, int(round(cfg.strip_centre_span_mm / STEP_MM)) | 1)
+    ms = cv2.blur(mass.reshape(-1, 1), (1, k)).ravel()
+    cs = cv2.blur(cen.reshape(-1, 1).astype(np.float32), (1, k)).ravel()
+    shift = np.where(ms > 0.5, cs / np.maximum(ms, 1e-6), 0.0)
+    shift = np.clip(shift, -cfg.strip_centre_mm, cfg.strip_centre_mm).astype(np.float32)
+    return shift if float(np.abs(shift).max()) > 1.0 else None
 
 
 def _cut_at_cards(path: F64, stations: list[Station], cfg: RailwaysConfig) -> F64:
@@ -585,7 +620,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     for colour, path, pieces, share, walked in _pieces_dropped(carried, cfg):
         path, reached = _reach_cards(path, stations, cfg)
         cs = _chain_strip(view, named[colour], covers[colour], blinds[colour], path, cfg.default_clip_mm, cfg,
-                          stations=stations, reached=reached)
+                          stations=stations, reached=reached, centre=True)
         if cs is not None:
             chains.append((colour, path, pieces, share, cs))
             reached_any.append(any(reached))
