@@ -212,12 +212,17 @@ def strip_grid(view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F32, F
     tang = cv2.GaussianBlur(tang.reshape(-1, 1, 2), (1, 21), 0).reshape(-1, 2)
     tang /= np.maximum(np.linalg.norm(tang, axis=1, keepdims=True), 1e-9)
     nrm = np.stack([-tang[:, 1], tang[:, 0]], axis=1)
-    offs = np.arange(-half_mm, half_mm + 1e-9, STEP_MM)
-    grid = pts[:, None, :] + offs[None, :, None] * nrm[:, None, :]
-    px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
-    mx = px[..., 0].astype(np.float32)
-    my = px[..., 1].astype(np.float32)
+    mx, my = strip_maps(view, pts, nrm, half_mm)
     return mx, my, pts, nrm
+
+
+def strip_maps(view: TopView, centres_mm: F64, nrm: F64, half_mm: float) -> tuple[F32, F32]:
+    """The remap maps (px) of a strip across `centres_mm` along the normals `nrm`, half_mm
+    each side (strip_grid's; a strip moved off its path samples through the same)."""
+    offs = np.arange(-half_mm, half_mm + 1e-9, STEP_MM)
+    grid = centres_mm[:, None, :] + offs[None, :, None] * nrm[:, None, :]
+    px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
+    return px[..., 0].astype(np.float32), px[..., 1].astype(np.float32)
 
 
 def sample(values: Sampled, mx: F32, my: F32) -> F32:

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from calibration.geometry import TableFit
 from vision.railways import skeleton as sk
 from vision.railways.chains import (LazyMap, Sampled, bridge, carry_by_wire, chain_paths, extend, join_through,
-                                    sample, strip, strip_grid, walk_by_wire, wire_maps)
+                                    sample, strip, strip_grid, strip_maps, walk_by_wire, wire_maps)
 from vision.railways.clip_counter import (STEP_MM, BendDetector, CountResult, count_clips, end_scores, load_detector,
                                           load_river_detector)
 from vision.railways.clip_length import chain_votes, empty_votes, learnt_length
@@ -157,10 +157,7 @@ def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampl
         if shift is None:
             break
         moved = np.clip(moved + shift, -cfg.strip_centre_mm, cfg.strip_centre_mm)
-        offs = np.arange(-half, half + 1e-9, STEP_MM)
-        grid = (np.asarray(pts) + moved[:, None] * nrm)[:, None, :] + offs[None, :, None] * nrm[:, None, :]
-        px = (grid - np.asarray(view.origin_mm)) * view.px_per_mm - 0.5
-        mx, my = px[..., 0].astype(np.float32), px[..., 1].astype(np.float32)
+        mx, my = strip_maps(view, np.asarray(pts) + moved[:, None] * nrm, nrm, half)
         e = sample(wire, mx, my)
         w = _weights(cover, same_large, mx, my)
     # the skeleton stops short of the chain ends; find where the wire really ends
