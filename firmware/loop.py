@@ -615,7 +615,7 @@ class Referee:
         except TableNotFound:
             return Unclear("markers hidden")
         except (cv2.error, ValueError, np.linalg.LinAlgError) as e:
-            return Unclear(f"markers unusable: {e.__class__.__name__}")
+            return Unclear(f"markers unusable: {e.__class__.__name__}", "markers unusable")
         fit = self._unless_hidden(fit)
         moved = self._table_moved(fit)
         self.fit = fit
@@ -630,15 +630,16 @@ class Referee:
             obs = self.analyze_fn(self.session.game, image, fit,
                                   AnalyzeOptions(self.profile, extra=extra, previous=self.previous_image))
         except ReadError as e:
-            return Unclear(f"unreadable: {e}")
+            return Unclear(f"unreadable: {e}", "table unreadable")
         except Exception as e:  # noqa: BLE001  a reader bug must not stop the evening
             log.debug("reader failed", exc_info=True)
-            return Unclear(f"reader failed: {e.__class__.__name__}")
+            return Unclear(f"reader failed: {e.__class__.__name__}", "reader failed")
         view = self._guard_view(image, fit)
         try:
             verdict = self.session.interpret(obs, change=self._change(view))
         except (RulesError, KeyError, TypeError, ValueError) as e:
-            return Unclear(f"observation not understood: {e.__class__.__name__}")
+            return Unclear(f"observation not understood: {e.__class__.__name__}",
+                           "reading not understood")
         verdict = self._guard(verdict, view)
         if not isinstance(verdict, Unclear) and isinstance(obs, dict) and \
                 isinstance(obs.get("grid"), dict) and \
@@ -823,7 +824,7 @@ class Referee:
             # a still thing will not go away by waiting; a blocking hand that stays is asked too
             self.blocked_looks = 0
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
-        return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)")
+        return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)", "table not clear")
 
     def _accept(self, view: NDArray[np.uint8]) -> None:
         self.accepted = ((view, self._normalised(view)),) + self.accepted[: self.cfg.tables_kept - 1]
@@ -878,7 +879,7 @@ class Referee:
                 # the loop keeps looking at a table it cannot make out (a tile it cannot
                 # read, a cup by the city): the players are told why rather than left
                 # watching the turn screen while their move goes unseen
-                self.show(scr.unclear_screen(verdict.text))
+                self.show(scr.unclear_screen(verdict.headline))
             else:
                 self._show_status()
 

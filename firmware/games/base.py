@@ -58,9 +58,16 @@ class Ask:
 
 @dataclass(frozen=True)
 class Unclear:
-    """Pieces vanished or the view is blocked: wait for the next still frame, change nothing."""
+    """Pieces vanished or the view is blocked: wait for the next still frame, change nothing.
+    `text` goes to the log; `reason` is the few words the screen shows when the looks stay
+    unclear (the text itself when it is short enough to say)."""
 
     text: str
+    reason: str = ""
+
+    @property
+    def headline(self) -> str:
+        return self.reason or self.text
 
 
 Verdict = NoChange | Proposed | Illegal | Ask | Unclear

@@ -198,7 +198,7 @@ class Town77Session(RecordsMoves):
         one, whose move the players then confirm)."""
         if self._misfits < MISFIT_LOOKS:
             self._misfits += 1
-            return Unclear(f"{why}; looking again")
+            return Unclear(f"{why}; looking again", why)
         return None
 
     def _lone_lattice(self, seen: dict[tuple[int, int], tuple[float, float]]) -> dict[str, Any] | None:
@@ -390,7 +390,7 @@ class Town77Session(RecordsMoves):
             # the pioneer laid and not read (the reader's tiles, if any, lay on table that
             # did not change: a mat's lines, a glare): agreeing on this table would make the
             # pioneer background, and the next tile would be taken for the pioneer
-            return Unclear("the table changed; looking again")
+            return Unclear("the table changed; looking again", "the table changed")
         if change is not None and not expected and len(entries) == 1 and self._declined:
             lone = point_mm(next(iter(entries.values())).get("centre_mm"))
             if lone is not None and any(
@@ -473,7 +473,8 @@ class Town77Session(RecordsMoves):
             if unexplained:
                 # something changed beside the city but no tile was read there: look again
                 # rather than let the loop take it for bare table
-                return Unclear(f"{unexplained[0].name} changed; looking again")
+                return Unclear(f"{unexplained[0].name} changed; looking again",
+                               f"{unexplained[0].name} changed")
             return NoChange()
         if turned:
             return Ask("A tile turned and one added", (), (), fp(turned + added))

@@ -288,7 +288,7 @@ def camera_moved_screen() -> Image.Image:
 def unclear_screen(reason: str) -> Image.Image:
     """The referee has looked at the table several times and cannot make it out: what
     it cannot read, so the players can straighten a tile or move what is in the way."""
-    what = reason.split(";")[0].split(" (")[0].strip()
+    what = reason.strip()
     return text_screen("Can't read", [what[:1].upper() + what[1:], "Check the table"])
 
 

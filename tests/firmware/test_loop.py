@@ -472,3 +472,27 @@ def test_the_loop_looks_again_at_once_while_tiles_laid_together_wait(tmp_path: P
     assert isinstance(v, Ask)
     assert ref._apply(next(m for m in v.candidates if m["cell"] == "A2"), None)
     assert ref.last_look_preview is None
+
+
+def test_the_unclear_screen_says_the_short_reason_and_the_log_keeps_the_detail(tmp_path: Path) -> None:
+    """A reader's long error goes to the log whole; the screen shows the Unclear's short reason."""
+    from firmware.screens.base import unclear_screen
+    from vision.api import ReadError
+    blank = minitable.render({})
+    frames = [blank] + [blank.copy() for _ in range(5)] + [minitable.render({(0, 0): (1, 1)})]
+    unreadable = {id(f) for f in frames[1:6]}
+
+    def analyze(game: str, image: Any, fit: Any, options: Any) -> Any:
+        if id(image) in unreadable:
+            raise ReadError("glare over A3 (62% of the cell); shade the lamp")
+        return minitable.loop_analyze(game, image, fit, options)
+
+    ref = referee(tmp_path, frames)
+    ref.analyze_fn = analyze
+    shown: list[bytes] = []
+    show = ref.display.show
+    ref.display.show = lambda im: (shown.append(im.tobytes()), show(im))  # type: ignore[method-assign]
+    ref.run()
+    assert any(e.endswith("Unclear unreadable: glare over A3 (62% of the cell); shade the lamp")
+               for e in ref.events)
+    assert shown.count(unclear_screen("table unreadable").tobytes()) == 1
