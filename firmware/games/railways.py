@@ -216,12 +216,15 @@ class RailwaysSession(RecordsMoves):
         starts: list[tuple[str, Point]] = []
         metro: list[Point] = []
         plain: list[tuple[str, Point]] = []
+        giganto = self.options["variant"] == "gigantopolis"
         for s in entries:
             c = point_mm(s.get("centre_mm"))
             if c is None:
                 continue
             kind = str(s.get("type", "")).lower()
-            if _is_metro(s):
+            if _is_metro(s) and not (giganto and self.card_for_type(kind) is not None):
+                # on Gigantopolis the blank board carries station cards: the reader marks
+                # them as the board's parts, but each is a plain card of its printed type
                 metro.append(c)
             elif kind in START_TYPES or s.get("start"):
                 colour = s.get("player") or s.get("colour") or s.get("start")

@@ -61,6 +61,19 @@ def test_first_look_sets_up_the_table() -> None:
     assert all(set(p.hand) == {"?"} and len(p.hand) == 4 for p in s.pos.players)
 
 
+def test_gigantopolis_cards_the_reader_marks_as_board_parts_are_its_four_stations() -> None:
+    """On Gigantopolis the four cards on the blank board come from the reader marked as the
+    board's parts (M1-M4); the set-up takes them as G1-G4 by their printed types."""
+    s = RailwaysSession({"players": 2, "variant": "gigantopolis", "first": "red"}, placeholder_catalogue())
+    v = s.interpret(observe())
+    assert isinstance(v, Proposed)
+    assert v.text == "2 players, 2 Boundary, Gigantopolis"
+    s.apply(v.move)
+    assert s.pos is not None
+    assert {st.sid: st.card for st in s.pos.stations if st.sid.startswith("G")} == {
+        "G1": "town", "G2": "suburb", "G3": "suburb", "G4": "town"}
+
+
 def test_setup_needs_every_starting_city() -> None:
     """A table with fewer Starting Cities than players is a question, not a set-up."""
     s = RailwaysSession({"players": 3}, placeholder_catalogue())
