@@ -500,18 +500,20 @@ def oracle_reader(game: SimGame, catalogue: Catalogue, miscount: Sequence[int] =
 
 def vision_reader(game: SimGame, catalogue: Catalogue, seed: int, resolution: tuple[int, int],
                   stats: dict[str, float]) -> Reader:
-    """Renders the table and reads it with the railways reader (previous = the last frame)."""
+    """Renders the table and reads it with the railways reader (previous = the last frame).
+    The reader is given the table's true lens, as a device calibrated once has it (the
+    issue 6 bench does the same): without it a wide lens puts cards 15-30 mm off."""
     from calibration.geometry import locate_table
-    from calibration.profile import default_profile
+    from firmware.bench.railways import _profile_for
     from vision.api import AnalyzeOptions, get_reader
     from vision.synth.railways_game import link_piece, new_table, scene_after_move
     from vision.synth.scene import render_scene
 
     table = new_table(game, seed, resolution, catalogue)
-    profile = default_profile("railways")
     reader = get_reader("railways")
     frames: dict[Any, Any] = {}
     last: list[Any] = [None]
+    profiles: list[Any] = []
 
     def read(moves: int, extra: Sequence[dict[str, Any]], _prev: Any) -> dict[str, Any]:
         pieces = [link_piece(table, f"illegal:{moves}", e["colour"], e["clips"], e["path"]) for e in extra]
@@ -520,9 +522,13 @@ def vision_reader(game: SimGame, catalogue: Catalogue, seed: int, resolution: tu
             t = time.perf_counter()
             if len(frames) > 4:
                 frames.clear()
-            frames[key] = render_scene(scene_after_move(table, moves, pieces)).image
+            rendered = render_scene(scene_after_move(table, moves, pieces))
+            frames[key] = rendered.image
+            if not profiles:   # one camera for the whole game
+                profiles.append(_profile_for(rendered))
             stats["render"] = stats.get("render", 0.0) + time.perf_counter() - t
         image = frames[key]
+        profile = profiles[0]
         t = time.perf_counter()
         fit = locate_table(image, profile)
         out = reader.analyze(image, fit, AnalyzeOptions(profile, previous=last[0]))
