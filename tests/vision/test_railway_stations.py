@@ -146,3 +146,28 @@ def test_reader_json_carries_the_starting_city_player() -> None:
     assert all("player" in s for s in out["stations"])
     starts = sorted((s["player"] for s in out["stations"] if s["type"] == "start"), key=str)
     assert starts == ["black", "red", "white"]
+
+
+def test_a_starting_city_on_a_cutting_mat_whose_lines_join_it_to_the_table() -> None:
+    """The set-up table of a dev railway game (seed 1, game 10): a white player's Starting
+    City on a light cutting mat under warm dim light, whose printed lines come out lilac and
+    wall in table round the card; it is found, with its band."""
+    import math as m
+
+    from firmware.bench.railways_games import bench_catalogue, games_for, true_reading
+    from vision.synth.railways_game import new_table, scene_after_move
+
+    cat = bench_catalogue()
+    gseed, game = games_for(11, 1, cat)[10]
+    r = render_scene(scene_after_move(new_table(game, gseed, RES, cat), 0, []))
+    prof = _profile(r)
+    fit = locate_table(r.image, prof)
+    cfg = RailwaysConfig()
+    view = top_view(r.image, fit, prof, cfg)
+    assert view.small_lab is not None
+    found = find_stations(view, cfg, view.small_lab, 1.0)
+    starts = [s for s in true_reading(game, 0, cat)["stations"] if s["type"] == "start"]
+    assert len(starts) == 3
+    for s in starts:
+        near = [f for f in found if m.dist(f.centre_mm, s["centre_mm"]) < 10.0]
+        assert [(f.type, f.player) for f in near] == [("start", s["player"])], s

@@ -110,6 +110,7 @@ class RailwaysConfig:
     card_contrast: float = 10.0         # Lab distance by which the table wins near ties
     card_close_mm: float = 5.0          # joins a card's colour across thin printing and wires
     card_open_mm: float = 13.0          # wider than a chain of clips, narrower than a card
+    card_thin_open_mm: float = 3.0      # wider than a mat's printed line, narrower than a card's margin
     card_piece: float = 0.12            # a piece of a cut card: at least this share of a card's area
     card_joined_fill: float = 0.45      # two pieces with a chain between fill this much of their card
     card_short_side: float = 0.55       # a card's colour alone may span this share of its side

@@ -165,12 +165,8 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                   scale: float, classes: Classes | None = None) -> list[Station]:
     """Every square of station size whose pixels are nearest one card colour; `small_lab`
     is the top view's Lab image at `scale` pixels per mm (a coarse copy: cards are big).
-
-    The card's printing (name plate, art, boxes) leaves holes: a closing fills them; an
-    opening then drops chains lying on the card; the outline is the minimum-area
-    rectangle of what is left. `classes` is nearest_class of small_lab when the caller
-    has it already (the obstacles read the same map)."""
-    lo, hi = cfg.station_side_mm
+    `classes` is nearest_class of small_lab when the caller has it already (the obstacles
+    read the same map)."""
     idx, names = classes if classes is not None else nearest_class(small_lab, cfg, scale)
     kc = max(3, int(round(cfg.card_close_mm * scale)) | 1)
     ko = max(3, int(round(cfg.card_open_mm * scale)) | 1)
@@ -182,27 +178,20 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
     paper = n_card + list(OTHER_COLOURS).index("paper")
     for ci, ctype in enumerate(CARD_COLOURS):
         own: NDArray[Any] = (idx == ci).astype(np.uint8)
-        # a Starting City's pale lilac washes out to paper white under strong light
-        mask = own | (idx == paper) if ctype == "start" else own.copy()
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (kc, kc)))
-        # the printing inside a card (art, cubes, a band) is a hole: fill it; a wide closing
-        # would do the same but also join cards lying closer than it (and the board's squares)
-        outer, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        cv2.drawContours(mask, outer, -1, (1,), thickness=cv2.FILLED)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko)))
-        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        pieces: list[tuple[NDArray[Any], float]] = []
-        rects: list[Rect] = []
-        for c in cnts:
-            area = cv2.contourArea(c) / (scale * scale)
-            if area < cfg.card_piece * lo * lo:
-                continue
-            got = _card_rects(_edge_rect(c), area, scale, cfg)
-            if got:
-                rects += got
-            else:
-                pieces.append((c.reshape(-1, 2), area))
-        rects += _joined_pieces(pieces, scale, cfg)
+        if ctype != "start":
+            rects = _blob_rects(own, scale, cfg, kc, ko)
+        else:
+            # a Starting City's pale lilac washes out to paper white under strong light: its
+            # colour is read with paper white. A mat's printed lines can come out lilac or
+            # paper white too and wall in table round the card, which the filling then joins
+            # to it into a blob of no card's size: where that leaves no card, the card is
+            # looked for again with thin lines opened away first, then in its colour alone.
+            # (A card found several ways is one card: the first way that finds it wins.)
+            thin = max(3, int(round(cfg.card_thin_open_mm * scale)) | 1)
+            washed = own | (idx == paper).astype(np.uint8)
+            rects = _blob_rects(washed, scale, cfg, kc, ko)
+            for mask, k in ((own, thin), (washed, thin), (own, 0)):
+                rects = _other_places(rects, _blob_rects(mask, scale, cfg, kc, ko, k))
         for rect in rects:
             sq = _square_card(rect, card_like, scale, cfg)
             # glare and white pieces wash out to paper white too, but have no art
@@ -235,6 +224,43 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
 
 
 Rect = tuple[tuple[float, float], tuple[float, float], float]
+
+
+def _other_places(first: list[Rect], more: list[Rect]) -> list[Rect]:
+    """`first`, then those of `more` that lie at no place of `first` (closer than 0.6 side)."""
+    return first + [r for r in more if all(math.dist(r[0], q[0]) > 0.6 * min(max(r[1]), max(q[1]))
+                                           for q in first)]
+
+
+def _blob_rects(mask: NDArray[Any], scale: float, cfg: RailwaysConfig, kc: int, ko: int,
+                thin: int = 0) -> list[Rect]:
+    """The card rectangles in a mask of one card colour. The card's printing (name plate,
+    art, boxes) leaves holes: a closing fills them; an opening then drops chains lying on
+    the card; each outline is the minimum-area rectangle of what is left. `thin` > 0
+    first opens the mask that wide, so lines of the card's colour (a mat's grid) cannot
+    wall in table round the card for the filling to join to it."""
+    lo = cfg.station_side_mm[0]
+    if thin > 0:
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (thin, thin)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (kc, kc)))
+    # the printing inside a card (art, cubes, a band) is a hole: fill it; a wide closing
+    # would do the same but also join cards lying closer than it (and the board's squares)
+    outer, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, outer, -1, (1,), thickness=cv2.FILLED)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko)))
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    pieces: list[tuple[NDArray[Any], float]] = []
+    rects: list[Rect] = []
+    for c in cnts:
+        area = cv2.contourArea(c) / (scale * scale)
+        if area < cfg.card_piece * lo * lo:
+            continue
+        got = _card_rects(_edge_rect(c), area, scale, cfg)
+        if got:
+            rects += got
+        else:
+            pieces.append((c.reshape(-1, 2), area))
+    return rects + _joined_pieces(pieces, scale, cfg)
 
 
 def _card_rects(rect: Rect, area_mm2: float, scale: float, cfg: RailwaysConfig,
