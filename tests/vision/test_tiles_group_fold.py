@@ -5,8 +5,10 @@ into one."""
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from vision.tiles.group import agglomerate, pairwise
+from vision.tiles.group import _fold, agglomerate, pairwise
 
 
 def test_a_stray_tile_is_folded_in_rather_than_two_close_groups_merged() -> None:
@@ -25,3 +27,33 @@ def test_without_a_count_the_groups_stop_at_the_cut() -> None:
     pts = [c + 0.01 * rng.standard_normal() for c in (0.0, 1.0, 2.0) for _ in range(4)] + [5.5]
     labels = agglomerate(pairwise(np.array(pts)[:, None]), 0.1)
     assert labels == [0] * 4 + [1] * 4 + [2] * 4 + [3]
+
+
+def _fold_by_block_means(dist: np.ndarray, groups: list[list[int]], most: int) -> list[list[int]]:
+    """The fold's definition, pair by pair: each step merges the first pair (in scan
+    order) of least smaller-size times mean block distance."""
+    groups = [list(g) for g in groups]
+    while len(groups) > most:
+        costs = [(float(np.mean(dist[np.ix_(groups[a], groups[b])])) * min(len(groups[a]), len(groups[b])), a, b)
+                 for a in range(len(groups)) for b in range(a + 1, len(groups))]
+        least = min(c for c, _, _ in costs)
+        _, a, b = next(t for t in costs if t[0] == least)
+        groups[a].extend(groups[b])
+        del groups[b]
+    return groups
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 4))
+def test_the_fold_by_running_sums_merges_as_the_block_means_say(seed: int, n: int, dims: int) -> None:
+    """_fold keeps running sums of distances between groups; it must merge exactly as the
+    block means define, near ties included (points on a line tie often: two groups apart
+    on it are as far as their centroids, whichever points they hold)."""
+    rng = np.random.default_rng(seed)
+    dist = pairwise(rng.normal(size=(n, dims)))
+    order = [int(i) for i in rng.permutation(n)]
+    k = int(rng.integers(1, n + 1))
+    cuts = sorted(int(c) for c in rng.choice(np.arange(1, n), size=k - 1, replace=False)) if k > 1 else []
+    groups = [order[i:j] for i, j in zip([0] + cuts, cuts + [n])]
+    most = int(rng.integers(1, k + 1))
+    assert _fold(dist, groups, most) == _fold_by_block_means(dist, groups, most)

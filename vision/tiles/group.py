@@ -70,20 +70,42 @@ def _fold(dist: F64, groups: list[list[int]], most: int) -> list[list[int]]:
     fewest tiles the least way: the smaller group's size times the groups' average
     distance. A tile misread on its own makes a group of one beyond a game's count;
     folding it into its nearest group costs that tile, while merging the two closest
-    real groups (as average linkage would) costs every pair between them."""
+    real groups (as average linkage would) costs every pair between them.
+
+    The sums of distances between groups are kept in one matrix and added up as groups
+    merge: a city misread into forty groups of one would otherwise average each pair's
+    block again on every merge (a fifth of the reader's time)."""
     groups = [list(g) for g in groups]
+    if len(groups) <= most:
+        return groups
+    d = np.asarray(dist, dtype=np.float64)
+    member = np.zeros((len(groups), d.shape[0]))
+    for k, g in enumerate(groups):
+        member[k, g] = 1.0
+    sums = member @ d @ member.T
+    sizes = member.sum(axis=1)
     while len(groups) > most:
+        k = len(groups)
+        cost = sums / np.outer(sizes, sizes) * np.minimum(sizes[:, None], sizes[None, :])
+        cost[np.tril_indices(k)] = np.inf
+        least = float(cost.min())
+        # the running sums differ from a block's own mean in the last bits: near ties are
+        # weighed again as a block each, so the fold is the one the block means give
         best: tuple[float, int, int] | None = None
-        for a in range(len(groups)):
-            for b in range(a + 1, len(groups)):
-                d = float(np.mean(dist[np.ix_(groups[a], groups[b])]))
-                cost = d * min(len(groups[a]), len(groups[b]))
-                if best is None or cost < best[0]:
-                    best = (cost, a, b)
+        for a, b in np.argwhere(cost <= least + 1e-9 * abs(least) + 1e-12):
+            ga, gb = groups[int(a)], groups[int(b)]
+            c = float(np.mean(d[np.ix_(ga, gb)])) * min(len(ga), len(gb))
+            if best is None or c < best[0]:
+                best = (c, int(a), int(b))
         assert best is not None
         _, a, b = best
         groups[a].extend(groups[b])
         del groups[b]
+        sums[a, :] += sums[b, :]
+        sums[:, a] += sums[:, b]
+        sums = np.delete(np.delete(sums, b, axis=0), b, axis=1)
+        sizes[a] += sizes[b]
+        sizes = np.delete(sizes, b)
     return groups
 
 
