@@ -171,3 +171,29 @@ def test_a_starting_city_on_a_cutting_mat_whose_lines_join_it_to_the_table() -> 
     for s in starts:
         near = [f for f in found if m.dist(f.centre_mm, s["centre_mm"]) < 10.0]
         assert [(f.type, f.player) for f in near] == [("start", s["player"])], s
+
+
+def test_a_boundary_station_washed_out_by_glare_is_found() -> None:
+    """The set-up table of a dev railway game (seed 1, game 25): a Suburban card under a lamp's
+    glare on a pale blue table reads nearer lilac and paper white than red; it is found, as a
+    Suburban, and no other card is added."""
+    import math as m
+
+    from firmware.bench.railways_games import bench_catalogue, games_for, true_reading
+    from vision.synth.railways_game import new_table, scene_after_move
+
+    cat = bench_catalogue()
+    gseed, game = games_for(26, 1, cat)[25]
+    r = render_scene(scene_after_move(new_table(game, gseed, RES, cat), 0, []))
+    prof = _profile(r)
+    fit = locate_table(r.image, prof)
+    cfg = RailwaysConfig()
+    view = top_view(r.image, fit, prof, cfg)
+    assert view.small_lab is not None
+    found = find_stations(view, cfg, view.small_lab, 1.0)
+    truth = true_reading(game, 0, cat)["stations"]
+    washed = [s for s in truth if m.dist(s["centre_mm"], (583.0, 1006.0)) < 5.0]
+    assert [s["type"] for s in washed] == ["suburban"]
+    near = [f for f in found if m.dist(f.centre_mm, washed[0]["centre_mm"]) < 10.0]
+    assert [f.type for f in near] == ["suburban"]
+    assert len(found) == len(truth)

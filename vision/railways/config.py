@@ -111,6 +111,11 @@ class RailwaysConfig:
     card_close_mm: float = 5.0          # joins a card's colour across thin printing and wires
     card_open_mm: float = 13.0          # wider than a chain of clips, narrower than a card
     card_thin_open_mm: float = 3.0      # wider than a mat's printed line, narrower than a card's margin
+    card_washed: tuple[float, ...] = (0.3, 0.5, 0.7)   # a card under glare: these shares of paper white mixed
+                                        # into its colour (linear light) are its colour too, where no card
+                                        # was found by its own colour; () = off (Starting Cities: paper white)
+    card_washed_print: float = 0.05     # ... if this share of its square is paper white (its printing)
+    card_washed_table: float = 0.5      # ... and no more than this share is table
     card_piece: float = 0.12            # a piece of a cut card: at least this share of a card's area
     card_joined_fill: float = 0.45      # two pieces with a chain between fill this much of their card
     card_short_side: float = 0.55       # a card's colour alone may span this share of its side

@@ -99,16 +99,18 @@ def _class_names() -> list[str]:
 
 
 def nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float,
-                   band_rows: int = 128) -> tuple[NDArray[np.uint8], list[str]]:
+                   band_rows: int = 128, washed: tuple[float, ...] = ()) -> tuple[NDArray[np.uint8], list[str]]:
     """Each pixel's nearest colour among the card types, the table there, and everything
     else a card lies among (paper white, ink, the obstacle tiles): index into the names.
 
     Why nearest rather than a fixed tolerance per colour: a colour cast moves every card
     colour together, so the nearest stays right long after a fixed tolerance fails.
     The fixed colours are looked up in a table over Lab quantised to 64 levels a channel
-    (made once: 262144 entries), the table's own colour compared pixel by pixel."""
+    (made once: 262144 entries), the table's own colour compared pixel by pixel.
+    `washed`: shares of paper white mixed into each card colour but the Starting City's
+    (see _fixed_lut), nearest of which is that card's class."""
     names = _class_names()
-    lut_k, lut_d = _fixed_lut()
+    lut_k, lut_d = _fixed_lut(tuple(washed))
     table = table_colour(small_lab, cfg, scale)
     bias = np.float32(cfg.card_contrast ** 2)      # the table wins near ties
     wl, wa, wb = (np.float32(v) for v in _LAB_WEIGHTS)
@@ -127,10 +129,30 @@ def nearest_class(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: floa
     return idx, names
 
 
+def _washed_colour(bgr: tuple[int, int, int], share: float) -> tuple[int, int, int]:
+    """A colour with `share` of paper white's light added in place of its own (mixed in
+    linear light, as glare mixes): a card washed out by a lamp's glare."""
+    def lin(c: NDArray[Any]) -> NDArray[Any]:
+        return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    mix = (1 - share) * lin(np.asarray(bgr, np.float64) / 255) \
+        + share * lin(np.asarray(OTHER_COLOURS["paper"], np.float64) / 255)
+    out = np.where(mix <= 0.0031308, mix * 12.92, 1.055 * mix ** (1 / 2.4) - 0.055) * 255
+    b, g, r = (int(round(float(v))) for v in out)
+    return (b, g, r)
+
+
 @functools.cache
-def _fixed_lut() -> tuple[NDArray[np.uint8], NDArray[np.float32]]:
-    """Nearest fixed colour (and its weighted squared distance) for every quantised Lab."""
+def _fixed_lut(washed: tuple[float, ...] = ()) -> tuple[NDArray[np.uint8], NDArray[np.float32]]:
+    """Nearest fixed colour (and its weighted squared distance) for every quantised Lab;
+    with `washed`, also each card colour but the Starting City's washed out by glare that
+    much (each such colour is its card's class)."""
     fixed = [*CARD_COLOURS.values(), *OTHER_COLOURS.values(), *OBSTACLE_COLOURS.values()]
+    cls = list(range(len(fixed)))
+    for ci, (name, bgr) in enumerate(CARD_COLOURS.items()):
+        if name != "start":
+            for share in washed:
+                fixed.append(_washed_colour(bgr, share))
+                cls.append(ci)
     refs = np.stack([lab_of(b) for b in fixed]).astype(np.float32)
     g = np.arange(64, dtype=np.float32) * 4 + 1.5
     L, A, B = np.meshgrid(g, g, g, indexing="ij")
@@ -141,7 +163,7 @@ def _fixed_lut() -> tuple[NDArray[np.uint8], NDArray[np.float32]]:
         d = wl * (L - r[0]) ** 2 + wa * (A - r[1]) ** 2 + wb * (B - r[2]) ** 2
         closer = d < best
         best[closer] = d[closer]
-        k[closer] = i
+        k[closer] = cls[i]
     return k.ravel(), best.ravel().astype(np.float32)
 
 
@@ -212,6 +234,32 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                     continue
             found.append(st)
             scores.append(float(_in_box(own, sq).mean()) if _in_box(own, sq).size else 0.0)
+    if cfg.card_washed:
+        # a card under a lamp's glare is washed out toward paper white, nearer paper, the
+        # Starting City's pale lilac or a glaring table than its own colour: where no card
+        # was found, each type is looked for again with its washed-out colours as its own
+        seen = list(found)
+        widx, _ = nearest_class(small_lab, cfg, scale, washed=cfg.card_washed)
+        for ci, ctype in enumerate(CARD_COLOURS):
+            if ctype == "start":
+                continue
+            own = (widx == ci).astype(np.uint8)
+            for rect in _blob_rects(own, scale, cfg, kc, ko):
+                sq = _square_card(rect, card_like, scale, cfg)
+                (qx, qy), (qw, qh), _ = sq
+                centre = ((qx + 0.5) / scale + origin[0], (qy + 0.5) / scale + origin[1])
+                side = (qw + qh) / 2 / scale
+                if any(math.dist(centre, k.centre_mm) <= 0.6 * min(side, k.side_mm) for k in seen):
+                    continue
+                poly = (cv2.boxPoints(sq).astype(np.float64) + 0.5) / scale + origin
+                # glare, a tinted table and the tiles wash out alike, but have no printing: a card
+                # keeps its paper-white name plate and boxes, and is not mostly table
+                inner = _in_box(widx, ((qx, qy), (qw * 0.9, qh * 0.9), sq[2]))
+                if not inner.size or float((inner == paper).mean()) < cfg.card_washed_print \
+                        or float((inner == len(names) - 1).mean()) > cfg.card_washed_table:
+                    continue
+                found.append(Station("", ctype, centre, poly, side))
+                scores.append(float(_in_box(own, sq).mean()) if _in_box(own, sq).size else 0.0)
     found = _distinct(found, scores)
     _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
     _types_from_board(found, small_lab, view.origin_mm, scale, cfg)
