@@ -454,6 +454,16 @@ class Town77Session(RecordsMoves):
                 Ask(f"{names} missing: put it back", (), (), fp(vanished))
         if vanished and added:
             return Ask(f"Tile moved? {vanished[0].name}>{added[0].name}", (), (), fp(vanished + added))
+        if changed and len(added) == 1 and not turned and seen[added[0]] is not None:
+            # a tile of the city read otherwise this look must not hide an illegal new
+            # tile: judged by the rest of the city's votes, it is alerted; a legal one
+            # waits for the question about the misread tile
+            new_tile = seen[added[0]]
+            assert new_tile is not None
+            verdict = self._judge(added[0], readings(entries[added[0]], labels) or [new_tile],
+                                  fp(added))
+            if isinstance(verdict, Illegal):
+                return verdict
         if changed:
             c = changed[0]
             exp = expected[c]

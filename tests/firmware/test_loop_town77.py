@@ -64,6 +64,26 @@ def test_prior_never_hides_an_illegal_placement() -> None:
                          "............../............../.............. p2 t1 l- r-]")
 
 
+def test_a_city_tile_read_otherwise_does_not_hide_an_illegal_new_tile() -> None:
+    """B1 reads another colour this look while a new tile at A2 shares the pioneer's colour
+    in its column: the illegal tile is alerted, not the misread asked first."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"},
+                 {"type": "place", "player": 1, "tile": "c2", "cell": "C1"})
+    obs = _obs((0, 0, 0, 0), (0, 1, 1, 2), (0, 2, 2, 2), (1, 0, 3, 0))
+    v = s.interpret(obs)
+    assert isinstance(v, Illegal) and v.short == "Colour in column"
+    assert v.message.startswith("d0 at A2: a house of the same colour is already in this column")
+
+
+def test_a_city_tile_read_otherwise_beside_a_legal_new_tile_is_asked() -> None:
+    """B1 reads another colour this look and the new tile at A2 is legal: the misread is
+    asked first, nothing is alerted."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"},
+                 {"type": "place", "player": 1, "tile": "c2", "cell": "C1"})
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 2), (0, 2, 2, 2), (1, 0, 3, 4)))
+    assert isinstance(v, Ask) and v.text == "B1 reads b2, was b1"
+
+
 def test_two_new_tiles_ask_with_the_legal_ones_as_choices() -> None:
     """Two tiles at once are never applied; each legal one is offered."""
     s = _session(PIONEER)

@@ -49,3 +49,33 @@ def test_a_pale_logo_near_white_prints_is_a_back_when_the_fronts_print_alike() -
     tiles = fronts + backs
     assert _mark_face_down(tiles, TilesConfig())
     assert [t.face_down for t in tiles] == [False] * 7 + [True, True]
+
+
+def test_two_tiles_whose_faces_differ_and_prints_agree_carry_their_colour_on_the_face() -> None:
+    """A game's first two tiles, white symbols on a green and a blue face: two colours,
+    not one white (read off the prints, the second tile was alerted as the pioneer's colour)."""
+    tiles = [_tile(0, (60.0, -45.0, 40.0), (95.0, 0.0, -1.0)),
+             _tile(1, (60.0, -10.0, -40.0), (94.0, 0.5, -2.0))]
+    assert _mark_face_down(tiles, TilesConfig())
+    assert [t.face_down for t in tiles] == [False, False]
+    assert tiles[0].colour_lab is not None and tiles[1].colour_lab is not None
+    assert float(np.linalg.norm(tiles[0].colour_lab - tiles[1].colour_lab)) > 40.0
+
+
+def test_two_tiles_of_one_print_colour_stay_one_colour_under_glare() -> None:
+    """Two white-faced tiles with red prints, one face lifted 55 L by glare: the colour is
+    still the prints' (one colour), not the faces'."""
+    tiles = [_tile(0, (40.0, 2.0, 3.0), (50.0, 60.0, 40.0)),
+             _tile(1, (95.0, 0.0, 0.0), (52.0, 58.0, 41.0))]
+    assert not _mark_face_down(tiles, TilesConfig())
+    assert float(np.linalg.norm(tiles[0].colour_lab - tiles[1].colour_lab)) < 5.0
+
+
+def test_three_tiles_of_two_face_colours_and_one_print_colour_are_all_face_up() -> None:
+    """White symbols on two green faces and a blue one: the colour is on the face, and the
+    blue tile is a front, not a back."""
+    tiles = [_tile(0, (60.0, -45.0, 40.0), (95.0, 0.0, -1.0)),
+             _tile(1, (60.0, -10.0, -40.0), (94.0, 0.5, -2.0)),
+             _tile(2, (61.0, -44.0, 41.0), (95.0, -0.5, -1.5))]
+    assert _mark_face_down(tiles, TilesConfig())
+    assert [t.face_down for t in tiles] == [False, False, False]

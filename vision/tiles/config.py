@@ -241,6 +241,10 @@ class TilesConfig:
     glare_l_weight: float = 0.4
     """Weight of lightness when faces are compared for the face-down call: a lamp's
     glare lifts a glossy dark face by tens of L but leaves its hue."""
+    two_faces_apart_de: float = 36.0
+    """Two printed tiles alone (a game's first two) whose faces lie further apart than
+    this (lightness weighted by glare_l_weight) while their prints agree carry their
+    colour on the face: twice facedown_delta_e, beyond what glare does to one face."""
     face_split_separation: float = 3.0
     """A face ring splits into two colours only when they lie this many times their own
     (robust) spread apart: noise alone splits one colour in two halves some 2.3 spreads

@@ -1024,6 +1024,24 @@ def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set
     return max(side_groups(tiles), key=lambda g: (placed(g), len(g)), default=set())
 
 
+def _two_faces_vary(sym: list[TileReading], cfg: TilesConfig) -> bool:
+    """Two printed fronts whose faces are far apart while their prints agree carry their
+    colour on the face (white symbols on a green and a blue face): the fronts of a
+    print-coloured set share one face. Read off the prints, two such tiles share a
+    colour, and the second tile of a game is alerted for it. Sets the tiles' colour."""
+    if len(sym) != 2:
+        return False
+    w = np.array([cfg.glare_l_weight, 1.0, 1.0])
+    a, b = sym
+    faces = float(np.linalg.norm((a.look.face_lab - b.look.face_lab) * w))
+    marks = float(np.linalg.norm(a.look.symbol_lab - b.look.symbol_lab))
+    if faces <= cfg.two_faces_apart_de or marks > cfg.colour_merge:
+        return False
+    for t in sym:
+        t.colour_lab = t.look.face_lab
+    return True
+
+
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     """Decide which tiles show their back, and which print carries the tile's colour.
 
@@ -1051,7 +1069,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
         for t in tiles:
             t.face_down = not t.look.has_symbol
             t.pale = t.pale or t.look.faint
-        return False
+        return _two_faces_vary(sym, cfg)
     # a lamp's glare lifts a glossy face towards grey-white (a dark face by tens of L)
     # while its hue stays: lightness counts for less than colour here
     w = np.array([cfg.glare_l_weight, 1.0, 1.0])
@@ -1060,7 +1078,9 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     face_ids = np.array(agglomerate(pairwise(faces), cfg.facedown_delta_e))
     mark_ids = np.array(agglomerate(pairwise(marks), cfg.colour_merge))
     n_face, n_mark = len(set(face_ids.tolist())), len(set(mark_ids.tolist()))
-    on_face = n_face > n_mark + 1
+    # one print colour across tiles whose faces differ: the colour is the face's (a
+    # back's logo in the very colour of every front's print is the rarer reading)
+    on_face = n_face > n_mark + 1 or (n_mark == 1 and n_face == 2)
     const, const_ids, var_ids = (marks, mark_ids, face_ids) if on_face else (faces, face_ids, mark_ids)
     # The fronts are the constant-part group carrying the most different varying parts:
     # a tile back's logo, or print on the table, repeats one look.
