@@ -79,3 +79,20 @@ def test_three_tiles_of_two_face_colours_and_one_print_colour_are_all_face_up() 
              _tile(2, (61.0, -44.0, 41.0), (95.0, -0.5, -1.5))]
     assert _mark_face_down(tiles, TilesConfig())
     assert [t.face_down for t in tiles] == [False, False, False]
+
+
+def test_a_grey_and_a_cyan_face_under_white_symbols_are_two_colours() -> None:
+    """Faces 30 apart with lightness weighted down but 28 apart in a*b*: two colours (the
+    alerts bench's game 5046: its second tile was alerted as the pioneer's 'white')."""
+    tiles = [_tile(0, (60.6, -0.4, -1.6), (98.3, -0.4, -1.8)),
+             _tile(1, (86.0, -21.3, -20.1), (99.4, -0.8, -0.8))]
+    assert _mark_face_down(tiles, TilesConfig())
+    assert float(np.linalg.norm(tiles[0].colour_lab - tiles[1].colour_lab)) > 30.0
+
+
+def test_two_dark_faces_one_under_glare_keep_the_prints_colour() -> None:
+    """Dark neutral faces, one lifted 60 L by a lamp, blue prints alike: one colour."""
+    tiles = [_tile(0, (15.0, 0.5, -1.0), (45.0, 10.0, -50.0)),
+             _tile(1, (75.0, -1.0, -4.0), (47.0, 8.0, -48.0))]
+    assert not _mark_face_down(tiles, TilesConfig())
+    assert float(np.linalg.norm(tiles[0].colour_lab - tiles[1].colour_lab)) < 5.0

@@ -245,6 +245,10 @@ class TilesConfig:
     """Two printed tiles alone (a game's first two) whose faces lie further apart than
     this (lightness weighted by glare_l_weight) while their prints agree carry their
     colour on the face: twice facedown_delta_e, beyond what glare does to one face."""
+    two_faces_hue_de: float = 20.0
+    """... or whose faces lie this far apart in a*b* alone: glare lifts a face's lightness
+    and pales it a little, so two neutral faces of one print-coloured set stay within a
+    few units (a grey and a cyan face are 28 apart)."""
     face_split_separation: float = 3.0
     """A face ring splits into two colours only when they lie this many times their own
     (robust) spread apart: noise alone splits one colour in two halves some 2.3 spreads

@@ -1025,9 +1025,10 @@ def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set
 
 
 def _two_faces_vary(sym: list[TileReading], cfg: TilesConfig) -> bool:
-    """Two printed fronts whose faces are far apart while their prints agree carry their
-    colour on the face (white symbols on a green and a blue face): the fronts of a
-    print-coloured set share one face. Read off the prints, two such tiles share a
+    """Two printed fronts whose faces are far apart (or apart in a*b* alone, which a lamp's
+    glare barely moves on a neutral face) while their prints agree carry their colour on
+    the face (white symbols on a grey and a cyan face): the fronts of a print-coloured
+    set share one face. Read off the prints, two such tiles share a
     colour, and the second tile of a game is alerted for it. Sets the tiles' colour."""
     if len(sym) != 2:
         return False
@@ -1035,7 +1036,8 @@ def _two_faces_vary(sym: list[TileReading], cfg: TilesConfig) -> bool:
     a, b = sym
     faces = float(np.linalg.norm((a.look.face_lab - b.look.face_lab) * w))
     marks = float(np.linalg.norm(a.look.symbol_lab - b.look.symbol_lab))
-    if faces <= cfg.two_faces_apart_de or marks > cfg.colour_merge:
+    hues = float(np.linalg.norm(a.look.face_lab[1:] - b.look.face_lab[1:]))
+    if (faces <= cfg.two_faces_apart_de and hues <= cfg.two_faces_hue_de) or marks > cfg.colour_merge:
         return False
     for t in sym:
         t.colour_lab = t.look.face_lab
