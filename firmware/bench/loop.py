@@ -265,7 +265,9 @@ class Players:
     placed up to the frame on the table (`placed`, `tiles` and the frames' `labels` from
     real_game). A question about new tiles gets the option naming a tile they really
     laid and the device has not taken; an alert on a tile they laid legally gets
-    MENU > Misread? Fix and the real tile; anything else is answered OK or dismissed.
+    MENU > Misread? Fix and the real tile; "X missing: put it back" about the device's
+    last move, where they know no tile of theirs lies (one they took back, read as a
+    move), gets Undo and the move left undone; anything else is answered OK or dismissed.
     The device's names for shapes and colours are its own (group ids numbered as met),
     so the players learn them from the moves it took, as people would from the screen.
     """
@@ -281,6 +283,7 @@ class Players:
         self.fixed: set[str] = set()     # alerts already handled (by message)
         self.answered = 0
         self.fixes = 0
+        self.undos = 0
 
     @staticmethod
     def _name(rc: tuple[int, int]) -> str:
@@ -354,12 +357,19 @@ class Players:
                 return ButtonEvent.BACK
             self.fixes += 1
             self._press(pick)
+        elif title == "Undone. Fix?":
+            return ButtonEvent.BACK                         # leave it undone
         elif choices:
             pick = self._best(list(choices[:-1]), laid)     # the last is "Not a move"
             self.answered += 1
             self._press(len(choices) - 1 if pick is None else pick)
         else:
             self.answered += 1
+            gone = title.removesuffix(" missing: put it back")
+            moves = getattr(ref.session, "moves", None) or []
+            if gone != title and gone not in laid and moves and str(moves[-1].get("cell")) == gone:
+                self.undos += 1                             # they took that tile back
+                return ButtonEvent.PREV                     # "Undo"
             return ButtonEvent.SELECT                       # "Check table": OK
         return self.plan.pop(0)
 
