@@ -448,20 +448,21 @@ class Town77Session(RecordsMoves):
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(centres.get(c), c, pitch) for c in cells)
 
+        def judged(cell: Cell, tile: Tile, footprint: tuple[Rect, ...]) -> Verdict:
+            return self._judge(cell, readings(entries[cell], labels) or [tile], footprint)
+
         if vanished and not added:
             names = ", ".join(c.name for c in vanished[:3])
             return Unclear(f"{names} hidden") if len(vanished) > 2 else \
                 Ask(f"{names} missing: put it back", (), (), fp(vanished))
         if vanished and added:
             return Ask(f"Tile moved? {vanished[0].name}>{added[0].name}", (), (), fp(vanished + added))
-        if changed and len(added) == 1 and not turned and seen[added[0]] is not None:
+        only_new = seen[added[0]] if len(added) == 1 and not turned else None
+        if changed and only_new is not None:
             # a tile of the city read otherwise this look must not hide an illegal new
             # tile: judged by the rest of the city's votes, it is alerted; a legal one
             # waits for the question about the misread tile
-            new_tile = seen[added[0]]
-            assert new_tile is not None
-            verdict = self._judge(added[0], readings(entries[added[0]], labels) or [new_tile],
-                                  fp(added))
+            verdict = judged(added[0], only_new, fp(added))
             if isinstance(verdict, Illegal):
                 return verdict
         if changed:
@@ -497,7 +498,7 @@ class Town77Session(RecordsMoves):
                 # first, as when it is alone; the new one is then read with the others
                 tile = seen[cell]
                 assert tile is not None
-                verdict = self._judge(cell, readings(entries[cell], labels) or [tile], fp(added))
+                verdict = judged(cell, tile, fp(added))
                 if isinstance(verdict, Proposed):
                     return verdict
             options = []
@@ -512,7 +513,7 @@ class Town77Session(RecordsMoves):
         new = seen[cell]
         if new is None:
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
-        return self._judge(cell, readings(entries[cell], labels) or [new], fp(added))
+        return judged(cell, new, fp(added))
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...]) -> Verdict:
         city = self.game_state.city

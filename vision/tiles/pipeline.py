@@ -1024,24 +1024,26 @@ def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set
     return max(side_groups(tiles), key=lambda g: (placed(g), len(g)), default=set())
 
 
+def _glare_weights(cfg: TilesConfig) -> F64:
+    """Lab weights for comparing faces: a lamp's glare lifts a glossy face towards
+    grey-white (a dark face by tens of L) while its hue stays, so lightness counts for
+    less than colour."""
+    return np.array([cfg.glare_l_weight, 1.0, 1.0])
+
+
 def _two_faces_vary(sym: list[TileReading], cfg: TilesConfig) -> bool:
-    """Two printed fronts whose faces are far apart (or apart in a*b* alone, which a lamp's
-    glare barely moves on a neutral face) while their prints agree carry their colour on
-    the face (white symbols on a grey and a cyan face): the fronts of a print-coloured
-    set share one face. Read off the prints, two such tiles share a
-    colour, and the second tile of a game is alerted for it. Sets the tiles' colour."""
+    """Whether two printed fronts carry their colour on the face: their faces are far
+    apart (or apart in a*b* alone, which a lamp's glare barely moves on a neutral face)
+    while their prints agree (white symbols on a grey and a cyan face), for the fronts
+    of a print-coloured set share one face. Read off the prints, two such tiles share a
+    colour, and the second tile of a game was alerted for it."""
     if len(sym) != 2:
         return False
-    w = np.array([cfg.glare_l_weight, 1.0, 1.0])
     a, b = sym
-    faces = float(np.linalg.norm((a.look.face_lab - b.look.face_lab) * w))
+    faces = float(np.linalg.norm((a.look.face_lab - b.look.face_lab) * _glare_weights(cfg)))
     marks = float(np.linalg.norm(a.look.symbol_lab - b.look.symbol_lab))
     hues = float(np.linalg.norm(a.look.face_lab[1:] - b.look.face_lab[1:]))
-    if (faces <= cfg.two_faces_apart_de and hues <= cfg.two_faces_hue_de) or marks > cfg.colour_merge:
-        return False
-    for t in sym:
-        t.colour_lab = t.look.face_lab
-    return True
+    return (faces > cfg.two_faces_apart_de or hues > cfg.two_faces_hue_de) and marks <= cfg.colour_merge
 
 
 def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
@@ -1071,10 +1073,12 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
         for t in tiles:
             t.face_down = not t.look.has_symbol
             t.pale = t.pale or t.look.faint
-        return _two_faces_vary(sym, cfg)
-    # a lamp's glare lifts a glossy face towards grey-white (a dark face by tens of L)
-    # while its hue stays: lightness counts for less than colour here
-    w = np.array([cfg.glare_l_weight, 1.0, 1.0])
+        on_face = _two_faces_vary(sym, cfg)
+        if on_face:
+            for t in sym:
+                t.colour_lab = t.look.face_lab
+        return on_face
+    w = _glare_weights(cfg)
     faces = np.array([t.look.face_lab for t in sym]) * w
     marks = np.array([t.look.symbol_lab for t in sym])
     face_ids = np.array(agglomerate(pairwise(faces), cfg.facedown_delta_e))
