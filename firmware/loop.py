@@ -641,13 +641,15 @@ class Referee:
             return Unclear(f"observation not understood: {e.__class__.__name__}",
                            "reading not understood")
         verdict = self._guard(verdict, view)
-        if not isinstance(verdict, Unclear) and isinstance(obs, dict) and \
-                isinstance(obs.get("grid"), dict) and \
+        if not isinstance(verdict, Unclear) and (self.session.moves or isinstance(verdict, Proposed)) \
+                and isinstance(obs, dict) and isinstance(obs.get("grid"), dict) and \
                 any(not t.get("face_down") for t in obs.get("tiles") or () if isinstance(t, dict)):
             # only a look the guard let through hands its lattice on: a hand over the city
             # bends the lattice of that look, and the next look would start from it (a
             # look without a hint searches the whole lattice: about 0.9 s instead of 0.13);
-            # a lattice fitted to a bare table is the grain's, not the tiles'
+            # a lattice fitted to a bare table is the grain's, not the tiles', and so is one
+            # fitted to a game's empty table with a phantom on it (game 5044: the pioneer
+            # went unread on the phantom's lattice and the city was built a row off)
             self.grid_hint = obs["grid"]
         self.previous_view = view
         self.current_view = view

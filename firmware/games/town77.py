@@ -397,7 +397,11 @@ class Town77Session(RecordsMoves):
                     r[0] <= lone[0] <= r[2] and r[1] <= lone[1] <= r[3]
                     and change.fraction(r) < DECLINED_CHANGE for r in self._declined):
                 # the tile the players called no move at the start, where the table has not
-                # changed since: the reader's phantom again
+                # changed since: the reader's phantom again. If the table changed elsewhere
+                # by a tile's area, the pioneer was laid and not read (game 5044): agreeing
+                # would make it background, as with no tile read at all
+                if change.largest_mm2() >= FIRST_TILE_MM2:
+                    return Unclear("the table changed; looking again", "the table changed")
                 return NoChange()
         for cell, e in entries.items():
             if not e.get("face_down"):

@@ -645,3 +645,17 @@ def test_a_tile_whose_colour_cannot_be_named_is_asked_with_the_tiles_it_may_be()
     assert [m["tile"] for m in v.candidates] == ["b2", "b3", "b4", "b5", "b6"]
     x, y = _centre(1, 0)
     assert v.footprint and v.footprint[0][0] < x < v.footprint[0][2] and v.footprint[0][1] < y < v.footprint[0][3]
+
+
+def test_a_phantom_called_no_move_does_not_hide_a_pioneer_laid_unread() -> None:
+    """The lone tile the players called "Not a move" read again where nothing changed is
+    the phantom; when a tile's area changed elsewhere, the pioneer was laid and not read,
+    so the look is taken again rather than that table agreed as background (game 5044)."""
+    s = Town77Session({"players": 2})
+    phantom = _obs((3, 3, "s1", "c1"), shift=(-3, -3))      # numbered A1 by the reader
+    first = s.interpret(phantom)
+    assert isinstance(first, Ask) and first.text == "a0 at A1 already?"
+    s.not_a_move(first)
+    assert isinstance(s.interpret(phantom, change=_change()), NoChange)
+    v = s.interpret(phantom, change=_change((0, 0)))
+    assert isinstance(v, Unclear) and v.text == "the table changed; looking again"

@@ -122,6 +122,28 @@ def test_a_tile_on_the_table_at_the_start_is_asked_once(tmp_path: Path, answer: 
     assert sum(": Ask " in e for e in ref.events) == 1
 
 
+@pytest.mark.parametrize("answer,kept", [(["SELECT"], True), (["NEXT", "SELECT"], False)])
+def test_a_phantom_called_no_move_hands_on_no_lattice(tmp_path: Path, answer: list[str],
+                                                      kept: bool) -> None:
+    """A first look's lattice is handed to the next looks once its tile is the pioneer, never
+    when the players called that tile "Not a move": it was fitted to a phantom (game 5044
+    then missed the pioneer on it and built the city a row off)."""
+    frames = [minitable.render({(0, 0): (1, 1)}), minitable.render({(0, 0): (1, 1)}, seed=5),
+              minitable.render({(0, 0): (1, 1)}, seed=6), minitable.render({(0, 0): (1, 1)}, seed=7)]
+    ref = referee(tmp_path, frames, buttons=answer)
+    hints: list[Any] = []
+
+    def analyze(game: str, image: np.ndarray, fit: Any, options: Any) -> dict[str, Any]:
+        hints.append(options.extra.get("grid"))
+        grid = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [30.0, 30.0]}
+        return dict(minitable.read(image, fit, options), grid=grid)
+
+    ref.analyze_fn = analyze
+    ref.run()
+    assert len(hints) >= 3 and hints[0] is None
+    assert any(h is not None for h in hints) == kept, hints
+
+
 def test_the_question_on_screen_is_readable_while_it_waits(tmp_path: Path) -> None:
     """Referee.asking holds the question's title and choices while it waits for the
     buttons (what simulated players read), and None again once it is answered."""
