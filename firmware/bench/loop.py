@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from firmware.bench.common import md_table, median, verdict
+from firmware.games.base import MISSING
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests" / "firmware"
@@ -265,9 +266,10 @@ class Players:
     placed up to the frame on the table (`placed`, `tiles` and the frames' `labels` from
     real_game). A question about new tiles gets the option naming a tile they really
     laid and the device has not taken; an alert on a tile they laid legally gets
-    MENU > Misread? Fix and the real tile; "X missing: put it back" about the device's
-    last move, where they know no tile of theirs lies (one they took back, read as a
-    move), gets Undo and the move left undone; anything else is answered OK or dismissed.
+    MENU > Misread? Fix and the real tile; "X missing: put it back" (games.base.MISSING)
+    about the device's last move, where they know no tile of theirs lies (one they took
+    back, read as a move), gets Undo and the move left undone; anything else is answered
+    OK or dismissed.
     The device's names for shapes and colours are its own (group ids numbered as met),
     so the players learn them from the moves it took, as people would from the screen.
     """
@@ -365,7 +367,7 @@ class Players:
             self._press(len(choices) - 1 if pick is None else pick)
         else:
             self.answered += 1
-            gone = title.removesuffix(" missing: put it back")
+            gone = title.removesuffix(MISSING)
             moves = getattr(ref.session, "moves", None) or []
             if gone != title and gone not in laid and moves and str(moves[-1].get("cell")) == gone:
                 self.undos += 1                             # they took that tile back

@@ -72,6 +72,15 @@ class Unclear:
 
 Verdict = NoChange | Proposed | Illegal | Ask | Unclear
 
+MISSING = " missing: put it back"
+"""The end of the question about pieces the state holds and the table no longer shows
+(one piece: "B2 missing: put it back"); the benches' players recognise it by this."""
+
+
+def missing(names: str, footprint: tuple[Rect, ...]) -> Ask:
+    """The question about pieces gone from the table, named in `names`."""
+    return Ask(names + MISSING, (), (), footprint)
+
 
 @dataclass(frozen=True)
 class Setting:

@@ -37,7 +37,7 @@ from PIL import Image
 
 from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting, Unclear,
-    Verdict, point_mm,
+    Verdict, missing, point_mm,
 )
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
@@ -371,7 +371,7 @@ class RailwaysSession(RecordsMoves):
             if len(vanished) > 2:
                 return Unclear(f"{len(vanished)} links hidden")
             fp = tuple(r for lid in vanished for r in _footprint(self.paths.get(lid, ())))
-            return Ask(f"{', '.join(vanished)} missing: put it back", (), (), fp)
+            return missing(", ".join(vanished), fp)
         if not fresh:
             return NoChange()
         if len(fresh) > 1:

@@ -20,7 +20,7 @@ from PIL import Image
 
 from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
-    Unclear, Verdict, point_mm,
+    Unclear, Verdict, missing, point_mm,
 )
 from firmware.games.grid_change import (
     ANCHOR_NEAR, MISFIT, SNAP, city_lattice, lattice_axes, lattice_misfit, lattice_uv, merge_seen, renumber,
@@ -458,7 +458,7 @@ class Town77Session(RecordsMoves):
         if vanished and not added:
             names = ", ".join(c.name for c in vanished[:3])
             return Unclear(f"{names} hidden") if len(vanished) > 2 else \
-                Ask(f"{names} missing: put it back", (), (), fp(vanished))
+                missing(names, fp(vanished))
         if vanished and added:
             return Ask(f"Tile moved? {vanished[0].name}>{added[0].name}", (), (), fp(vanished + added))
         only_new = seen[added[0]] if len(added) == 1 and not turned else None

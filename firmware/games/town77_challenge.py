@@ -26,7 +26,7 @@ from PIL import Image, ImageDraw
 
 from firmware.games.base import (
     Action, Applied, Ask, GameKind, Illegal, Move, NoChange, Proposed, RecordsMoves, Rect, Setting,
-    Unclear, Verdict, point_mm,
+    Unclear, Verdict, missing, point_mm,
 )
 from firmware.games.grid_change import settle, tile_entries
 from firmware.games.town77 import Labels, _pitch, _rect
@@ -220,7 +220,7 @@ class Town77ChallengeSession(RecordsMoves):
         if vanished:
             names = ", ".join(c.name for c in vanished[:3])
             return Unclear(f"{names} hidden") if len(vanished) > 2 else \
-                Ask(f"{names} missing: put it back", (), (), fp(vanished))
+                missing(names, fp(vanished))
         if any(c in seen.face_down and c not in kept for c in expected):
             c = next(c for c in sorted(expected) if c in seen.face_down and c not in kept)
             return Ask(f"{c.name} turned over?", (), (), fp([c]))
