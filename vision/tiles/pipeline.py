@@ -225,9 +225,32 @@ def _table_share(near: NDArray[np.bool_], pts: NDArray[np.float64], cpx: float,
 def _bare_share(near: NDArray[np.bool_], grid: GridFit, col: int, row: int, cpx: float,
                 origin: tuple[float, float], inset: float) -> float:
     """The share of a cell's middle (its central `inset` part) that is bare table."""
-    c = grid.cell_centre_mm(col, row)
-    cell = Outline(grid.pitch_mm, grid.angle_rad, 0.0, (float(c[0]), float(c[1])))
-    return _table_share(near, cell.inside_mm(inset=inset), cpx, origin)
+    return float(_bare_shares(near, grid, [(col, row)], cpx, origin, inset)[0])
+
+
+def _bare_shares(near: NDArray[np.bool_], grid: GridFit, cells: list[tuple[int, int]], cpx: float,
+                 origin: tuple[float, float], inset: float, n: int = 7) -> F64:
+    """_bare_share of each (col, row) cell, all at once: the n x n points of each cell's
+    middle (Outline.inside_mm of a cell-sized square about its centre) looked up on the
+    bare-table mask like _table_share. The same arithmetic element by element, so the
+    same shares; a large city's every printed cell is asked, one call each was dear."""
+    if not cells:
+        return np.zeros(0, dtype=np.float64)
+    h, w = near.shape
+    cr = np.array(cells, dtype=np.int64)
+    ux, uy = grid.axes
+    # GridFit.cell_centre_mm of every cell, then Outline.inside_mm about each
+    ctr = np.asarray(grid.origin_mm, dtype=np.float64) + grid.pitch_mm * ((cr[:, :1] + 0.5) * ux
+                                                                           + (cr[:, 1:] + 0.5) * uy)
+    c, s = math.cos(grid.angle_rad), math.sin(grid.angle_rad)
+    f = (np.arange(n) + 0.5) / n - 0.5
+    a, b = np.meshgrid(f * inset * grid.pitch_mm, f * inset * grid.pitch_mm)
+    a, b = a.ravel(), b.ravel()
+    px = ctr[:, :1] + a * c - b * s
+    py = ctr[:, 1:] + a * s + b * c
+    x = np.clip(((px - origin[0]) * cpx).astype(np.int64), 0, w - 1)
+    y = np.clip(((py - origin[1]) * cpx).astype(np.int64), 0, h - 1)
+    return np.asarray(np.mean(near[y, x], axis=1), dtype=np.float64)
 
 
 def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
@@ -242,7 +265,8 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     table = near()
     if table is None:
         return found
-    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
+    share = dict(zip(map(id, up), _bare_shares(table, grid, [(t.col, t.row) for t in up], cpx, origin,
+                                               cfg.bare_inset).tolist()))
     # (a cup's rim read on the lattice is off the table too, but its pieces of print
     # lie off their cells' middles: no front's)
     fronts = [t.look.face_lab for t in up
@@ -290,7 +314,8 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
     if table is None:
         return found
     up = [t for t in found if t.look.has_symbol and not t.look.faint]
-    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
+    share = dict(zip(map(id, up), _bare_shares(table, grid, [(t.col, t.row) for t in up], cpx, origin,
+                                               cfg.bare_inset).tolist()))
     bare = [t for t in up if share[id(t)] >= cfg.repeat_bare]
     fronts = [t for t in up if share[id(t)] <= cfg.bare_front]
     if not bare or not fronts:
@@ -821,6 +846,7 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
     mm = np.stack([origin[0] + (xs + 0.5) / cpx, origin[1] + (ys + 0.5) / cpx], -1)
     label: list[int] = []
     reach = int(math.ceil(math.sqrt(2.0) * cfg.face_ring[0] * grid.pitch_mm * cpx)) + 1
+    plains = _bare_shares(table, grid, [(t.col, t.row) for t in up], cpx, origin, 1.0) < cfg.print_bare
     for i, t in enumerate(up):
         # (only the pixels about the cell: the inner square lies within `reach` of its centre)
         cx, cy = (int((ctrs[i][k] - origin[k]) * cpx) - (x0, y0)[k] for k in (0, 1))
@@ -828,8 +854,7 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
         d = mm[win] - ctrs[i]
         inner = np.maximum(np.abs(d @ ux), np.abs(d @ uy)) < cfg.face_ring[0] * grid.pitch_mm
         hit = comp[win][inner & mask[win]]
-        plain = _bare_share(table, grid, t.col, t.row, cpx, origin, 1.0) < cfg.print_bare
-        label.append(int(np.bincount(hit).argmax()) if len(hit) and not plain else -1 - i)
+        label.append(int(np.bincount(hit).argmax()) if len(hit) and not plains[i] else -1 - i)
     out: list[tuple[tuple[float, float], float, int]] = []
     for k in dict.fromkeys(label):
         members = [t for t, lb in zip(up, label) if lb == k]
