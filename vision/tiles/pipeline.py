@@ -84,6 +84,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     coarse = warp_view(image, fit, table_view_matrix((x0, y0), cpx), size)
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
     lab = to_lab(normalise_crop(coarse, ref, centre[0]))
+    # the view every cell statistic is taken on, made once (every cell read wants it)
+    halved = _half(lab, cfg)
     area = (x0, y0, x1, y1)
     # the bare table (grid.table_near), found once and only when asked for: a frame read
     # on its last lattice (grid_hint) seldom needs it
@@ -92,7 +94,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     found: list[TileReading] = []
     apart = False     # the hint holds the city but not what lies apart from it
     if grid_hint is not None:
-        found = _read_cells(image, fit, ref, lab, grid_hint, area, cfg, cfg.crop_px // 2)
+        found = _read_cells(image, fit, ref, halved, grid_hint, area, cfg, cfg.crop_px // 2)
         # the city's symbols sit in their cells; a cup or a hand beside it, read on the
         # same lattice, may not (its pieces of print lie anywhere in their cells)
         main = _main_group(found, cfg)
@@ -108,7 +110,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
-        half, hpx = _half(lab, cfg)
+        half, hpx = halved
         # a lattice is judged on its cells' averages: every other pixel of the half view
         # serves a cell as wide as judge_sparse_px of them (a quarter the work), a smaller
         # one needs them all (its face ring would be a pixel wide). Print on bare table
@@ -135,21 +137,21 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             return len(v) > 0 and int(np.count_nonzero(printed(v, cfg))) > cfg.outline_tiles
 
         grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near(), judge, crowded)
-        found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+        found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px // 2)
         if not found:
             # a lattice line through a lone tile's print (a face of about the table's
             # colour shows the search little else) hides it from every cell's centre:
             # half a pitch over, one cell holds it
             shifted = half_shifts(grid)[1]
-            again = _read_cells(image, fit, ref, lab, shifted, area, cfg, cfg.crop_px // 2)
+            again = _read_cells(image, fit, ref, halved, shifted, area, cfg, cfg.crop_px // 2)
             if again:
                 grid, found = shifted, again
         picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg,
-                              lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
+                              lambda g: _read_cells(image, fit, ref, halved, g, area, cfg, cfg.crop_px // 2))
         if picked is not None:
             grid, found = picked
     coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg,
-                       lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
+                       lambda g: _read_cells(image, fit, ref, halved, g, area, cfg, cfg.crop_px // 2))
     if coarser is not None:
         grid, found = coarser
     for _ in range(cfg.refits):
@@ -165,12 +167,12 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         grid = new
         if not moved:
             break
-        found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+        found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px // 2)
     # where the lattice cut the prints up, the whole prints' middles (table mm): their
     # cells are read on every lattice from here on
     prints: tuple[tuple[float, float], ...] = ()
     whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg,
-                          lambda g, p: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2, prints=p))
+                          lambda g, p: _read_cells(image, fit, ref, halved, g, area, cfg, cfg.crop_px // 2, prints=p))
     if whole is not None:
         grid, found, prints = whole
     sparse = _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
@@ -183,12 +185,12 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             # read every tile whose outline was seen, and must hold the symbols in their
             # cells where the lattice it replaces held them (a square round more than
             # one tile, or a mat's, puts them off to one side)
-            again = _read_cells(image, fit, ref, lab, new, area, cfg, cfg.crop_px // 2, prints=prints)
+            again = _read_cells(image, fit, ref, halved, new, area, cfg, cfg.crop_px // 2, prints=prints)
             same = (sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
                     and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
         if same:
             grid = new
-    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True, prints=prints)
+    found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px, pale=True, prints=prints)
     found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
     found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg, lab)
     out = TilesReading(grid, reference=ref.source)
@@ -902,17 +904,18 @@ def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np
 
 
 def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
-                coarse_lab: NDArray[np.float32], grid: GridFit,
+                halved: tuple[NDArray[np.float32], float], grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
                 crop_px: int, pale: bool = False,
                 prints: tuple[tuple[float, float], ...] = ()) -> list[TileReading]:
-    """Candidate cells from the coarse view, then each read from the camera frame; with
+    """Candidate cells from the coarse view (`halved`: _half of its Lab, made once a
+    frame), then each read from the camera frame; with
     `pale`, a blank tile's pale print too (only the last reading tells fronts from backs,
     and that look is as dear as a print's). The cells holding `prints` (table mm: whole
     prints, see _whole_prints) are read too: an outlined symbol leaves its cell's
     centre plain, and with fewer than three clear prints beside it the coarse pass
     has no fronts' face to know it by."""
-    half, cpx = _half(coarse_lab, cfg)
+    half, cpx = halved
     stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
