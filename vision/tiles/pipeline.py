@@ -18,7 +18,7 @@ from calibration.colour import ColourReference, measure_reference
 from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
-from vision.tiles.crops import normalise_crop, to_lab
+from vision.tiles.crops import normalise_crop, normalise_crops, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline)
@@ -933,11 +933,15 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     geo = CellGeometry.make(n)
     found: list[TileReading] = []
     ux, uy = grid.axes
-    for c, r in cells:
-        crop = view[(r - r0) * n:(r - r0 + 1) * n, (c - c0) * n:(c - c0 + 1) * n]
-        ctr = grid.cell_centre_mm(c, r)
-        bgr = normalise_crop(crop, ref, ctr)
-        lab = to_lab(bgr)
+    # every cell's crop normalised for the light at its centre and turned to Lab in one
+    # pass each (the same numbers as crop by crop)
+    at = np.array(cells, dtype=np.int64)
+    crops = view.reshape(nr, n, nc, n, 3)[at[:, 1] - r0, :, at[:, 0] - c0]
+    ctrs = [grid.cell_centre_mm(c, r) for c, r in cells]
+    whites = np.concatenate([ref.white_at(ctr.reshape(1, 2)) for ctr in ctrs])
+    bgrs = normalise_crops(crops, ref, whites)
+    labs = to_lab(bgrs)
+    for (c, r), ctr, bgr, lab in zip(cells, ctrs, bgrs, labs):
         look = analyse_cell(bgr, lab, geo, cfg)
         if not is_tile(look, table_lab, table_spread, cfg):
             continue
