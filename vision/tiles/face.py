@@ -33,6 +33,7 @@ class CellLook:
     contrast: float          # typical delta E of the symbol against the face
     faint: bool = False      # found only at faint_symbol_de (a pale print under glare)
     pale: "CellLook | None" = None   # a blank face's print at noise level (see analyse_cell)
+    detail: bool = True      # False: shape and symbol_lab left blank (analyse_cell's detail)
 
     @property
     def has_symbol(self) -> bool:
@@ -204,9 +205,14 @@ def _contrast(lab: F32, face: F64, geo: CellGeometry,
     return lab64, d, inner, percentile1(d[inner], 98.0)
 
 
-def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
+def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig, detail: bool = True) -> CellLook:
     """Read one grid-aligned cell crop (float BGR 0..1 and its CIELAB). A blank look
-    has no `pale` yet: with_pale adds it, for the few blank cells that are tiles."""
+    has no `pale` yet: with_pale adds it, for the few blank cells that are tiles.
+
+    detail=False: a look that tells only whether and where a print lies (face colour
+    and noise, has_symbol, faint, offset, contrast), its shape descriptor and
+    symbol_lab left blank (zeros, the face's colour): the reads that place the lattice
+    ask no more, and the print's shape and colour are most of a printed cell's cost."""
     face, spread, lab64, d, inner, peak = _against_face(lab, geo, cfg)
     faint = False
     thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
@@ -219,8 +225,9 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
         faint = True
     if mask is None:
         na, nr = cfg.shape_angles, cfg.shape_radii
-        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
-    return _look(bgr01, lab64, d, face, spread, mask, geo, cfg, faint)
+        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0,
+                        detail=detail)
+    return _look(bgr01, lab64, d, face, spread, mask, geo, cfg, faint, detail)
 
 
 def with_pale(look: CellLook, bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
@@ -241,15 +248,25 @@ def with_pale(look: CellLook, bgr01: F32, lab: F32, geo: CellGeometry, cfg: Tile
 
 
 def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArray[np.bool_],
-          geo: CellGeometry, cfg: TilesConfig, faint: bool) -> CellLook:
-    """The look of a cell whose print is `mask` (at contrast d from the face colour)."""
+          geo: CellGeometry, cfg: TilesConfig, faint: bool, detail: bool = True) -> CellLook:
+    """The look of a cell whose print is `mask` (at contrast d from the face colour);
+    without `detail`, only where the print lies (see analyse_cell)."""
     r1 = cfg.face_ring[1]
     inner = geo.cheb < r1
     na, nr = cfg.shape_angles, cfg.shape_radii
+    core = d[mask]
+    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
+    ys, xs = np.nonzero(mask)
+    cx, cy = float(xs.mean()), float(ys.mean())
+    size = geo.size
+    c0 = (size - 1) / 2.0
+    offset = ((cx - c0) / size, (cy - c0) / size)
+    if not detail:
+        return CellLook(face, spread, frac, face, np.zeros(na * nr, np.float32), 0.0, offset, median1(core),
+                        faint, detail=False)
     # how far each pixel lies from the face towards the print's colour: a sheen or a
     # shadow across the face moves it a little along that axis (or across it), the
     # print all the way, so half-way is the print's edge whatever the contrast
-    core = d[mask]
     printed = lab64[mask]
     ink = median_cols(printed[core >= percentile1(core, 50.0)])
     axis = ink - face
@@ -261,15 +278,11 @@ def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArra
                            dtype=np.float64)
     half = _central_parts((alpha > 0.5) & inner, geo)
     shape_mask = half if np.count_nonzero(half) >= 0.5 * np.count_nonzero(mask) else mask
-    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
-    ys, xs = np.nonzero(mask)
-    cx, cy = float(xs.mean()), float(ys.mean())
     sy, sx = np.nonzero(shape_mask)
     scx, scy = float(sx.mean()), float(sy.mean())
     # soft mask: 0 on the face, 1 well inside the symbol, a ramp across its edge
     soft = np.clip((alpha - 0.25) / 0.5, 0.0, 1.0).astype(np.float32)
     soft[~cv2.dilate(shape_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 0.0
-    size = geo.size
     radius = cfg.shape_span * size
     if radius / nr > 1.5:
         soft = np.asarray(cv2.GaussianBlur(soft, (0, 0), 0.4 * radius / nr), dtype=np.float32)
@@ -279,9 +292,8 @@ def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArra
                          cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR | cv2.WARP_FILL_OUTLIERS)
     ang = 0.0
     colour = _print_colour(bgr01, face, mask, cfg.colour_smooth_px)
-    c0 = (size - 1) / 2.0
     return CellLook(face, spread, frac, colour, np.asarray(desc, np.float32).ravel(), ang,
-                    ((cx - c0) / size, (cy - c0) / size), median1(core), faint)
+                    offset, median1(core), faint)
 
 
 def _print_colour(bgr01: F32, face: F64, mask: NDArray[np.bool_], sigma: float) -> F64:

@@ -87,6 +87,12 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     # the view every cell statistic is taken on, made once (every cell read wants it)
     halved = _half(lab, cfg)
     area = (x0, y0, x1, y1)
+
+    def where(g: GridFit, prints: tuple[tuple[float, float], ...] = ()) -> list[TileReading]:
+        # the reads that place the lattice: half-size crops, and looks that say only
+        # where the prints lie (the last read, below, reads every tile in full)
+        return _read_cells(image, fit, ref, halved, g, area, cfg, cfg.crop_px // 2, prints=prints, detail=False)
+
     # the bare table (grid.table_near), found once and only when asked for: a frame read
     # on its last lattice (grid_hint) seldom needs it
     near: Callable[[], NDArray[np.bool_] | None] = functools.cache(lambda: table_near(lab, cpx, cfg))
@@ -94,7 +100,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     found: list[TileReading] = []
     apart = False     # the hint holds the city but not what lies apart from it
     if grid_hint is not None:
-        found = _read_cells(image, fit, ref, halved, grid_hint, area, cfg, cfg.crop_px // 2)
+        found = where(grid_hint)
         # the city's symbols sit in their cells; a cup or a hand beside it, read on the
         # same lattice, may not (its pieces of print lie anywhere in their cells)
         main = _main_group(found, cfg)
@@ -137,21 +143,21 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             return len(v) > 0 and int(np.count_nonzero(printed(v, cfg))) > cfg.outline_tiles
 
         grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near(), judge, crowded)
-        found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px // 2)
+        found = where(grid)
         if not found:
             # a lattice line through a lone tile's print (a face of about the table's
             # colour shows the search little else) hides it from every cell's centre:
             # half a pitch over, one cell holds it
             shifted = half_shifts(grid)[1]
-            again = _read_cells(image, fit, ref, halved, shifted, area, cfg, cfg.crop_px // 2)
+            again = where(shifted)
             if again:
                 grid, found = shifted, again
         picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg,
-                              lambda g: _read_cells(image, fit, ref, halved, g, area, cfg, cfg.crop_px // 2))
+                              where)
         if picked is not None:
             grid, found = picked
     coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg,
-                       lambda g: _read_cells(image, fit, ref, halved, g, area, cfg, cfg.crop_px // 2))
+                       where)
     if coarser is not None:
         grid, found = coarser
     for _ in range(cfg.refits):
@@ -167,12 +173,12 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         grid = new
         if not moved:
             break
-        found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px // 2)
+        found = where(grid)
     # where the lattice cut the prints up, the whole prints' middles (table mm): their
     # cells are read on every lattice from here on
     prints: tuple[tuple[float, float], ...] = ()
     whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg,
-                          lambda g, p: _read_cells(image, fit, ref, halved, g, area, cfg, cfg.crop_px // 2, prints=p))
+                          where)
     if whole is not None:
         grid, found, prints = whole
     sparse = _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
@@ -185,7 +191,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             # read every tile whose outline was seen, and must hold the symbols in their
             # cells where the lattice it replaces held them (a square round more than
             # one tile, or a mat's, puts them off to one side)
-            again = _read_cells(image, fit, ref, halved, new, area, cfg, cfg.crop_px // 2, prints=prints)
+            again = where(new, prints)
             same = (sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
                     and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
         if same:
@@ -907,14 +913,15 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 halved: tuple[NDArray[np.float32], float], grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
                 crop_px: int, pale: bool = False,
-                prints: tuple[tuple[float, float], ...] = ()) -> list[TileReading]:
+                prints: tuple[tuple[float, float], ...] = (), detail: bool = True) -> list[TileReading]:
     """Candidate cells from the coarse view (`halved`: _half of its Lab, made once a
     frame), then each read from the camera frame; with
     `pale`, a blank tile's pale print too (only the last reading tells fronts from backs,
     and that look is as dear as a print's). The cells holding `prints` (table mm: whole
     prints, see _whole_prints) are read too: an outlined symbol leaves its cell's
     centre plain, and with fewer than three clear prints beside it the coarse pass
-    has no fronts' face to know it by."""
+    has no fronts' face to know it by. Without `detail` the looks leave out the
+    prints' shapes and colours (face.analyse_cell)."""
     half, cpx = halved
     stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction)
@@ -942,7 +949,7 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     bgrs = normalise_crops(crops, ref, whites)
     labs = to_lab(bgrs)
     for (c, r), ctr, bgr, lab in zip(cells, ctrs, bgrs, labs):
-        look = analyse_cell(bgr, lab, geo, cfg)
+        look = analyse_cell(bgr, lab, geo, cfg, detail)
         if not is_tile(look, table_lab, table_spread, cfg):
             continue
         if pale:
