@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from calibration.colour import BLACK_LEVEL, WHITE_LEVEL, ColourReference
 from vision.tiles.crops import normalise_crop, normalise_crops, to_lab
+from vision.tiles.face import _print_colour
 from vision.tiles.grid import GridFit, Outline
 from vision.tiles.pipeline import _bare_shares, _table_share
 
@@ -64,3 +65,17 @@ def test_crops_normalised_and_converted_at_once_equal_one_by_one() -> None:
             assert np.array_equal(got[i], want)
             assert np.array_equal(normalise_crop(crops[i], ref, ctrs[i]), want)
             assert np.array_equal(labs[i], np.asarray(cv2.cvtColor(want, cv2.COLOR_BGR2LAB)))
+
+
+def test_print_colour_converts_only_the_print() -> None:
+    """_print_colour gives the colour the whole smoothed crop's Lab gives at the print."""
+    rng = np.random.default_rng(22)
+    for n in (36, 72):
+        bgr = rng.random((n, n, 3), dtype=np.float32)
+        mask = rng.random((n, n)) < 0.3
+        face = np.array([60.0, 5.0, -3.0])
+        smooth = np.asarray(cv2.GaussianBlur(bgr, (0, 0), 2.0), dtype=np.float32)
+        lab = np.asarray(cv2.cvtColor(smooth, cv2.COLOR_BGR2LAB), dtype=np.float64)[mask]
+        dist = np.linalg.norm(lab - face, axis=1)
+        want = np.median(lab[dist >= np.percentile(dist, 75.0)], axis=0)
+        assert np.array_equal(_print_colour(bgr, face, mask, 2.0), want)

@@ -307,7 +307,10 @@ def _print_colour(bgr01: F32, face: F64, mask: NDArray[np.bool_], sigma: float) 
         smooth = np.asarray(cv2.GaussianBlur(bgr01, (0, 0), sigma), dtype=np.float32)
     else:
         smooth = bgr01
-    lab = np.asarray(cv2.cvtColor(smooth, cv2.COLOR_BGR2LAB), dtype=np.float64)[mask]
+    # the print's pixels alone to Lab, as a column of pixels (OpenCV converts pixel by
+    # pixel: the numbers the whole crop's conversion has there)
+    px = np.ascontiguousarray(smooth[mask]).reshape(-1, 1, 3)
+    lab = np.asarray(cv2.cvtColor(px, cv2.COLOR_BGR2LAB), dtype=np.float64).reshape(-1, 3)
     lt = np.ascontiguousarray(lab.T)
     dist = _dist(lt, face)
     return median_rows(lt[:, dist >= percentile1(dist, 75.0)])
