@@ -23,7 +23,8 @@ from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distan
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline)
 from vision.tiles.group import agglomerate, pairwise
-from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, lattice_score, printed, side_steps
+from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed,
+                                    rows_score, side_steps)
 from vision.tiles.palette import name_groups
 from vision.tiles.trust import anchored, side_groups
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
@@ -123,23 +124,25 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         # (a mat's lines) does not make a crowded table.
         table = near()
         bare = None if table is None else np.ascontiguousarray(table[::2, ::2][:half.shape[0], :half.shape[1]])
-        views = ((half, hpx, bare),
-                 (np.ascontiguousarray(half[::2, ::2]), hpx / 2, None if bare is None else bare[::2, ::2]))
+        quarter = np.ascontiguousarray(half[::2, ::2])
+        # (each view's channels laid out as float64 planes once: every lattice is judged on them)
+        views = ((half, hpx, bare, lab_planes(half)),
+                 (quarter, hpx / 2, None if bare is None else bare[::2, ::2], lab_planes(quarter)))
 
-        def stats(g: GridFit, view: tuple[NDArray[np.float32], float, NDArray[np.bool_] | None],
-                  inner: float) -> dict[tuple[int, int], NDArray[np.float64]]:
-            return cell_stats(view[0], g, view[1], (x0, y0), area, cfg.face_ring, inner, view[2])
+        def stats(g: GridFit, view: tuple[NDArray[np.float32], float, NDArray[np.bool_] | None, F64],
+                  inner: float) -> F64:
+            return cell_table(view[0], g, view[1], (x0, y0), area, cfg.face_ring, inner, view[2], view[3])[1]
 
         def judge(g: GridFit) -> tuple[float, GridFit]:
             # a pale front of about the table's colour is "bare" too: here every print
             # counts, over the whole face inside the ring (an outlined symbol leaves the
             # very centre plain)
             v = views[1] if g.pitch_mm * hpx / 2 >= cfg.judge_sparse_px else views[0]
-            return max(((lattice_score(stats(s, (v[0], v[1], None), cfg.judge_inner), cfg), s)
+            return max(((rows_score(stats(s, (v[0], v[1], None, v[3]), cfg.judge_inner), cfg), s)
                         for s in half_shifts(g)), key=lambda js: js[0])
 
         def crowded(g: GridFit) -> bool:
-            v = np.array(list(stats(g, views[0], cfg.centre_fraction).values()))
+            v = stats(g, views[0], cfg.centre_fraction)
             return len(v) > 0 and int(np.count_nonzero(printed(v, cfg))) > cfg.outline_tiles
 
         grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near(), judge, crowded)
