@@ -31,12 +31,13 @@ def is_tile(look: CellLook, table_lab: F64, table_spread: float, cfg: TilesConfi
 
 def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
                area: tuple[float, float, float, float], ring: tuple[float, float],
-               inner: float, bare: NDArray[np.bool_] | None = None) -> dict[tuple[int, int], F64]:
+               inner: float, bare: NDArray[np.bool_] | None = None,
+               planes64: F64 | None = None) -> dict[tuple[int, int], F64]:
     """Per cell wholly inside the area: ring mean L, a, b, ring spread (RMS delta E),
     and the centre's mean delta E from the ring mean (a symbol's strength); with a
     `bare` table mask (grid.table_near, the view's shape), also the share of the
-    centre that is bare table."""
-    cells, rows = cell_table(lab, grid, px_per_mm, origin_mm, area, ring, inner, bare)
+    centre that is bare table. planes64: lab_planes(lab), when the caller has it."""
+    cells, rows = cell_table(lab, grid, px_per_mm, origin_mm, area, ring, inner, bare, planes64)
     return {(c, r): np.array(row) for (c, r), row in zip(cells, rows)}
 
 

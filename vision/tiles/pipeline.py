@@ -8,7 +8,7 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -86,7 +86,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
     lab = to_lab(normalise_crop(coarse, ref, centre[0]))
     # the view every cell statistic is taken on, made once (every cell read wants it)
-    halved = _half(lab, cfg)
+    half_lab, half_px = _half(lab, cfg)
+    halved = _HalfView(half_lab, half_px, lab_planes(half_lab))
     area = (x0, y0, x1, y1)
 
     def where(g: GridFit, prints: tuple[tuple[float, float], ...] = ()) -> list[TileReading]:
@@ -117,7 +118,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
-        half, hpx = halved
+        half, hpx = halved.lab, halved.px_per_mm
         # a lattice is judged on its cells' averages: every other pixel of the half view
         # serves a cell as wide as judge_sparse_px of them (a quarter the work), a smaller
         # one needs them all (its face ring would be a pixel wide). Print on bare table
@@ -126,7 +127,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         bare = None if table is None else np.ascontiguousarray(table[::2, ::2][:half.shape[0], :half.shape[1]])
         quarter = np.ascontiguousarray(half[::2, ::2])
         # (each view's channels laid out as float64 planes once: every lattice is judged on them)
-        views = ((half, hpx, bare, lab_planes(half)),
+        views = ((half, hpx, bare, halved.planes),
                  (quarter, hpx / 2, None if bare is None else bare[::2, ::2], lab_planes(quarter)))
 
         def stats(g: GridFit, view: tuple[NDArray[np.float32], float, NDArray[np.bool_] | None, F64],
@@ -904,6 +905,16 @@ def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:
     return bool(offs) and float(np.median(offs)) < cfg.hint_offset
 
 
+class _HalfView(NamedTuple):
+    """The coarse Lab view at half its resolution (_half), its pixels per mm, and its
+    channels as float64 planes (occupancy.lab_planes): made once a frame, every cell
+    read and the lattice judge take their cell statistics on it."""
+
+    lab: NDArray[np.float32]
+    px_per_mm: float
+    planes: F64
+
+
 def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np.float32], float]:
     """The coarse view at half its resolution, and its pixels per mm: cell statistics
     need no fine detail, and a quarter the pixels is a quarter the work."""
@@ -913,21 +924,20 @@ def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np
 
 
 def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
-                halved: tuple[NDArray[np.float32], float], grid: GridFit,
+                halved: _HalfView, grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
                 crop_px: int, pale: bool = False,
                 prints: tuple[tuple[float, float], ...] = (), detail: bool = True) -> list[TileReading]:
-    """Candidate cells from the coarse view (`halved`: _half of its Lab, made once a
-    frame), then each read from the camera frame; with
+    """Candidate cells from the coarse view (`halved`, made once a frame), then each
+    read from the camera frame; with
     `pale`, a blank tile's pale print too (only the last reading tells fronts from backs,
     and that look is as dear as a print's). The cells holding `prints` (table mm: whole
     prints, see _whole_prints) are read too: an outlined symbol leaves its cell's
     centre plain, and with fewer than three clear prints beside it the coarse pass
     has no fronts' face to know it by. Without `detail` the looks leave out the
     prints' shapes and colours (face.analyse_cell)."""
-    half, cpx = halved
-    stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
-                       cfg.centre_fraction)
+    stats = cell_stats(halved.lab, grid, halved.px_per_mm, (area[0], area[1]), area, cfg.face_ring,
+                       cfg.centre_fraction, planes64=halved.planes)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
     if prints:
         held = [(int(c), int(r)) for c, r in grid.cell_of(np.array(prints, dtype=np.float64))]
