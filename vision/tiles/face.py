@@ -7,8 +7,11 @@ idea of what the tiles look like: a symbol is whatever differs from the face.
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -48,16 +51,59 @@ class CellGeometry:
     cheb: F32          # Chebyshev distance from the cell centre, in pitches
     radius: F32        # Euclidean distance from the cell centre, in pitches
     side: NDArray[np.int8]   # which side's sector a pixel is in: 0 left, 1 right, 2 top, 3 bottom
+    # the masks and counts below, each made on first use (a frame's every cell asks the same)
+    _made: dict[tuple[str, float, float], Any] = field(default_factory=dict, compare=False, repr=False)
 
     @staticmethod
     def make(size: int) -> "CellGeometry":
-        c = (size - 1) / 2.0
-        ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
-        cheb = np.maximum(np.abs(xs - c), np.abs(ys - c)) / float(size)
-        rad = np.hypot(xs - c, ys - c) / float(size)
-        dx, dy = xs - c, ys - c
-        side = np.where(np.abs(dx) >= np.abs(dy), np.where(dx < 0, 0, 1), np.where(dy < 0, 2, 3))
-        return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32), side.astype(np.int8))
+        """The geometry of a size x size crop, made once per size (its masks are read only)."""
+        return _geometry(size)
+
+    def _once(self, key: tuple[str, float, float], make: Callable[[], Any]) -> Any:
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
+    def band(self, lo: float, hi: float) -> NDArray[np.bool_]:
+        """lo <= cheb <= hi: a square ring (the face ring)."""
+        out: NDArray[np.bool_] = self._once(("band", lo, hi), lambda: (self.cheb >= lo) & (self.cheb <= hi))
+        return out
+
+    def band_radius(self, lo: float, hi: float) -> F32:
+        """radius over band(lo, hi)."""
+        out: F32 = self._once(("band_radius", lo, hi), lambda: self.radius[self.band(lo, hi)])
+        return out
+
+    def within(self, r: float) -> NDArray[np.bool_]:
+        """cheb < r: the square inside a ring."""
+        out: NDArray[np.bool_] = self._once(("within", r, 0.0), lambda: self.cheb < r)
+        return out
+
+    def count_within(self, r: float) -> int:
+        """np.count_nonzero(within(r))."""
+        out: int = self._once(("count_within", r, 0.0), lambda: int(np.count_nonzero(self.within(r))))
+        return out
+
+    def beyond(self, r: float) -> NDArray[np.bool_]:
+        """cheb >= r: the square ring from r out."""
+        out: NDArray[np.bool_] = self._once(("beyond", r, 0.0), lambda: self.cheb >= r)
+        return out
+
+    def near(self, r: float) -> NDArray[np.bool_]:
+        """radius < r: the disc about the centre."""
+        out: NDArray[np.bool_] = self._once(("near", r, 0.0), lambda: self.radius < r)
+        return out
+
+
+@functools.lru_cache(maxsize=8)
+def _geometry(size: int) -> CellGeometry:
+    c = (size - 1) / 2.0
+    ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
+    cheb = np.maximum(np.abs(xs - c), np.abs(ys - c)) / float(size)
+    rad = np.hypot(xs - c, ys - c) / float(size)
+    dx, dy = xs - c, ys - c
+    side = np.where(np.abs(dx) >= np.abs(dy), np.where(dx < 0, 0, 1), np.where(dy < 0, 2, 3))
+    return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32), side.astype(np.int8))
 
 
 def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majority,
@@ -144,7 +190,7 @@ def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.
     if n <= 1:
         return mask
     keep = np.zeros(n, dtype=bool)
-    keep[lab[(geo.radius < reach) & mask]] = True
+    keep[lab[geo.near(reach) & mask]] = True
     keep[0] = False
     if not keep.any():
         # an outlined symbol is a ring around the centre, not through it: the parts
@@ -156,7 +202,7 @@ def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.
             patch = np.zeros((geo.size + 2, geo.size + 2), np.uint8)
             cv2.floodFill(closed.copy(), patch, (c, c), (2,), flags=8 | cv2.FLOODFILL_MASK_ONLY | (1 << 8))
             inside = patch[1:-1, 1:-1] > 0
-            edge = geo.cheb >= rim
+            edge = geo.beyond(rim)
             if not (inside & edge).any():
                 bound = cv2.dilate(inside.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool) & mask
                 keep[lab[bound]] = True
@@ -187,9 +233,8 @@ def _against_face(lab: F32, geo: CellGeometry,
                   cfg: TilesConfig) -> tuple[F64, float, F64, F64, NDArray[np.bool_], float]:
     """A cell's face colour and noise, and each pixel's contrast from that face."""
     r0, r1 = cfg.face_ring
-    ring = (geo.cheb >= r0) & (geo.cheb <= r1)
-    ring_px = lab[ring].astype(np.float64)
-    face = face_colour(ring_px, geo.radius[ring], cfg.face_majority, cfg.face_split_separation)
+    ring_px = lab[geo.band(r0, r1)].astype(np.float64)
+    face = face_colour(ring_px, geo.band_radius(r0, r1), cfg.face_majority, cfg.face_split_separation)
     de_ring = _dist(np.ascontiguousarray(ring_px.T), face)
     on_face = de_ring[de_ring < 20.0]
     spread = median1(on_face if on_face.size > 0.2 * de_ring.size else de_ring)
@@ -199,7 +244,7 @@ def _against_face(lab: F32, geo: CellGeometry,
 def _contrast(lab: F32, face: F64, geo: CellGeometry,
               cfg: TilesConfig) -> tuple[F64, F64, NDArray[np.bool_], float]:
     """Each pixel's contrast from the face, and the inner area's near-highest contrast."""
-    inner = geo.cheb < cfg.face_ring[1]
+    inner = geo.within(cfg.face_ring[1])
     lab64 = lab.astype(np.float64)
     d = np.asarray(norm_planes([lab64[..., i] - face[i] for i in range(lab64.shape[2])]), dtype=np.float64)
     return lab64, d, inner, percentile1(d[inner], 98.0)
@@ -252,10 +297,10 @@ def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArra
     """The look of a cell whose print is `mask` (at contrast d from the face colour);
     without `detail`, only where the print lies (see analyse_cell)."""
     r1 = cfg.face_ring[1]
-    inner = geo.cheb < r1
+    inner = geo.within(r1)
     na, nr = cfg.shape_angles, cfg.shape_radii
     core = d[mask]
-    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
+    frac = float(np.count_nonzero(mask)) / float(geo.count_within(r1))
     ys, xs = np.nonzero(mask)
     cx, cy = float(xs.mean()), float(ys.mean())
     size = geo.size
@@ -320,14 +365,15 @@ def _symbol_mask(d: F64, inner: NDArray[np.bool_], thr: float, geo: CellGeometry
                  cfg: TilesConfig) -> NDArray[np.bool_] | None:
     """The symbol's pixels at contrast thr, or None when there is no print."""
     mask = (d > thr) & inner
-    if float(np.count_nonzero(mask)) / float(np.count_nonzero(inner)) < cfg.symbol_min_area:
+    n_inner = float(geo.count_within(cfg.face_ring[1]))
+    if float(np.count_nonzero(mask)) / n_inner < cfg.symbol_min_area:
         return None
     mask = _central_parts(mask, geo)
-    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
+    frac = float(np.count_nonzero(mask)) / n_inner
     if not np.any(mask) or frac < cfg.symbol_min_core:
         # specks left in the centre (a mat's line crossing, grain) are no print
         return None
-    rim = mask & (geo.cheb >= cfg.face_ring[1] - cfg.symbol_rim)
+    rim = mask & geo.beyond(cfg.face_ring[1] - cfg.symbol_rim)
     if frac < cfg.symbol_thin and len(np.unique(geo.side[rim])) == 4:
         # thin lines running out of the cell on all four sides: a cutting mat's grid,
         # not a print (a big printed symbol may reach the edges, but it is not thin)
