@@ -19,7 +19,7 @@ from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.railways.frame import frame_light
 from vision.tiles.config import TilesConfig
-from vision.tiles.crops import normalise_crop, normalise_crops, to_lab
+from vision.tiles.crops import normalise_crop, normalise_crops, one_thread, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline)
@@ -964,14 +964,15 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     whites = np.concatenate([ref.white_at(ctr.reshape(1, 2)) for ctr in ctrs])
     bgrs = normalise_crops(crops, ref, whites)
     labs = to_lab(bgrs)
-    for (c, r), ctr, bgr, lab in zip(cells, ctrs, bgrs, labs):
-        look = analyse_cell(bgr, lab, geo, cfg, detail)
-        if not is_tile(look, table_lab, table_spread, cfg):
-            continue
-        if pale:
-            look = with_pale(look, bgr, lab, geo, cfg)
-        pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
-        found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
+    with one_thread():
+        for (c, r), ctr, bgr, lab in zip(cells, ctrs, bgrs, labs):
+            look = analyse_cell(bgr, lab, geo, cfg, detail)
+            if not is_tile(look, table_lab, table_spread, cfg):
+                continue
+            if pale:
+                look = with_pale(look, bgr, lab, geo, cfg)
+            pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
+            found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
     return found
 
 
