@@ -388,7 +388,9 @@ def _lab8(lab: F32) -> NDArray[np.uint8]:
     h, w = lab.shape[:2]
     rows = lab.reshape(h, -1) * np.tile(np.array([2.55, 1, 1], np.float32), w)
     rows += np.tile(np.array([0, 128, 128], np.float32), w)
-    return np.minimum(np.maximum(rows, 0), 255).reshape(lab.shape).astype(np.uint8)
+    np.maximum(rows, 0, out=rows)
+    np.minimum(rows, 255, out=rows)
+    return rows.reshape(lab.shape).astype(np.uint8)
 
 
 def print_strokes(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_]:
