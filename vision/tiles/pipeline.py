@@ -857,8 +857,15 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
     x0, y0, x1, y1 = about
     mask = ~table[y0:y1, x0:x1]
     _, comp, box, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
-    ys, xs = np.mgrid[y0:y1, x0:x1]
-    mm = np.stack([origin[0] + (xs + 0.5) / cpx, origin[1] + (ys + 0.5) / cpx], -1)
+
+    def mm(rows: slice, cols: slice) -> F64:
+        # the table mm of the window's pixels [rows, cols] (clipped as numpy slices
+        # clip): only those asked for, not the whole window's
+        r0, r1, _ = rows.indices(y1 - y0)
+        c0, c1, _ = cols.indices(x1 - x0)
+        ys, xs = np.mgrid[y0 + r0:y0 + max(r0, r1), x0 + c0:x0 + max(c0, c1)]
+        return np.stack([origin[0] + (xs + 0.5) / cpx, origin[1] + (ys + 0.5) / cpx], -1)
+
     label: list[int] = []
     reach = int(math.ceil(math.sqrt(2.0) * cfg.face_ring[0] * grid.pitch_mm * cpx)) + 1
     plains = _bare_shares(table, grid, [(t.col, t.row) for t in up], cpx, origin, 1.0) < cfg.print_bare
@@ -866,7 +873,7 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
         # (only the pixels about the cell: the inner square lies within `reach` of its centre)
         cx, cy = (int((ctrs[i][k] - origin[k]) * cpx) - (x0, y0)[k] for k in (0, 1))
         win = (slice(max(0, cy - reach), max(0, cy + reach + 1)), slice(max(0, cx - reach), max(0, cx + reach + 1)))
-        d = mm[win] - ctrs[i]
+        d = mm(*win) - ctrs[i]
         inner = np.maximum(np.abs(d @ ux), np.abs(d @ uy)) < cfg.face_ring[0] * grid.pitch_mm
         hit = comp[win][inner & mask[win]]
         label.append(int(np.bincount(hit).argmax()) if len(hit) and not plains[i] else -1 - i)
@@ -877,7 +884,7 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
             out.append((members[0].centre_mm, 0.0, 1))
             continue
         bx, by, bw, bh = (int(b) for b in box[k, :4])
-        pts = mm[by:by + bh, bx:bx + bw][comp[by:by + bh, bx:bx + bw] == k]
+        pts = mm(slice(by, by + bh), slice(bx, bx + bw))[comp[by:by + bh, bx:bx + bw] == k]
         u, v = pts @ ux, pts @ uy
         extent = float(max(np.ptp(u), np.ptp(v)))
         if len(members) == 1 and not middle:
