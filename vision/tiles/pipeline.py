@@ -159,12 +159,10 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             again = where(shifted)
             if again:
                 grid, found = shifted, again
-        picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg,
-                              where)
+        picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg, where)
         if picked is not None:
             grid, found = picked
-    coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg,
-                       where)
+    coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg, where)
     if coarser is not None:
         grid, found = coarser
     for _ in range(cfg.refits):
@@ -184,8 +182,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     # where the lattice cut the prints up, the whole prints' middles (table mm): their
     # cells are read on every lattice from here on
     prints: tuple[tuple[float, float], ...] = ()
-    whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg,
-                          where)
+    whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg, where)
     if whole is not None:
         grid, found, prints = whole
     sparse = _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
