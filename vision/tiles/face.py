@@ -7,8 +7,11 @@ idea of what the tiles look like: a symbol is whatever differs from the face.
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -33,6 +36,7 @@ class CellLook:
     contrast: float          # typical delta E of the symbol against the face
     faint: bool = False      # found only at faint_symbol_de (a pale print under glare)
     pale: "CellLook | None" = None   # a blank face's print at noise level (see analyse_cell)
+    detail: bool = True      # False: shape and symbol_lab left blank (analyse_cell's detail)
 
     @property
     def has_symbol(self) -> bool:
@@ -47,16 +51,59 @@ class CellGeometry:
     cheb: F32          # Chebyshev distance from the cell centre, in pitches
     radius: F32        # Euclidean distance from the cell centre, in pitches
     side: NDArray[np.int8]   # which side's sector a pixel is in: 0 left, 1 right, 2 top, 3 bottom
+    # the masks and counts below, each made on first use (a frame's every cell asks the same)
+    _made: dict[tuple[str, float, float], Any] = field(default_factory=dict, compare=False, repr=False)
 
     @staticmethod
     def make(size: int) -> "CellGeometry":
-        c = (size - 1) / 2.0
-        ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
-        cheb = np.maximum(np.abs(xs - c), np.abs(ys - c)) / float(size)
-        rad = np.hypot(xs - c, ys - c) / float(size)
-        dx, dy = xs - c, ys - c
-        side = np.where(np.abs(dx) >= np.abs(dy), np.where(dx < 0, 0, 1), np.where(dy < 0, 2, 3))
-        return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32), side.astype(np.int8))
+        """The geometry of a size x size crop, made once per size (its masks are read only)."""
+        return _geometry(size)
+
+    def _once(self, key: tuple[str, float, float], make: Callable[[], Any]) -> Any:
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
+    def band(self, lo: float, hi: float) -> NDArray[np.bool_]:
+        """lo <= cheb <= hi: a square ring (the face ring)."""
+        out: NDArray[np.bool_] = self._once(("band", lo, hi), lambda: (self.cheb >= lo) & (self.cheb <= hi))
+        return out
+
+    def band_radius(self, lo: float, hi: float) -> F32:
+        """radius over band(lo, hi)."""
+        out: F32 = self._once(("band_radius", lo, hi), lambda: self.radius[self.band(lo, hi)])
+        return out
+
+    def within(self, r: float) -> NDArray[np.bool_]:
+        """cheb < r: the square inside a ring."""
+        out: NDArray[np.bool_] = self._once(("within", r, 0.0), lambda: self.cheb < r)
+        return out
+
+    def count_within(self, r: float) -> int:
+        """np.count_nonzero(within(r))."""
+        out: int = self._once(("count_within", r, 0.0), lambda: int(np.count_nonzero(self.within(r))))
+        return out
+
+    def beyond(self, r: float) -> NDArray[np.bool_]:
+        """cheb >= r: the square ring from r out."""
+        out: NDArray[np.bool_] = self._once(("beyond", r, 0.0), lambda: self.cheb >= r)
+        return out
+
+    def near(self, r: float) -> NDArray[np.bool_]:
+        """radius < r: the disc about the centre."""
+        out: NDArray[np.bool_] = self._once(("near", r, 0.0), lambda: self.radius < r)
+        return out
+
+
+@functools.lru_cache(maxsize=8)
+def _geometry(size: int) -> CellGeometry:
+    c = (size - 1) / 2.0
+    ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
+    cheb = np.maximum(np.abs(xs - c), np.abs(ys - c)) / float(size)
+    rad = np.hypot(xs - c, ys - c) / float(size)
+    dx, dy = xs - c, ys - c
+    side = np.where(np.abs(dx) >= np.abs(dy), np.where(dx < 0, 0, 1), np.where(dy < 0, 2, 3))
+    return CellGeometry(size, cheb.astype(np.float32), rad.astype(np.float32), side.astype(np.int8))
 
 
 def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majority,
@@ -143,7 +190,7 @@ def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.
     if n <= 1:
         return mask
     keep = np.zeros(n, dtype=bool)
-    keep[lab[(geo.radius < reach) & mask]] = True
+    keep[lab[geo.near(reach) & mask]] = True
     keep[0] = False
     if not keep.any():
         # an outlined symbol is a ring around the centre, not through it: the parts
@@ -155,7 +202,7 @@ def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.
             patch = np.zeros((geo.size + 2, geo.size + 2), np.uint8)
             cv2.floodFill(closed.copy(), patch, (c, c), (2,), flags=8 | cv2.FLOODFILL_MASK_ONLY | (1 << 8))
             inside = patch[1:-1, 1:-1] > 0
-            edge = geo.cheb >= rim
+            edge = geo.beyond(rim)
             if not (inside & edge).any():
                 bound = cv2.dilate(inside.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool) & mask
                 keep[lab[bound]] = True
@@ -186,9 +233,8 @@ def _against_face(lab: F32, geo: CellGeometry,
                   cfg: TilesConfig) -> tuple[F64, float, F64, F64, NDArray[np.bool_], float]:
     """A cell's face colour and noise, and each pixel's contrast from that face."""
     r0, r1 = cfg.face_ring
-    ring = (geo.cheb >= r0) & (geo.cheb <= r1)
-    ring_px = lab[ring].astype(np.float64)
-    face = face_colour(ring_px, geo.radius[ring], cfg.face_majority, cfg.face_split_separation)
+    ring_px = lab[geo.band(r0, r1)].astype(np.float64)
+    face = face_colour(ring_px, geo.band_radius(r0, r1), cfg.face_majority, cfg.face_split_separation)
     de_ring = _dist(np.ascontiguousarray(ring_px.T), face)
     on_face = de_ring[de_ring < 20.0]
     spread = median1(on_face if on_face.size > 0.2 * de_ring.size else de_ring)
@@ -198,15 +244,20 @@ def _against_face(lab: F32, geo: CellGeometry,
 def _contrast(lab: F32, face: F64, geo: CellGeometry,
               cfg: TilesConfig) -> tuple[F64, F64, NDArray[np.bool_], float]:
     """Each pixel's contrast from the face, and the inner area's near-highest contrast."""
-    inner = geo.cheb < cfg.face_ring[1]
+    inner = geo.within(cfg.face_ring[1])
     lab64 = lab.astype(np.float64)
     d = np.asarray(norm_planes([lab64[..., i] - face[i] for i in range(lab64.shape[2])]), dtype=np.float64)
     return lab64, d, inner, percentile1(d[inner], 98.0)
 
 
-def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
+def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig, detail: bool = True) -> CellLook:
     """Read one grid-aligned cell crop (float BGR 0..1 and its CIELAB). A blank look
-    has no `pale` yet: with_pale adds it, for the few blank cells that are tiles."""
+    has no `pale` yet: with_pale adds it, for the few blank cells that are tiles.
+
+    detail=False: a look that tells only whether and where a print lies (face colour
+    and noise, has_symbol, faint, offset, contrast), its shape descriptor and
+    symbol_lab left blank (zeros, the face's colour): the reads that place the lattice
+    ask no more, and the print's shape and colour are most of a printed cell's cost."""
     face, spread, lab64, d, inner, peak = _against_face(lab, geo, cfg)
     faint = False
     thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
@@ -219,8 +270,9 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> C
         faint = True
     if mask is None:
         na, nr = cfg.shape_angles, cfg.shape_radii
-        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0)
-    return _look(bgr01, lab64, d, face, spread, mask, geo, cfg, faint)
+        return CellLook(face, spread, 0.0, face, np.zeros(na * nr, np.float32), 0.0, (0.0, 0.0), 0.0,
+                        detail=detail)
+    return _look(bgr01, lab64, d, face, spread, mask, geo, cfg, faint, detail)
 
 
 def with_pale(look: CellLook, bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig) -> CellLook:
@@ -241,15 +293,25 @@ def with_pale(look: CellLook, bgr01: F32, lab: F32, geo: CellGeometry, cfg: Tile
 
 
 def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArray[np.bool_],
-          geo: CellGeometry, cfg: TilesConfig, faint: bool) -> CellLook:
-    """The look of a cell whose print is `mask` (at contrast d from the face colour)."""
+          geo: CellGeometry, cfg: TilesConfig, faint: bool, detail: bool = True) -> CellLook:
+    """The look of a cell whose print is `mask` (at contrast d from the face colour);
+    without `detail`, only where the print lies (see analyse_cell)."""
     r1 = cfg.face_ring[1]
-    inner = geo.cheb < r1
+    inner = geo.within(r1)
     na, nr = cfg.shape_angles, cfg.shape_radii
+    core = d[mask]
+    frac = float(np.count_nonzero(mask)) / float(geo.count_within(r1))
+    ys, xs = np.nonzero(mask)
+    cx, cy = float(xs.mean()), float(ys.mean())
+    size = geo.size
+    c0 = (size - 1) / 2.0
+    offset = ((cx - c0) / size, (cy - c0) / size)
+    if not detail:
+        return CellLook(face, spread, frac, face, np.zeros(na * nr, np.float32), 0.0, offset, median1(core),
+                        faint, detail=False)
     # how far each pixel lies from the face towards the print's colour: a sheen or a
     # shadow across the face moves it a little along that axis (or across it), the
     # print all the way, so half-way is the print's edge whatever the contrast
-    core = d[mask]
     printed = lab64[mask]
     ink = median_cols(printed[core >= percentile1(core, 50.0)])
     axis = ink - face
@@ -261,15 +323,11 @@ def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArra
                            dtype=np.float64)
     half = _central_parts((alpha > 0.5) & inner, geo)
     shape_mask = half if np.count_nonzero(half) >= 0.5 * np.count_nonzero(mask) else mask
-    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
-    ys, xs = np.nonzero(mask)
-    cx, cy = float(xs.mean()), float(ys.mean())
     sy, sx = np.nonzero(shape_mask)
     scx, scy = float(sx.mean()), float(sy.mean())
     # soft mask: 0 on the face, 1 well inside the symbol, a ramp across its edge
     soft = np.clip((alpha - 0.25) / 0.5, 0.0, 1.0).astype(np.float32)
     soft[~cv2.dilate(shape_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 0.0
-    size = geo.size
     radius = cfg.shape_span * size
     if radius / nr > 1.5:
         soft = np.asarray(cv2.GaussianBlur(soft, (0, 0), 0.4 * radius / nr), dtype=np.float32)
@@ -279,9 +337,8 @@ def _look(bgr01: F32, lab64: F64, d: F64, face: F64, spread: float, mask: NDArra
                          cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR | cv2.WARP_FILL_OUTLIERS)
     ang = 0.0
     colour = _print_colour(bgr01, face, mask, cfg.colour_smooth_px)
-    c0 = (size - 1) / 2.0
     return CellLook(face, spread, frac, colour, np.asarray(desc, np.float32).ravel(), ang,
-                    ((cx - c0) / size, (cy - c0) / size), median1(core), faint)
+                    offset, median1(core), faint)
 
 
 def _print_colour(bgr01: F32, face: F64, mask: NDArray[np.bool_], sigma: float) -> F64:
@@ -295,7 +352,10 @@ def _print_colour(bgr01: F32, face: F64, mask: NDArray[np.bool_], sigma: float) 
         smooth = np.asarray(cv2.GaussianBlur(bgr01, (0, 0), sigma), dtype=np.float32)
     else:
         smooth = bgr01
-    lab = np.asarray(cv2.cvtColor(smooth, cv2.COLOR_BGR2LAB), dtype=np.float64)[mask]
+    # the print's pixels alone to Lab, as a column of pixels (OpenCV converts pixel by
+    # pixel: the numbers the whole crop's conversion has there)
+    px = np.ascontiguousarray(smooth[mask]).reshape(-1, 1, 3)
+    lab = np.asarray(cv2.cvtColor(px, cv2.COLOR_BGR2LAB), dtype=np.float64).reshape(-1, 3)
     lt = np.ascontiguousarray(lab.T)
     dist = _dist(lt, face)
     return median_rows(lt[:, dist >= percentile1(dist, 75.0)])
@@ -305,14 +365,15 @@ def _symbol_mask(d: F64, inner: NDArray[np.bool_], thr: float, geo: CellGeometry
                  cfg: TilesConfig) -> NDArray[np.bool_] | None:
     """The symbol's pixels at contrast thr, or None when there is no print."""
     mask = (d > thr) & inner
-    if float(np.count_nonzero(mask)) / float(np.count_nonzero(inner)) < cfg.symbol_min_area:
+    n_inner = float(geo.count_within(cfg.face_ring[1]))
+    if float(np.count_nonzero(mask)) / n_inner < cfg.symbol_min_area:
         return None
     mask = _central_parts(mask, geo)
-    frac = float(np.count_nonzero(mask)) / float(np.count_nonzero(inner))
+    frac = float(np.count_nonzero(mask)) / n_inner
     if not np.any(mask) or frac < cfg.symbol_min_core:
         # specks left in the centre (a mat's line crossing, grain) are no print
         return None
-    rim = mask & (geo.cheb >= cfg.face_ring[1] - cfg.symbol_rim)
+    rim = mask & geo.beyond(cfg.face_ring[1] - cfg.symbol_rim)
     if frac < cfg.symbol_thin and len(np.unique(geo.side[rim])) == 4:
         # thin lines running out of the cell on all four sides: a cutting mat's grid,
         # not a print (a big printed symbol may reach the edges, but it is not thin)

@@ -68,12 +68,22 @@ def cornerness(gx: F32, gy: F32, window_px: float) -> F32:
     """Smaller eigenvalue of the local structure tensor, square-rooted: high where edges
     run in two directions (tiles, their corners and symbols), near zero along the
     one-directional grain or plank seams of a table."""
-    jxx = cv2.GaussianBlur(gx * gx, (0, 0), window_px)
-    jyy = cv2.GaussianBlur(gy * gy, (0, 0), window_px)
-    jxy = cv2.GaussianBlur(gx * gy, (0, 0), window_px)
-    half = 0.5 * (jxx + jyy)
-    lam2 = half - np.sqrt(0.25 * (jxx - jyy) ** 2 + jxy ** 2)
-    return np.asarray(np.sqrt(np.maximum(lam2, 0.0)), dtype=np.float32)
+    jxx = np.asarray(cv2.GaussianBlur(gx * gx, (0, 0), window_px), np.float32)
+    jyy = np.asarray(cv2.GaussianBlur(gy * gy, (0, 0), window_px), np.float32)
+    jxy = np.asarray(cv2.GaussianBlur(gx * gy, (0, 0), window_px), np.float32)
+    # half - sqrt(0.25 * (jxx - jyy) ** 2 + jxy ** 2), half = 0.5 * (jxx + jyy), worked
+    # in place (the same float32 steps, a few full-view temporaries fewer)
+    root = jxx - jyy
+    root *= root
+    root *= 0.25
+    jxy *= jxy
+    root += jxy
+    np.sqrt(root, out=root)
+    jxx += jyy
+    jxx *= 0.5
+    jxx -= root
+    np.maximum(jxx, 0.0, out=jxx)
+    return np.asarray(np.sqrt(jxx, out=jxx), dtype=np.float32)
 
 
 def orientation(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None) -> float:
@@ -245,9 +255,14 @@ def line_profiles(gray: F32, theta: float, px_per_mm: float, origin_mm: tuple[fl
     rot = cv2.warpAffine(gray, m, (ow, oh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=(-1.0,))
     valid = np.asarray(cv2.erode((rot >= 0).astype(np.uint8), np.ones((5, 5), np.uint8)), np.float32)
-    rot = np.maximum(rot, 0).astype(np.float32)     # np.where(rot >= 0, rot, 0): finite values
-    gx: F32 = np.abs(np.asarray(cv2.Sobel(rot, cv2.CV_32F, 1, 0, ksize=3), np.float32)) * valid
-    gy: F32 = np.abs(np.asarray(cv2.Sobel(rot, cv2.CV_32F, 0, 1, ksize=3), np.float32)) * valid
+    rot = np.asarray(rot, np.float32)
+    np.maximum(rot, 0, out=rot)     # np.where(rot >= 0, rot, 0): finite values
+    # |Sobel| * valid, in place
+    gx: F32 = np.asarray(cv2.Sobel(rot, cv2.CV_32F, 1, 0, ksize=3), np.float32)
+    gy: F32 = np.asarray(cv2.Sobel(rot, cv2.CV_32F, 0, 1, ksize=3), np.float32)
+    for g in (gx, gy):
+        np.abs(g, out=g)
+        g *= valid
     n = max(3, int(round(line_mm * px_per_mm)))
     gx = np.asarray(cv2.blur(gx, (5, 1)), np.float32)
     gy = np.asarray(cv2.blur(gy, (1, 5)), np.float32)
@@ -255,8 +270,12 @@ def line_profiles(gray: F32, theta: float, px_per_mm: float, origin_mm: tuple[fl
     n_long = max(n + 2, int(round(long_mm * px_per_mm)))
     gx = np.asarray(cv2.morphologyEx(gx, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
                     - cv2.morphologyEx(gx, cv2.MORPH_OPEN, np.ones((n_long, 1), np.uint8)), np.float32)
-    gy = np.asarray(cv2.morphologyEx(gy, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
-                    - cv2.morphologyEx(gy, cv2.MORPH_OPEN, np.ones((1, n_long), np.uint8)), np.float32)
+    # (the horizontal runs opened along the columns of the transposed view: OpenCV opens
+    # along columns at about half the cost, and a min or max is exact either way round)
+    gyt = np.asarray(cv2.transpose(gy), np.float32)
+    gyt = np.asarray(cv2.morphologyEx(gyt, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
+                     - cv2.morphologyEx(gyt, cv2.MORPH_OPEN, np.ones((n_long, 1), np.uint8)), np.float32)
+    gy = np.asarray(cv2.transpose(gyt), np.float32)
     pu = gx.sum(axis=0).astype(np.float64)
     pv = gy.sum(axis=1).astype(np.float64)
     return pu, pv, u0, v0, 1.0 / px_per_mm
@@ -369,7 +388,9 @@ def _lab8(lab: F32) -> NDArray[np.uint8]:
     h, w = lab.shape[:2]
     rows = lab.reshape(h, -1) * np.tile(np.array([2.55, 1, 1], np.float32), w)
     rows += np.tile(np.array([0, 128, 128], np.float32), w)
-    return np.minimum(np.maximum(rows, 0), 255).reshape(lab.shape).astype(np.uint8)
+    np.maximum(rows, 0, out=rows)
+    np.minimum(rows, 255, out=rows)
+    return rows.reshape(lab.shape).astype(np.uint8)
 
 
 def print_strokes(lab: F32, px_per_mm: float, cfg: TilesConfig) -> NDArray[np.bool_]:

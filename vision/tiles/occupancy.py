@@ -31,11 +31,29 @@ def is_tile(look: CellLook, table_lab: F64, table_spread: float, cfg: TilesConfi
 
 def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
                area: tuple[float, float, float, float], ring: tuple[float, float],
-               inner: float, bare: NDArray[np.bool_] | None = None) -> dict[tuple[int, int], F64]:
+               inner: float, bare: NDArray[np.bool_] | None = None,
+               planes64: F64 | None = None) -> dict[tuple[int, int], F64]:
     """Per cell wholly inside the area: ring mean L, a, b, ring spread (RMS delta E),
     and the centre's mean delta E from the ring mean (a symbol's strength); with a
     `bare` table mask (grid.table_near, the view's shape), also the share of the
-    centre that is bare table."""
+    centre that is bare table. planes64: lab_planes(lab), when the caller has it."""
+    cells, rows = cell_table(lab, grid, px_per_mm, origin_mm, area, ring, inner, bare, planes64)
+    return {(c, r): np.array(row) for (c, r), row in zip(cells, rows)}
+
+
+def lab_planes(lab: F32) -> F64:
+    """A Lab view's channels as float64 planes (3, h * w), for cell_table: a view that
+    many lattices are judged on is laid out once."""
+    return np.ascontiguousarray(lab.reshape(-1, 3).T, dtype=np.float64)
+
+
+def cell_table(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
+               area: tuple[float, float, float, float], ring: tuple[float, float],
+               inner: float, bare: NDArray[np.bool_] | None = None,
+               planes64: F64 | None = None) -> tuple[list[tuple[int, int]], F64]:
+    """cell_stats as its cells (col, row) and one row of statistics per cell, without the
+    dict (the lattice judge wants the rows alone). planes64: lab_planes(lab), when the
+    caller has it."""
     h, w = lab.shape[:2]
     ux, uy = grid.axes
     # a pixel's table x depends on its column only, y on its row only: each is worked
@@ -47,21 +65,33 @@ def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
     u = (X * ux[0] + Y * ux[1]) / grid.pitch_mm
     v = (X * uy[0] + Y * uy[1]) / grid.pitch_mm
     cu, cv = np.floor(u), np.floor(v)
-    cheb = np.maximum(np.abs(u - cu - 0.5), np.abs(v - cv - 0.5)).ravel()
-    ci = cu.astype(np.int64).ravel()
-    ri = cv.astype(np.int64).ravel()
-    cmin, rmin = int(ci.min()), int(ri.min())
-    ncol = int(ci.max()) - cmin + 1
-    nk = ncol * (int(ri.max()) - rmin + 1)
-    key = (ri - rmin) * ncol + (ci - cmin)
+    # |u - cu - 0.5| in place (the same float32 steps), then the larger of the two
+    u -= cu
+    u -= 0.5
+    np.abs(u, out=u)
+    v -= cv
+    v -= 0.5
+    np.abs(v, out=v)
+    cheb = np.maximum(u, v, out=u).ravel()
+    cmin, rmin = float(cu.min()), float(cv.min())
+    ncol = int(cu.max() - cmin) + 1
+    nk = ncol * (int(cv.max() - rmin) + 1)
+    # the cell's index as whole numbers in float32 (exact: far below 2**24), one cast
+    cv -= rmin
+    cv *= ncol
+    cu -= cmin
+    cv += cu
+    key = cv.astype(np.int64).ravel()
     rs = (cheb >= ring[0]) & (cheb <= ring[1])
     ins = cheb < inner
     # only ring and centre pixels count: each channel as its own plane, over those alone
     used = rs | ins
     k_used = key[used]
     at = np.flatnonzero(used)
-    flat = lab.reshape(-1, 3)
-    planes = list(np.ascontiguousarray(flat.take(at, axis=0).T, dtype=np.float64))
+    if planes64 is None:
+        planes = list(np.ascontiguousarray(lab.reshape(-1, 3).take(at, axis=0).T, dtype=np.float64))
+    else:
+        planes = list(planes64.take(at, axis=1))
     rs_u, ins_u = rs[used], ins[used]
     k_rs, k_ins = k_used[rs_u], k_used[ins_u]
     n_r = np.bincount(k_rs, minlength=nk).astype(np.float64)
@@ -80,13 +110,14 @@ def cell_stats(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
     x0, y0, x1, y1 = area
     h2 = 0.35 * grid.pitch_mm
     ks = np.nonzero(count >= 0.8 * (grid.pitch_mm * px_per_mm) ** 2)[0]
-    c = ks % ncol + cmin
-    r = ks // ncol + rmin
+    c = ks % ncol + int(cmin)
+    r = ks // ncol + int(rmin)
     # GridFit.cell_centre_mm of every cell at once (the same arithmetic, element by element)
     o = np.asarray(grid.origin_mm, dtype=np.float64)
     ctr = o + grid.pitch_mm * ((c[:, None] + 0.5) * ux + (r[:, None] + 0.5) * uy)
     inside = (x0 + h2 <= ctr[:, 0]) & (ctr[:, 0] <= x1 - h2) & (y0 + h2 <= ctr[:, 1]) & (ctr[:, 1] <= y1 - h2)
-    return {(int(c[i]), int(r[i])): np.array(table[ks[i]]) for i in np.nonzero(inside)[0]}
+    pick = np.nonzero(inside)[0]
+    return list(zip(c[pick].tolist(), r[pick].tolist())), np.asarray(table[ks[pick]], dtype=np.float64)
 
 
 def printed(v: F64, cfg: TilesConfig) -> NDArray[np.bool_]:
@@ -106,7 +137,13 @@ def lattice_score(stats: dict[tuple[int, int], F64], cfg: TilesConfig) -> float:
     print or a wrong pitch puts tile sides, gaps and other tiles into the ring."""
     if not stats:
         return 0.0
-    v = np.array(list(stats.values()))
+    return rows_score(np.array(list(stats.values())), cfg)
+
+
+def rows_score(v: F64, cfg: TilesConfig) -> float:
+    """lattice_score of cell_table's rows."""
+    if len(v) == 0:
+        return 0.0
     sym = printed(v, cfg)
     if not np.any(sym):
         return 0.0

@@ -8,22 +8,24 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.colour import ColourReference, measure_reference
+from calibration.colour import ColourReference
 from calibration.geometry import TableFit
 from calibration.profile import TableProfile
+from vision.railways.frame import frame_light
 from vision.tiles.config import TilesConfig
-from vision.tiles.crops import normalise_crop, to_lab
+from vision.tiles.crops import normalise_crop, normalise_crops, one_thread, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline)
 from vision.tiles.group import agglomerate, pairwise
-from vision.tiles.occupancy import cell_stats, coarse_candidates, is_tile, lattice_score, printed, side_steps
+from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed,
+                                    rows_score, side_steps)
 from vision.tiles.palette import name_groups
 from vision.tiles.trust import anchored, side_groups
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
@@ -77,14 +79,25 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     grid_hint (the lattice of this table's last reading, in table mm, so a moved camera
     does not spoil it) skips the lattice search when the tiles still sit on it."""
     cfg = cfg or TilesConfig()
-    ref = reference or measure_reference(image, fit, profile)
+    # (frame_light: measure_reference's very reference, each marker sampled on a crop
+    # round its rings rather than on a blurred copy of the whole frame)
+    ref = reference or frame_light(image, fit, profile)
     x0, y0, x1, y1 = _area(profile)
     cpx = cfg.coarse_px_per_mm
     size = (max(8, int(round((x1 - x0) * cpx))), max(8, int(round((y1 - y0) * cpx))))
     coarse = warp_view(image, fit, table_view_matrix((x0, y0), cpx), size)
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
     lab = to_lab(normalise_crop(coarse, ref, centre[0]))
+    # the view every cell statistic is taken on, made once (every cell read wants it)
+    half_lab, half_px = _half(lab, cfg)
+    halved = _HalfView(half_lab, half_px, lab_planes(half_lab))
     area = (x0, y0, x1, y1)
+
+    def where(g: GridFit, prints: tuple[tuple[float, float], ...] = ()) -> list[TileReading]:
+        # the reads that place the lattice: half-size crops, and looks that say only
+        # where the prints lie (the last read, below, reads every tile in full)
+        return _read_cells(image, fit, ref, halved, g, area, cfg, cfg.crop_px // 2, prints=prints, detail=False)
+
     # the bare table (grid.table_near), found once and only when asked for: a frame read
     # on its last lattice (grid_hint) seldom needs it
     near: Callable[[], NDArray[np.bool_] | None] = functools.cache(lambda: table_near(lab, cpx, cfg))
@@ -92,7 +105,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     found: list[TileReading] = []
     apart = False     # the hint holds the city but not what lies apart from it
     if grid_hint is not None:
-        found = _read_cells(image, fit, ref, lab, grid_hint, area, cfg, cfg.crop_px // 2)
+        found = where(grid_hint)
         # the city's symbols sit in their cells; a cup or a hand beside it, read on the
         # same lattice, may not (its pieces of print lie anywhere in their cells)
         main = _main_group(found, cfg)
@@ -108,48 +121,48 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
-        half, hpx = _half(lab, cfg)
+        half, hpx = halved.lab, halved.px_per_mm
         # a lattice is judged on its cells' averages: every other pixel of the half view
         # serves a cell as wide as judge_sparse_px of them (a quarter the work), a smaller
         # one needs them all (its face ring would be a pixel wide). Print on bare table
         # (a mat's lines) does not make a crowded table.
         table = near()
         bare = None if table is None else np.ascontiguousarray(table[::2, ::2][:half.shape[0], :half.shape[1]])
-        views = ((half, hpx, bare),
-                 (np.ascontiguousarray(half[::2, ::2]), hpx / 2, None if bare is None else bare[::2, ::2]))
+        quarter = np.ascontiguousarray(half[::2, ::2])
+        # (each view's channels laid out as float64 planes once: every lattice is judged on them)
+        views = ((half, hpx, bare, halved.planes),
+                 (quarter, hpx / 2, None if bare is None else bare[::2, ::2], lab_planes(quarter)))
 
-        def stats(g: GridFit, view: tuple[NDArray[np.float32], float, NDArray[np.bool_] | None],
-                  inner: float) -> dict[tuple[int, int], NDArray[np.float64]]:
-            return cell_stats(view[0], g, view[1], (x0, y0), area, cfg.face_ring, inner, view[2])
+        def stats(g: GridFit, view: tuple[NDArray[np.float32], float, NDArray[np.bool_] | None, F64],
+                  inner: float) -> F64:
+            return cell_table(view[0], g, view[1], (x0, y0), area, cfg.face_ring, inner, view[2], view[3])[1]
 
         def judge(g: GridFit) -> tuple[float, GridFit]:
             # a pale front of about the table's colour is "bare" too: here every print
             # counts, over the whole face inside the ring (an outlined symbol leaves the
             # very centre plain)
             v = views[1] if g.pitch_mm * hpx / 2 >= cfg.judge_sparse_px else views[0]
-            return max(((lattice_score(stats(s, (v[0], v[1], None), cfg.judge_inner), cfg), s)
+            return max(((rows_score(stats(s, (v[0], v[1], None, v[3]), cfg.judge_inner), cfg), s)
                         for s in half_shifts(g)), key=lambda js: js[0])
 
         def crowded(g: GridFit) -> bool:
-            v = np.array(list(stats(g, views[0], cfg.centre_fraction).values()))
+            v = stats(g, views[0], cfg.centre_fraction)
             return len(v) > 0 and int(np.count_nonzero(printed(v, cfg))) > cfg.outline_tiles
 
         grid = fit_grid(grey, cpx, (x0, y0), cfg, lab, near(), judge, crowded)
-        found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+        found = where(grid)
         if not found:
             # a lattice line through a lone tile's print (a face of about the table's
             # colour shows the search little else) hides it from every cell's centre:
             # half a pitch over, one cell holds it
             shifted = half_shifts(grid)[1]
-            again = _read_cells(image, fit, ref, lab, shifted, area, cfg, cfg.crop_px // 2)
+            again = where(shifted)
             if again:
                 grid, found = shifted, again
-        picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg,
-                              lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
+        picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg, where)
         if picked is not None:
             grid, found = picked
-    coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg,
-                       lambda g: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2))
+    coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg, where)
     if coarser is not None:
         grid, found = coarser
     for _ in range(cfg.refits):
@@ -165,12 +178,11 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         grid = new
         if not moved:
             break
-        found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px // 2)
+        found = where(grid)
     # where the lattice cut the prints up, the whole prints' middles (table mm): their
     # cells are read on every lattice from here on
     prints: tuple[tuple[float, float], ...] = ()
-    whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg,
-                          lambda g, p: _read_cells(image, fit, ref, lab, g, area, cfg, cfg.crop_px // 2, prints=p))
+    whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg, where)
     if whole is not None:
         grid, found, prints = whole
     sparse = _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
@@ -183,12 +195,12 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             # read every tile whose outline was seen, and must hold the symbols in their
             # cells where the lattice it replaces held them (a square round more than
             # one tile, or a mat's, puts them off to one side)
-            again = _read_cells(image, fit, ref, lab, new, area, cfg, cfg.crop_px // 2, prints=prints)
+            again = where(new, prints)
             same = (sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
                     and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
         if same:
             grid = new
-    found = _read_cells(image, fit, ref, lab, grid, area, cfg, cfg.crop_px, pale=True, prints=prints)
+    found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px, pale=True, prints=prints)
     found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
     found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg, lab)
     out = TilesReading(grid, reference=ref.source)
@@ -225,9 +237,32 @@ def _table_share(near: NDArray[np.bool_], pts: NDArray[np.float64], cpx: float,
 def _bare_share(near: NDArray[np.bool_], grid: GridFit, col: int, row: int, cpx: float,
                 origin: tuple[float, float], inset: float) -> float:
     """The share of a cell's middle (its central `inset` part) that is bare table."""
-    c = grid.cell_centre_mm(col, row)
-    cell = Outline(grid.pitch_mm, grid.angle_rad, 0.0, (float(c[0]), float(c[1])))
-    return _table_share(near, cell.inside_mm(inset=inset), cpx, origin)
+    return float(_bare_shares(near, grid, [(col, row)], cpx, origin, inset)[0])
+
+
+def _bare_shares(near: NDArray[np.bool_], grid: GridFit, cells: list[tuple[int, int]], cpx: float,
+                 origin: tuple[float, float], inset: float, n: int = 7) -> F64:
+    """_bare_share of each (col, row) cell, all at once: the n x n points of each cell's
+    middle (Outline.inside_mm of a cell-sized square about its centre) looked up on the
+    bare-table mask like _table_share. The same arithmetic element by element, so the
+    same shares; a large city's every printed cell is asked, one call each was dear."""
+    if not cells:
+        return np.zeros(0, dtype=np.float64)
+    h, w = near.shape
+    cr = np.array(cells, dtype=np.int64)
+    ux, uy = grid.axes
+    # GridFit.cell_centre_mm of every cell, then Outline.inside_mm about each
+    ctr = np.asarray(grid.origin_mm, dtype=np.float64) + grid.pitch_mm * ((cr[:, :1] + 0.5) * ux
+                                                                           + (cr[:, 1:] + 0.5) * uy)
+    c, s = math.cos(grid.angle_rad), math.sin(grid.angle_rad)
+    f = (np.arange(n) + 0.5) / n - 0.5
+    a, b = np.meshgrid(f * inset * grid.pitch_mm, f * inset * grid.pitch_mm)
+    a, b = a.ravel(), b.ravel()
+    px = ctr[:, :1] + a * c - b * s
+    py = ctr[:, 1:] + a * s + b * c
+    x = np.clip(((px - origin[0]) * cpx).astype(np.int64), 0, w - 1)
+    y = np.clip(((py - origin[1]) * cpx).astype(np.int64), 0, h - 1)
+    return np.asarray(np.mean(near[y, x], axis=1), dtype=np.float64)
 
 
 def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_] | None], grid: GridFit,
@@ -242,7 +277,8 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     table = near()
     if table is None:
         return found
-    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
+    share = dict(zip(map(id, up), _bare_shares(table, grid, [(t.col, t.row) for t in up], cpx, origin,
+                                               cfg.bare_inset).tolist()))
     # (a cup's rim read on the lattice is off the table too, but its pieces of print
     # lie off their cells' middles: no front's)
     fronts = [t.look.face_lab for t in up
@@ -290,7 +326,8 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
     if table is None:
         return found
     up = [t for t in found if t.look.has_symbol and not t.look.faint]
-    share = {id(t): _bare_share(table, grid, t.col, t.row, cpx, origin, cfg.bare_inset) for t in up}
+    share = dict(zip(map(id, up), _bare_shares(table, grid, [(t.col, t.row) for t in up], cpx, origin,
+                                               cfg.bare_inset).tolist()))
     bare = [t for t in up if share[id(t)] >= cfg.repeat_bare]
     fronts = [t for t in up if share[id(t)] <= cfg.bare_front]
     if not bare or not fronts:
@@ -817,19 +854,26 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
     x0, y0, x1, y1 = about
     mask = ~table[y0:y1, x0:x1]
     _, comp, box, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
-    ys, xs = np.mgrid[y0:y1, x0:x1]
-    mm = np.stack([origin[0] + (xs + 0.5) / cpx, origin[1] + (ys + 0.5) / cpx], -1)
+
+    def mm(rows: slice, cols: slice) -> F64:
+        # the table mm of the window's pixels [rows, cols] (clipped as numpy slices
+        # clip): only those asked for, not the whole window's
+        r0, r1, _ = rows.indices(y1 - y0)
+        c0, c1, _ = cols.indices(x1 - x0)
+        ys, xs = np.mgrid[y0 + r0:y0 + max(r0, r1), x0 + c0:x0 + max(c0, c1)]
+        return np.stack([origin[0] + (xs + 0.5) / cpx, origin[1] + (ys + 0.5) / cpx], -1)
+
     label: list[int] = []
     reach = int(math.ceil(math.sqrt(2.0) * cfg.face_ring[0] * grid.pitch_mm * cpx)) + 1
+    plains = _bare_shares(table, grid, [(t.col, t.row) for t in up], cpx, origin, 1.0) < cfg.print_bare
     for i, t in enumerate(up):
         # (only the pixels about the cell: the inner square lies within `reach` of its centre)
         cx, cy = (int((ctrs[i][k] - origin[k]) * cpx) - (x0, y0)[k] for k in (0, 1))
         win = (slice(max(0, cy - reach), max(0, cy + reach + 1)), slice(max(0, cx - reach), max(0, cx + reach + 1)))
-        d = mm[win] - ctrs[i]
+        d = mm(*win) - ctrs[i]
         inner = np.maximum(np.abs(d @ ux), np.abs(d @ uy)) < cfg.face_ring[0] * grid.pitch_mm
         hit = comp[win][inner & mask[win]]
-        plain = _bare_share(table, grid, t.col, t.row, cpx, origin, 1.0) < cfg.print_bare
-        label.append(int(np.bincount(hit).argmax()) if len(hit) and not plain else -1 - i)
+        label.append(int(np.bincount(hit).argmax()) if len(hit) and not plains[i] else -1 - i)
     out: list[tuple[tuple[float, float], float, int]] = []
     for k in dict.fromkeys(label):
         members = [t for t, lb in zip(up, label) if lb == k]
@@ -837,7 +881,7 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
             out.append((members[0].centre_mm, 0.0, 1))
             continue
         bx, by, bw, bh = (int(b) for b in box[k, :4])
-        pts = mm[by:by + bh, bx:bx + bw][comp[by:by + bh, bx:bx + bw] == k]
+        pts = mm(slice(by, by + bh), slice(bx, bx + bw))[comp[by:by + bh, bx:bx + bw] == k]
         u, v = pts @ ux, pts @ uy
         extent = float(max(np.ptp(u), np.ptp(v)))
         if len(members) == 1 and not middle:
@@ -868,6 +912,16 @@ def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:
     return bool(offs) and float(np.median(offs)) < cfg.hint_offset
 
 
+class _HalfView(NamedTuple):
+    """The coarse Lab view at half its resolution (_half), its pixels per mm, and its
+    channels as float64 planes (occupancy.lab_planes): made once a frame, every cell
+    read and the lattice judge take their cell statistics on it."""
+
+    lab: NDArray[np.float32]
+    px_per_mm: float
+    planes: F64
+
+
 def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np.float32], float]:
     """The coarse view at half its resolution, and its pixels per mm: cell statistics
     need no fine detail, and a quarter the pixels is a quarter the work."""
@@ -877,19 +931,20 @@ def _half(coarse_lab: NDArray[np.float32], cfg: TilesConfig) -> tuple[NDArray[np
 
 
 def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
-                coarse_lab: NDArray[np.float32], grid: GridFit,
+                halved: _HalfView, grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
                 crop_px: int, pale: bool = False,
-                prints: tuple[tuple[float, float], ...] = ()) -> list[TileReading]:
-    """Candidate cells from the coarse view, then each read from the camera frame; with
+                prints: tuple[tuple[float, float], ...] = (), detail: bool = True) -> list[TileReading]:
+    """Candidate cells from the coarse view (`halved`, made once a frame), then each
+    read from the camera frame; with
     `pale`, a blank tile's pale print too (only the last reading tells fronts from backs,
     and that look is as dear as a print's). The cells holding `prints` (table mm: whole
     prints, see _whole_prints) are read too: an outlined symbol leaves its cell's
     centre plain, and with fewer than three clear prints beside it the coarse pass
-    has no fronts' face to know it by."""
-    half, cpx = _half(coarse_lab, cfg)
-    stats = cell_stats(half, grid, cpx, (area[0], area[1]), area, cfg.face_ring,
-                       cfg.centre_fraction)
+    has no fronts' face to know it by. Without `detail` the looks leave out the
+    prints' shapes and colours (face.analyse_cell)."""
+    stats = cell_stats(halved.lab, grid, halved.px_per_mm, (area[0], area[1]), area, cfg.face_ring,
+                       cfg.centre_fraction, planes64=halved.planes)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
     if prints:
         held = [(int(c), int(r)) for c, r in grid.cell_of(np.array(prints, dtype=np.float64))]
@@ -905,18 +960,23 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     geo = CellGeometry.make(n)
     found: list[TileReading] = []
     ux, uy = grid.axes
-    for c, r in cells:
-        crop = view[(r - r0) * n:(r - r0 + 1) * n, (c - c0) * n:(c - c0 + 1) * n]
-        ctr = grid.cell_centre_mm(c, r)
-        bgr = normalise_crop(crop, ref, ctr)
-        lab = to_lab(bgr)
-        look = analyse_cell(bgr, lab, geo, cfg)
-        if not is_tile(look, table_lab, table_spread, cfg):
-            continue
-        if pale:
-            look = with_pale(look, bgr, lab, geo, cfg)
-        pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
-        found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
+    # every cell's crop normalised for the light at its centre and turned to Lab in one
+    # pass each (the same numbers as crop by crop)
+    at = np.array(cells, dtype=np.int64)
+    crops = view.reshape(nr, n, nc, n, 3)[at[:, 1] - r0, :, at[:, 0] - c0]
+    ctrs = [grid.cell_centre_mm(c, r) for c, r in cells]
+    whites = np.concatenate([ref.white_at(ctr.reshape(1, 2)) for ctr in ctrs])
+    bgrs = normalise_crops(crops, ref, whites)
+    labs = to_lab(bgrs)
+    with one_thread():
+        for (c, r), ctr, bgr, lab in zip(cells, ctrs, bgrs, labs):
+            look = analyse_cell(bgr, lab, geo, cfg, detail)
+            if not is_tile(look, table_lab, table_spread, cfg):
+                continue
+            if pale:
+                look = with_pale(look, bgr, lab, geo, cfg)
+            pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
+            found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
     return found
 
 
