@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from firmware.bench.common import floor_seconds
 
 STAGES = {
-    "vision.tiles.pipeline": ["_read_cells", "fit_grid", "table_near", "frame_light", "cell_stats",
+    "vision.tiles.pipeline": ["_read_cells", "fit_grid", "table_near", "measure_reference", "cell_stats",
                               "cell_table", "warp_view", "_outlined_backs", "_group", "analyse_cell", "normalise_crop",
                               "normalise_crops", "to_lab"],
     "vision.tiles.grid": ["cornerness", "line_profiles", "refine_orientation", "orientations"],

@@ -83,3 +83,23 @@ def test_percentile_fallback_without_markers() -> None:
     assert ref.source == "percentile"
     w = ref.white_at(np.zeros((1, 2)))[0]
     assert np.all(np.abs(w - 198) < 3)
+
+
+def test_markers_sampled_on_crops_are_the_whole_frame_samples() -> None:
+    """sample_markers (each marker on a crop round its rings) gives sample_markers_whole's
+    samples, also when the fit puts markers partly or wholly off the frame."""
+    from calibration.colour import sample_markers, sample_markers_whole
+    from calibration.geometry import TableFit, locate_table
+    from firmware.bench.clip_count import profile_for
+    from vision.synth import random_scene, render_scene
+    r = render_scene(random_scene("railways", 7, resolution=(1280, 720)))
+    prof = profile_for(r.camera)
+    fit = locate_table(r.image, prof)
+    seen = 0
+    for dx, dy in ((0.0, 0.0), (31.3, -12.7), (-75.0, 0.0), (0.0, 140.0), (-600.0, 700.0), (0.4, 0.6)):
+        shift = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+        moved = TableFit(shift @ fit.image_to_table, fit.markers_seen, fit.rms_mm, fit.source, fit.lens)
+        want, got = sample_markers_whole(r.image, moved, prof), sample_markers(r.image, moved, prof)
+        assert repr(got) == repr(want)
+        seen += len(want)
+    assert seen > 0                 # some shifts leave markers to sample

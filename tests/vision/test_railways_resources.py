@@ -87,27 +87,6 @@ def test_blind_window_is_the_window_of_blind_full(seed: int, sh: int, sw: int, d
         assert got.dtype == np.float32 and np.array_equal(got, full[y0:y1, x0:x1])
 
 
-def test_light_from_marker_crops_is_measure_reference() -> None:
-    """frame_light (each marker sampled on a crop) gives measure_reference's reference,
-    also when the fit puts markers partly or wholly off the frame."""
-    from calibration.colour import measure_reference
-    from calibration.geometry import TableFit, locate_table
-    from firmware.bench.clip_count import profile_for
-    from vision.railways.frame import frame_light
-    from vision.synth import random_scene, render_scene
-    r = render_scene(random_scene("railways", 7, resolution=(1280, 720)))
-    prof = profile_for(r.camera)
-    fit = locate_table(r.image, prof)
-    seen = 0
-    for dx, dy in ((0.0, 0.0), (31.3, -12.7), (-75.0, 0.0), (0.0, 140.0), (-600.0, 700.0), (0.4, 0.6)):
-        shift = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
-        moved = TableFit(shift @ fit.image_to_table, fit.markers_seen, fit.rms_mm, fit.source, fit.lens)
-        want, got = measure_reference(r.image, moved, prof), frame_light(r.image, moved, prof)
-        assert repr(got) == repr(want)
-        seen += len(want.samples)
-    assert seen > 0                 # some shifts leave markers to sample
-
-
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 10_000), st.integers(2, 12), st.integers(2, 12), st.sampled_from([8, 16, 7]))
 def test_evidence_from_background_rows_is_from_the_whole_background(seed: int, bh: int, bw: int,

@@ -17,9 +17,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.colour import (BLACK_LEVEL, BLACK_RING, WHITE_LEVEL, WHITE_RING, ColourReference,
-                                MarkerSample, _DECODE_LUT, _ENCODE_LUT, _ring_points, light_from_samples,
-                                sample_markers, _ENCODE_STEPS, srgb_decode, white_grid)
+from calibration.colour import (BLACK_LEVEL, WHITE_LEVEL, ColourReference, _DECODE_LUT, _ENCODE_LUT,
+                                _ENCODE_STEPS, measure_reference, srgb_decode, white_grid)
 from calibration.geometry import TableFit, _apply_h, distort_points
 from calibration.profile import TableProfile
 from vision.railways.config import RailwaysConfig
@@ -139,9 +138,9 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
     sw = profile.area_size_mm[0] + 2 * cfg.margin_mm
     sh = profile.area_size_mm[1] + 2 * cfg.margin_mm
     w, h = int(round(sw * cfg.px_per_mm)), int(round(sh * cfg.px_per_mm))
-    # the light first: its marker sampling blurs a whole-frame copy, better gone before the view exists
+    # the light first (its markers sampled on crops round their rings)
     try:
-        ref: ColourReference | None = frame_light(image, fit, profile)
+        ref: ColourReference | None = measure_reference(image, fit, profile)
     except (ValueError, cv2.error):
         ref = None              # as before: no usable reference leaves the view as seen
     maps = _BandMaps(fit, (ox, oy), (w, h), cfg.px_per_mm)
@@ -167,52 +166,6 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
     small = np.asarray(cv2.resize(lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
                                   interpolation=cv2.INTER_AREA), dtype=np.uint8)
     return TopView(norm, lab, (ox, oy), cfg.px_per_mm, small)
-
-
-@dataclass(frozen=True)
-class _CropFit(TableFit):
-    """The fit of a crop of the frame whose corner is `corner` (frame px)."""
-
-    corner: tuple[int, int] = (0, 0)
-
-    def to_image(self, pts_mm: NDArray[Any] | Any) -> NDArray[np.float64]:
-        return np.asarray(super().to_image(pts_mm) - np.asarray(self.corner, dtype=np.float64), dtype=np.float64)
-
-
-def _marker_samples(image: U8, fit: TableFit, profile: TableProfile) -> list[MarkerSample]:
-    """calibration.colour.sample_markers(image, fit, profile), each marker sampled on a
-    crop round its rings instead of a blurred copy of the whole frame (36 MB at 4608).
-
-    Same bytes: the crop holds every pixel the rings read and one more round them (the
-    3x3 blur's), reaching the frame's edge wherever a ring point lies off the frame (so
-    the in-frame test is the same), and starts on even pixels (points shift by whole
-    even numbers, exact in float64, and round half to even alike)."""
-    h, w = image.shape[:2]
-    out: list[MarkerSample] = []
-    for mid in fit.markers_seen:
-        m = profile.marker(mid)
-        if m is None:
-            continue
-        pts = np.vstack([fit.to_image(_ring_points(m.centre_mm, m.size_mm, ring)) for ring in (WHITE_RING, BLACK_RING)])
-        pts = pts[np.isfinite(pts).all(axis=1)]
-        if len(pts) == 0:
-            continue
-        lo, hi = np.rint(pts.min(axis=0)), np.rint(pts.max(axis=0))
-        x0 = max(0, min(w, int(lo[0]) - 1)) & ~1
-        y0 = max(0, min(h, int(lo[1]) - 1)) & ~1
-        x1 = max(0, min(w, int(hi[0]) + 2))
-        y1 = max(0, min(h, int(hi[1]) + 2))
-        if x1 - x0 < 1 or y1 - y0 < 1:
-            continue                # every point off the frame: sample_markers finds too few too
-        crop_fit = _CropFit(fit.image_to_table, (mid,), fit.rms_mm, fit.source, fit.lens, (x0, y0))
-        out += sample_markers(image[y0:y1, x0:x1], crop_fit, profile)
-    return out
-
-
-def frame_light(image: U8, fit: TableFit, profile: TableProfile) -> ColourReference:
-    """calibration.colour.measure_reference(image, fit, profile), from _marker_samples
-    (a test pins the two equal)."""
-    return light_from_samples(_marker_samples(image, fit, profile), image)
 
 
 def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, float], px_per_mm: float,

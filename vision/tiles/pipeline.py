@@ -14,10 +14,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.colour import ColourReference
+from calibration.colour import ColourReference, measure_reference
 from calibration.geometry import TableFit
 from calibration.profile import TableProfile
-from vision.railways.frame import frame_light
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import normalise_crop, normalise_crops, one_thread, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
@@ -79,9 +78,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     grid_hint (the lattice of this table's last reading, in table mm, so a moved camera
     does not spoil it) skips the lattice search when the tiles still sit on it."""
     cfg = cfg or TilesConfig()
-    # (frame_light: measure_reference's very reference, each marker sampled on a crop
-    # round its rings rather than on a blurred copy of the whole frame)
-    ref = reference or frame_light(image, fit, profile)
+    ref = reference or measure_reference(image, fit, profile)
     x0, y0, x1, y1 = _area(profile)
     cpx = cfg.coarse_px_per_mm
     size = (max(8, int(round((x1 - x0) * cpx))), max(8, int(round((y1 - y0) * cpx))))
