@@ -520,21 +520,18 @@ class Town77Session(RecordsMoves):
         return judged(cell, new, fp(added))
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...]) -> Verdict:
+        """The new tile's verdict from its readings, the top one first. The state is a
+        prior on what the tile can be (not one the city holds or turned over), never on
+        where it may go: a top reading that breaks a placement rule is alerted even when
+        an alternative would be legal, or every hesitation of the reader could hide an
+        illegal placement. A misread alert is fixed by the players (Misread? Fix)."""
         city = self.game_state.city
         gone = set(self.game_state.turned_over)
-        fresh = [t for t in tiles if not city.contains(t) and t not in gone] or tiles[:1]
-        legal = [t for t in fresh if why_illegal(city, t, cell) is None]
-        top = fresh[0]
-        if legal and (legal[0] == top or len(legal) == 1):
-            move = self._place_move(legal[0], cell, "seen")
-            return Proposed(move, f"{legal[0].token} at {cell.name}", footprint)
-        if legal:
-            return Ask(f"Which tile at {cell.name}?",
-                       tuple(self._place_move(t, cell, "confirmed") for t in legal),
-                       tuple(f"{t.token} at {cell.name}" for t in legal), footprint)
+        top = next((t for t in tiles if not city.contains(t) and t not in gone), tiles[0])
         reason = why_illegal(city, top, cell)
-        assert reason is not None
         move = self._place_move(top, cell, "seen")
+        if reason is None:
+            return Proposed(move, f"{top.token} at {cell.name}", footprint)
         return Illegal(move, reason.short,
                        f"{top.token} at {cell.name}: {reason.sentence} [{self.game_state.notation()}]",
                        footprint)

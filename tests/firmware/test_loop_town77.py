@@ -52,6 +52,16 @@ def test_state_prior_picks_the_legal_reading_among_alternatives() -> None:
     assert isinstance(v, Proposed) and v.move["tile"] == "c3"
 
 
+def test_a_legal_alternative_does_not_hide_an_illegal_top_reading() -> None:
+    """The top reading shares the pioneer's shape in its row while the reader's alternative
+    would be legal: the top reading is alerted (the players fix a misread), not swapped."""
+    s = _session(PIONEER)
+    obs = _obs((0, 0, 0, 0), (0, 1, 0, 4))
+    obs["tiles"][1]["candidates"] = [{"shape": 3, "colour": 2}]
+    v = s.interpret(obs)
+    assert isinstance(v, Illegal) and v.short == "Shape in row" and v.move["tile"] == "a4"
+
+
 def test_prior_never_hides_an_illegal_placement() -> None:
     """No reading is legal: the top reading is reported illegal with the rule's words."""
     s = _session(PIONEER)
