@@ -219,6 +219,9 @@ class Referee:
         # the last illegal verdict, while it stands: the players may call it a misreading
         # (MENU > Misread? Fix) and pick what the tile really is
         self.misread: Illegal | None = None
+        # the alerts the players saw and left on the table (a misread they could not fix):
+        # not sounded again on every later look, until a look agrees with the state
+        self.standing: set[tuple[tuple[str, str], ...]] = set()
         # the question or menu on the screen, (title, choices), while it waits for the
         # buttons: what a player reads (tests and the benches' simulated players use it)
         self.asking: tuple[str, tuple[str, ...]] | None = None
@@ -411,6 +414,7 @@ class Referee:
                                            "source": self.source})
         self.reference = self.earlier = None
         self.accepted = ()
+        self.standing.clear()
         self.note(f"new game {kind.name} {options}")
         return True
 
@@ -860,14 +864,20 @@ class Referee:
     # -- acting on a verdict ------------------------------------------------------------------
     def _act(self, verdict: Verdict, frame: Frame) -> None:
         assert self.session is not None
-        self.note(f"frame {frame.index}: {type(verdict).__name__} "
+        standing = isinstance(verdict, Illegal) and _alert_key(verdict) in self.standing
+        self.note(f"frame {frame.index}: {'Standing' if standing else type(verdict).__name__} "
                   f"{getattr(verdict, 'text', getattr(verdict, 'short', ''))}")
         if not isinstance(verdict, Unclear):
             # a hand over the table leaves the alert standing; any other reading replaces it
             self.misread = verdict if isinstance(verdict, Illegal) else None
             self.unclear_run = 0
         if isinstance(verdict, NoChange):
+            self.standing.clear()       # the table agrees with the state: nothing alerted lies on it
             self._show_status()
+        elif isinstance(verdict, Illegal) and standing:
+            # the same piece alerted before and left where it was: shown, not sounded again
+            self.show(_optional_screen(self.session, "illegal_screen", verdict) or
+                      scr.error_screen("Illegal move", verdict.short))
         elif isinstance(verdict, Proposed):
             self._apply(verdict.move, frame)
             self.alerts.alert_ok()
@@ -924,6 +934,7 @@ class Referee:
 
     def _alert(self, verdict: Illegal) -> None:
         self.note(f"illegal: {verdict.message}")
+        self.standing.add(_alert_key(verdict))
         self.alerts.alert_illegal()
         assert self.session is not None
         screen = _optional_screen(self.session, "illegal_screen", verdict) or \
@@ -1113,6 +1124,13 @@ def _shift_mm(a: TableFit, b: TableFit, points_mm: NDArray[np.float64]) -> float
     except cv2.error:
         return float("inf")
     return float(np.max(np.linalg.norm(back - points_mm, axis=1)))
+
+
+def _alert_key(verdict: Illegal) -> tuple[tuple[str, str], ...]:
+    """What an alert is about: its move's piece and place, not whose turn it came on or
+    the look that saw it."""
+    return tuple(sorted((str(k), str(v)) for k, v in verdict.move.items()
+                        if k not in ("frame", "source", "player")))
 
 
 def _default_analyze(game: str, image: NDArray[np.uint8], fit: TableFit,

@@ -54,6 +54,22 @@ def test_illegal_placement_alerts_and_is_not_applied(tmp_path: Path) -> None:
     del pioneer
 
 
+def test_an_alert_left_standing_is_not_sounded_again(tmp_path: Path) -> None:
+    """A tile alerted and left on the table (the players keep it), seen again after a hand
+    passed over, is shown but not flashed and sounded a second time."""
+    from firmware.alerts import NullAlerts
+    bad = {(0, 0): (1, 1), (0, 1): (1, 3)}     # same shape in the row
+    hand = [{"kind": "hand", "at": (200.0, 300.0)}]
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}), minitable.render(bad),
+              minitable.render(bad, hand, seed=3), minitable.render(bad, seed=4)]
+    ref = referee(tmp_path, frames)
+    ref.alerts = NullAlerts()
+    ref.run()
+    looks = [e for e in ref.events if e.startswith("frame ") and ("Illegal" in e or "Standing" in e)]
+    assert ref.alerts.history == ["ok", "illegal"], (ref.alerts.history, looks)
+    assert any(": Standing " in e for e in looks), looks
+
+
 class _Players:
     """Players who start pressing their buttons once `ready()` holds."""
 
