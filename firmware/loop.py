@@ -876,8 +876,7 @@ class Referee:
             self._show_status()
         elif isinstance(verdict, Illegal) and standing:
             # the same piece alerted before and left where it was: shown, not sounded again
-            self.show(_optional_screen(self.session, "illegal_screen", verdict) or
-                      scr.error_screen("Illegal move", verdict.short))
+            self.show(self._illegal_screen(verdict))
         elif isinstance(verdict, Proposed):
             self._apply(verdict.move, frame)
             self.alerts.alert_ok()
@@ -932,13 +931,17 @@ class Referee:
             self.show(self.session.status_screen())
         return True
 
+    def _illegal_screen(self, verdict: Illegal) -> Image.Image:
+        """The game's screen for an illegal move, or the plain one when it has none."""
+        assert self.session is not None
+        return _optional_screen(self.session, "illegal_screen", verdict) or \
+            scr.error_screen("Illegal move", verdict.short)
+
     def _alert(self, verdict: Illegal) -> None:
         self.note(f"illegal: {verdict.message}")
         self.standing.add(_alert_key(verdict))
         self.alerts.alert_illegal()
-        assert self.session is not None
-        screen = _optional_screen(self.session, "illegal_screen", verdict) or \
-            scr.error_screen("Illegal move", verdict.short)
+        screen = self._illegal_screen(verdict)
         for _ in range(self.cfg.flash_times):
             self.show(screen)
             self.clock.sleep(self.cfg.flash_period)
