@@ -462,19 +462,26 @@ class Town77Session(RecordsMoves):
         if vanished and added:
             return Ask(f"Tile moved? {vanished[0].name}>{added[0].name}", (), (), fp(vanished + added))
         only_new = seen[added[0]] if len(added) == 1 and not turned else None
+        offered: tuple[Move, ...] = ()
         if changed and only_new is not None:
             # a tile of the city read otherwise this look must not hide an illegal new
             # tile: judged by the rest of the city's votes, it is alerted; a legal one
-            # waits for the question about the misread tile
+            # is offered with the question about the misread tile (a tile of the city
+            # never changes in play, so the players can take the new one and let the
+            # misread be: with nothing to pick, the move waited until a look read the
+            # old tile right, and was lost when none did)
             verdict = judged(added[0], only_new, fp(added))
             if isinstance(verdict, Illegal):
                 return verdict
+            if isinstance(verdict, Proposed):
+                offered = (dict(verdict.move, source="confirmed"),)
         if changed:
             c = changed[0]
             exp = expected[c]
             got = seen[c]
             return Ask(f"{c.name} reads {got.token if got else '##'}, "
-                       f"was {exp.token if exp else '##'}", (), (), fp(changed))
+                       f"was {exp.token if exp else '##'}", offered,
+                       tuple(_option_text(m) for m in offered), fp(changed + (added if offered else [])))
         if turned and not added:
             c = turned[0]
             if len(turned) > 1:
@@ -492,7 +499,13 @@ class Town77Session(RecordsMoves):
                                f"{unexplained[0].name} changed")
             return NoChange()
         if turned:
-            return Ask("A tile turned and one added", (), (), fp(turned + added))
+            # the new tile offered when it is legal as read (a city tile read face down
+            # is the reader's misread far more often than a turn with a move beside it)
+            laid = seen[added[0]] if len(added) == 1 else None
+            verdict = judged(added[0], laid, fp(added)) if laid is not None else None
+            offered = (dict(verdict.move, source="confirmed"),) if isinstance(verdict, Proposed) else ()
+            return Ask("A tile turned and one added", offered, tuple(_option_text(m) for m in offered),
+                       fp(turned + added))
         if len(added) > 1:
             # if the players apply one, the others lie on the table the loop then takes
             # as agreed: they are read again whatever the change map says (`_took`)
@@ -716,3 +729,8 @@ KIND = GameKind(
     settings=(Setting("players", "Players", tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)), 2),),
     make=lambda options: Town77Session(options),
 )
+
+
+def _option_text(move: Move) -> str:
+    """A placement as a question's option says: "d4 at A2"."""
+    return f"{move['tile']} at {move['cell']}"
