@@ -166,6 +166,8 @@ class Town77Session(RecordsMoves):
         self._look_grid: dict[str, Any] | None = None   # and of this look
         self._astray: list[Cell] = []       # known cells this look read in a changed place far off
         self._declined: tuple[Rect, ...] = ()   # a tile on the table at the start, "Not a move"
+        self._quiet_asked: Cell | None = None   # a tile read where the table did not change, asked
+        self._quiet_declined: set[Cell] = set()  # ... and called "Not a move"
 
     # -- reading the table ---------------------------------------------------------------
     def lattice_hint(self) -> dict[str, Any] | None:
@@ -183,6 +185,8 @@ class Town77Session(RecordsMoves):
     def not_a_move(self, verdict: Ask) -> None:
         if not self._placed():
             self._declined += tuple(verdict.footprint)
+        elif self._quiet_asked is not None and verdict.text == _quiet_text(verdict):
+            self._quiet_declined.add(self._quiet_asked)
 
     def _placed(self) -> set[Cell]:
         """The cells of the state's city that hold a tile (face up or down)."""
@@ -358,6 +362,7 @@ class Town77Session(RecordsMoves):
         unread: list[Cell] = []
         unexplained: list[Cell] = []
         foreign: list[Cell] = []
+        quiet: dict[Cell, dict[str, Any]] = {}
         if change is None and not expected and len(entries) > 1:
             # a first look at a table that cannot be a game's start (tiles left from the
             # last game, or the reader's phantoms): it is the background the pioneer will
@@ -383,6 +388,7 @@ class Town77Session(RecordsMoves):
             self._astray = self._read_astray(entries, kept, seen_mm, [grid, lattice])
             unexplained = [Cell(*rc) for rc in st.unexplained]
             foreign = [Cell(*rc) for rc in st.foreign]
+            quiet = {Cell(*rc): e for rc, e in st.quiet.items()}
             if not expected and len(entries) == 1:
                 entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
         if change is not None and not expected and not entries and \
@@ -497,6 +503,9 @@ class Town77Session(RecordsMoves):
                 # rather than let the loop take it for bare table
                 return Unclear(f"{unexplained[0].name} changed; looking again",
                                f"{unexplained[0].name} changed")
+            faint = self._faint(quiet, labels, pitch)
+            if faint is not None:
+                return faint
             return NoChange()
         if turned:
             # the new tile offered when it is legal as read (a city tile read face down
@@ -531,6 +540,26 @@ class Town77Session(RecordsMoves):
         if new is None:
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
         return judged(cell, new, fp(added))
+
+    def _faint(self, quiet: dict[Cell, dict[str, Any]], labels: Labels, pitch: float) -> Ask | None:
+        """A question about a tile the reader sees beside the city, legal there, where the
+        change map saw nothing, before the table is agreed on: agreeing would make it
+        background for good. It is a tile too faint to change its cell on a table of its
+        own colour (a pale outline on white, game 86) or the reader's phantom, which the
+        players then call "Not a move" once."""
+        city = self.game_state.city
+        gone = set(self.game_state.turned_over)
+        for cell in sorted(quiet):
+            e = quiet[cell]
+            tile = labels.tile(e.get("shape"), e.get("colour"))
+            if cell in self._quiet_declined or tile is None or city.contains(tile) or tile in gone \
+                    or why_illegal(city, tile, cell) is not None:
+                continue
+            self._quiet_asked = cell
+            move = self._place_move(tile, cell, "confirmed")
+            text = _option_text(move)
+            return Ask(f"{text}?", (move,), (text,), (_rect(point_mm(e.get("centre_mm")), cell, pitch),))
+        return None
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...]) -> Verdict:
         """The new tile's verdict from its readings, the top one first. The state is a
@@ -734,3 +763,8 @@ KIND = GameKind(
 def _option_text(move: Move) -> str:
     """A placement as a question's option says: "d4 at A2"."""
     return f"{move['tile']} at {move['cell']}"
+
+
+def _quiet_text(verdict: Ask) -> str:
+    """The text of the faint-tile question (Town77Session._faint) that asked `verdict`."""
+    return f"{verdict.labels[0]}?" if len(verdict.labels) == 1 else ""

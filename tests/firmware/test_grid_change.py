@@ -659,3 +659,27 @@ def test_a_phantom_called_no_move_does_not_hide_a_pioneer_laid_unread() -> None:
     assert isinstance(s.interpret(phantom, change=_change()), NoChange)
     v = s.interpret(phantom, change=_change((0, 0)))
     assert isinstance(v, Unclear) and v.text == "the table changed; looking again"
+
+
+def test_a_tile_read_beside_the_city_where_nothing_changed_is_asked_before_the_table_is_agreed() -> None:
+    """A legal face-up tile read beside the city on table the change map calls unchanged
+    (a pale outline on a table of its colour, game 86 of the loop bench) is asked, not
+    agreed on as bare table; once called "Not a move" it is not asked again."""
+    s = _session(("b1", "B1"))
+    look = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
+    v = s.interpret(look, change=_change())
+    assert isinstance(v, Ask) and v.text == "c2 at A2?" and v.labels == ("c2 at A2",)
+    assert v.candidates == ({"type": "place", "player": 1, "tile": "c2", "cell": "A2",
+                             "source": "confirmed"},)
+    s.not_a_move(v)
+    assert isinstance(s.interpret(look, change=_change()), NoChange)
+
+
+def test_an_illegal_or_far_tile_where_nothing_changed_is_not_asked() -> None:
+    """Only a tile that could be a legal move is asked: one read off the city, or sharing
+    a colour with its column, on unchanged table is the reader's, as before."""
+    s = _session(("b1", "B1"))
+    far = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (3, 3, "s3", "c3"))
+    assert isinstance(s.interpret(far, change=_change()), NoChange)
+    same_colour = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c1"))
+    assert isinstance(s.interpret(same_colour, change=_change()), NoChange)
