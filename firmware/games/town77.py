@@ -511,8 +511,8 @@ class Town77Session(RecordsMoves):
             # the new tile offered when it is legal as read (a city tile read face down
             # is the reader's misread far more often than a turn with a move beside it)
             laid = seen[added[0]] if len(added) == 1 else None
-            verdict = judged(added[0], laid, fp(added)) if laid is not None else None
-            offered = (dict(verdict.move, source="confirmed"),) if isinstance(verdict, Proposed) else ()
+            beside = judged(added[0], laid, fp(added)) if laid is not None else None
+            offered = (dict(beside.move, source="confirmed"),) if isinstance(beside, Proposed) else ()
             return Ask("A tile turned and one added", offered, tuple(_option_text(m) for m in offered),
                        fp(turned + added))
         if len(added) > 1:
