@@ -139,6 +139,9 @@ DIAGONAL = 1.2
 many of the pioneer look's pitches away, or more (a diagonal is 1.41)."""
 HINT_TILES = 3
 """The city's lattice is handed to the reader once this many tiles' places are known."""
+OVERLAP = 0.5
+"""A new tile's print nearer than this many pitches to where a city tile was seen lies
+on that tile: it is not a move there."""
 
 
 class Town77Session(RecordsMoves):
@@ -162,6 +165,7 @@ class Town77Session(RecordsMoves):
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
         # the last look's proposed cell and the places it saw the city at, kept if applied
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
+        self._asked: dict[Cell, tuple[float, float]] = {}   # the city's places with a question's offered tiles
         self._grid: dict[str, Any] | None = None        # the reader's lattice of the look that applied
         self._look_grid: dict[str, Any] | None = None   # and of this look
         self._astray: list[Cell] = []       # known cells this look read in a changed place far off
@@ -237,6 +241,28 @@ class Town77Session(RecordsMoves):
                 out.append(cell)
         return sorted(out)
 
+    def _on_city_tile(self, verdict: Proposed | Illegal) -> str | None:
+        """The new tile's cell name when its print lies nearer than OVERLAP pitches to
+        where a tile of the city was seen, else None. Tiles do not overlap: such a print
+        is that tile read on a lattice a print's width off, or a phantom beside it (game
+        16 of the loop bench: one 11 mm below A2 was alerted, then applied as A3, along
+        the pioneer's axis, which is all the lone-pioneer check of _off_city asks)."""
+        if verdict.move.get("type") != "place":
+            return None
+        try:
+            cell = Cell.parse(str(verdict.move["cell"]))
+        except CouldNotRead:        # outside the 7x7 area: no tile of the city is there
+            return None
+        p = self._centres.get(cell)
+        seen = self._placed_seen()
+        if p is None or not seen:
+            return None
+        pitch = lattice_axes(city_lattice(seen) if len(seen) >= 2 else self._lone_lattice(seen))
+        if pitch is not None and any(math.dist(p, q) < OVERLAP * pitch[0]
+                                     for rc, q in seen.items() if rc != (cell.row, cell.col)):
+            return cell.name
+        return None
+
     def _off_city(self, verdict: Proposed) -> str | None:
         """The new tile's cell name when its print does not lie on that cell of the
         lattice through where the city was seen, else None.
@@ -254,6 +280,8 @@ class Town77Session(RecordsMoves):
         seen = self._placed_seen()
         if p is None or not seen:
             return None
+        if self._on_city_tile(verdict) is not None:
+            return cell.name
         # two places fix a lattice with nothing to check it by (see lattice_hint)
         lattice = lattice_axes(city_lattice(seen)) if len(seen) >= HINT_TILES else None
         if lattice is not None:
@@ -289,6 +317,7 @@ class Town77Session(RecordsMoves):
                 forced = True
         self._centres = {}
         self._proposed = None
+        self._asked = {}
         self._astray = []
         self._look_grid = grid if lattice_axes(grid) is not None else None
         verdict = self._interpret(observation, change)
@@ -310,6 +339,13 @@ class Town77Session(RecordsMoves):
                 if held is not None:
                     return held
                 forced = True
+        if change is not None and not forced and isinstance(verdict, Illegal):
+            on = self._on_city_tile(verdict)
+            if on is not None:
+                # looked at again, not hidden: after MISFIT_LOOKS looks it is alerted
+                held = self._hold(f"{on} lies on a tile of the city")
+                if held is not None:
+                    return held
         self._misfits = 0
         if forced and not isinstance(verdict, Unclear):
             # looks in a row put the city off where it was seen: those places were the
@@ -341,6 +377,17 @@ class Town77Session(RecordsMoves):
                 # kept once the move is applied: the guard may turn it into a question
                 # (a hand's thing read as a tile by the city), and the players refuse it
                 self._proposed = (new, merged)
+        if isinstance(verdict, Ask) and verdict.candidates:
+            # where the offered tiles were seen: the one the players pick is placed there,
+            # as a proposed one is (game 16 of the loop bench: A2, picked from "2 tiles at
+            # once", had no place, so a phantom read 11 mm from it on the next look was
+            # not seen to lie on it and was applied as A3, the city then a row off)
+            offered = [Cell.parse(str(m["cell"])) for m in verdict.candidates if "cell" in m]
+            cells = [c for c, x in self.game_state.city if x is not None] + offered
+            self._asked = {Cell(*rc): p for rc, p in merge_seen(
+                {(c.row, c.col): p for c, p in self._city_mm.items()},
+                {(c.row, c.col): p for c, p in self._centres.items()},
+                [(c.row, c.col) for c in cells], _pitch(self._centres)).items()}
         if change is None and isinstance(verdict, Proposed) and not self._placed():
             # a lone tile on the first look at a game's table, with nothing to compare it
             # with: the pioneer laid before the game was started, or the reader's phantom
@@ -627,7 +674,11 @@ class Town77Session(RecordsMoves):
         if self._proposed is not None and self._proposed[0] == cell:
             self._city_mm = self._proposed[1]
             self._grid = self._look_grid
+        elif cell in self._asked:
+            placed = self._placed()
+            self._city_mm = {c: p for c, p in self._asked.items() if c in placed}
         self._proposed = None
+        self._asked = {}
         if cell in self._together and (move.get("source") == "confirmed" or cell in self._pending):
             # the players picked this one, or it was left from their last answer
             self._pending = (self._pending | self._together) - {cell}
