@@ -377,11 +377,14 @@ class Town77Session(RecordsMoves):
                 # kept once the move is applied: the guard may turn it into a question
                 # (a hand's thing read as a tile by the city), and the players refuse it
                 self._proposed = (new, merged)
-        if isinstance(verdict, Ask) and verdict.candidates:
+        if isinstance(verdict, Ask) and verdict.candidates and self._placed():
             # where the offered tiles were seen: the one the players pick is placed there,
             # as a proposed one is (game 16 of the loop bench: A2, picked from "2 tiles at
             # once", had no place, so a phantom read 11 mm from it on the next look was
-            # not seen to lie on it and was applied as A3, the city then a row off)
+            # not seen to lie on it and was applied as A3, the city then a row off). Not
+            # the pioneer: a game's first looks are its least sure (game 70: the pioneer
+            # picked from "3 tiles at once" was placed on a phantom 40 mm off), and an
+            # agreeing look places it
             offered = [Cell.parse(str(m["cell"])) for m in verdict.candidates if "cell" in m]
             cells = [c for c, x in self.game_state.city if x is not None] + offered
             self._asked = {Cell(*rc): p for rc, p in merge_seen(
