@@ -165,7 +165,8 @@ class Town77Session(RecordsMoves):
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
         # the last look's proposed cell and the places it saw the city at, kept if applied
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
-        self._asked: dict[Cell, tuple[float, float]] = {}   # the city's places with a question's offered tiles
+        self._asked: dict[Cell, tuple[float, float]] = {}   # where a question's offered tiles were seen
+        self._picked: dict[Cell, tuple[float, float]] = {}  # ... those the players picked
         self._grid: dict[str, Any] | None = None        # the reader's lattice of the look that applied
         self._look_grid: dict[str, Any] | None = None   # and of this look
         self._astray: list[Cell] = []       # known cells this look read in a changed place far off
@@ -257,9 +258,14 @@ class Town77Session(RecordsMoves):
         seen = self._placed_seen()
         if p is None or not seen:
             return None
-        pitch = lattice_axes(city_lattice(seen) if len(seen) >= 2 else self._lone_lattice(seen))
+        # the city's pitch where two places fix it, else that of the look that applied a
+        # tile (a one-tile city's places fix none)
+        pitch = lattice_axes(city_lattice(seen)) if len(seen) >= 2 else None
+        pitch = pitch or lattice_axes(self._grid) or lattice_axes(self._look_grid)
+        placed = self._placed()
+        places = list(seen.items()) + [((c.row, c.col), q) for c, q in self._picked.items() if c in placed]
         if pitch is not None and any(math.dist(p, q) < OVERLAP * pitch[0]
-                                     for rc, q in seen.items() if rc != (cell.row, cell.col)):
+                                     for rc, q in places if rc != (cell.row, cell.col)):
             return cell.name
         return None
 
@@ -378,19 +384,14 @@ class Town77Session(RecordsMoves):
                 # (a hand's thing read as a tile by the city), and the players refuse it
                 self._proposed = (new, merged)
         if isinstance(verdict, Ask) and verdict.candidates and self._placed():
-            # where the offered tiles were seen: the one the players pick is placed there,
-            # as a proposed one is (game 16 of the loop bench: A2, picked from "2 tiles at
-            # once", had no place, so a phantom read 11 mm from it on the next look was
-            # not seen to lie on it and was applied as A3, the city then a row off). Not
-            # the pioneer: a game's first looks are its least sure (game 70: the pioneer
-            # picked from "3 tiles at once" was placed on a phantom 40 mm off), and an
-            # agreeing look places it
-            offered = [Cell.parse(str(m["cell"])) for m in verdict.candidates if "cell" in m]
-            cells = [c for c, x in self.game_state.city if x is not None] + offered
-            self._asked = {Cell(*rc): p for rc, p in merge_seen(
-                {(c.row, c.col): p for c, p in self._city_mm.items()},
-                {(c.row, c.col): p for c, p in self._centres.items()},
-                [(c.row, c.col) for c in cells], _pitch(self._centres)).items()}
+            # where the offered tiles were seen: no tile is laid on the one the players
+            # pick (game 16 of the loop bench: A2, picked from "2 tiles at once", had no
+            # place, so a phantom read 11 mm from it on the next look was applied as A3,
+            # the city then a row off). Only for that (_on_city_tile): as the city's place
+            # it numbered later looks from a question's look, the least sure kind (game
+            # 14), and an agreeing look places the tile anyway
+            offered = {Cell.parse(str(m["cell"])) for m in verdict.candidates if "cell" in m}
+            self._asked = {c: p for c, p in self._centres.items() if c in offered}
         if change is None and isinstance(verdict, Proposed) and not self._placed():
             # a lone tile on the first look at a game's table, with nothing to compare it
             # with: the pioneer laid before the game was started, or the reader's phantom
@@ -678,8 +679,7 @@ class Town77Session(RecordsMoves):
             self._city_mm = self._proposed[1]
             self._grid = self._look_grid
         elif cell in self._asked:
-            placed = self._placed()
-            self._city_mm = {c: p for c, p in self._asked.items() if c in placed}
+            self._picked[cell] = self._asked[cell]
         self._proposed = None
         self._asked = {}
         if cell in self._together and (move.get("source") == "confirmed" or cell in self._pending):

@@ -704,6 +704,7 @@ def test_a_print_on_a_tile_the_players_picked_is_not_a_move(colour: str, held: s
     beside the pioneer's axis (legal) nor alerted at once (illegal)."""
     s = Town77Session({"players": 2})
     s.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
+    assert isinstance(s.interpret(_look(_tile(0, 0, "s1", "c1")), change=_change()), NoChange)
     x, y = _centre(0, 0)
     first = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"), _tile(0, 1, "s3", "c3"))
     v = s.interpret(first, change=_change((1, 0), (0, 1)))
