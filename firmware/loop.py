@@ -985,6 +985,9 @@ class Referee:
                         self._accept(self.current_view)
                         self.session.not_a_move(verdict)
                         self.note("not a move: the table as it is agreed")
+                    else:
+                        self.session.not_a_move(verdict)
+                        self.note("not a move")
                     break
                 elif ev in (ButtonEvent.BACK, ButtonEvent.MENU):
                     break

@@ -140,8 +140,8 @@ class RecordsMoves:
         return False
 
     def not_a_move(self, verdict: Ask) -> None:
-        """The players answered a question "Not a move" on the game's first look: what it
-        showed is background (nothing to remember by default)."""
+        """The players answered a question "Not a move" (on the game's first look, what
+        it showed is background; nothing to remember by default)."""
 
     def apply(self, move: Move) -> Applied:
         applied = self._apply(move)
@@ -182,7 +182,7 @@ class GameSession(Protocol):
         ...
 
     def not_a_move(self, verdict: Ask) -> None:
-        """The players answered `verdict` "Not a move" on the game's first look."""
+        """The players answered `verdict` "Not a move"."""
         ...
 
     def undo(self) -> Move | None:

@@ -60,6 +60,9 @@ class Settled:
     foreign: list[CellRC] = field(default_factory=list)
     """Tiles read where far more than a tile changed (a cup, a bag, an arm): dropped."""
     offset: CellRC = (0, 0)
+    quiet: dict[CellRC, dict[str, Any]] = field(default_factory=dict)
+    """Face-up tiles read beside the city where the change map saw nothing: bare table
+    to the map (the reader's phantom), or a tile too faint on its table to change it."""
 
 
 Axes = tuple[float, tuple[float, float], tuple[float, float], tuple[float, float]]
@@ -345,6 +348,8 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
         if moved[(r, c)] or cell in expected or (always is not None and always(cell)):
             # changed: the reader decides; unchanged on the state: kept (labels still vote)
             out.entries[cell] = e
+        elif beside_city((r, c)) and not e.get("face_down"):
+            out.quiet[cell] = e
         # unchanged and not on the state: what the reader made of bare table
     for cell in expected:
         rc = (cell[0] - dr, cell[1] - dc)

@@ -139,6 +139,9 @@ DIAGONAL = 1.2
 many of the pioneer look's pitches away, or more (a diagonal is 1.41)."""
 HINT_TILES = 3
 """The city's lattice is handed to the reader once this many tiles' places are known."""
+OVERLAP = 0.5
+"""A new tile's print nearer than this many pitches to where a city tile was seen lies
+on that tile: it is not a move there."""
 
 
 class Town77Session(RecordsMoves):
@@ -162,10 +165,14 @@ class Town77Session(RecordsMoves):
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
         # the last look's proposed cell and the places it saw the city at, kept if applied
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
+        self._asked: dict[Cell, tuple[float, float]] = {}   # where a question's offered tiles were seen
+        self._picked: dict[Cell, tuple[float, float]] = {}  # ... those the players picked
         self._grid: dict[str, Any] | None = None        # the reader's lattice of the look that applied
         self._look_grid: dict[str, Any] | None = None   # and of this look
         self._astray: list[Cell] = []       # known cells this look read in a changed place far off
         self._declined: tuple[Rect, ...] = ()   # a tile on the table at the start, "Not a move"
+        self._quiet_asked: Cell | None = None   # a tile read where the table did not change, asked
+        self._quiet_declined: set[Cell] = set()  # ... and called "Not a move"
 
     # -- reading the table ---------------------------------------------------------------
     def lattice_hint(self) -> dict[str, Any] | None:
@@ -183,6 +190,8 @@ class Town77Session(RecordsMoves):
     def not_a_move(self, verdict: Ask) -> None:
         if not self._placed():
             self._declined += tuple(verdict.footprint)
+        elif self._quiet_asked is not None and verdict.text == _quiet_text(verdict):
+            self._quiet_declined.add(self._quiet_asked)
 
     def _placed(self) -> set[Cell]:
         """The cells of the state's city that hold a tile (face up or down)."""
@@ -233,6 +242,33 @@ class Town77Session(RecordsMoves):
                 out.append(cell)
         return sorted(out)
 
+    def _on_city_tile(self, verdict: Proposed | Illegal) -> str | None:
+        """The new tile's cell name when its print lies nearer than OVERLAP pitches to
+        where a tile of the city was seen, else None. Tiles do not overlap: such a print
+        is that tile read on a lattice a print's width off, or a phantom beside it (game
+        16 of the loop bench: one 11 mm below A2 was alerted, then applied as A3, along
+        the pioneer's axis, which is all the lone-pioneer check of _off_city asks)."""
+        if verdict.move.get("type") != "place":
+            return None
+        try:
+            cell = Cell.parse(str(verdict.move["cell"]))
+        except CouldNotRead:        # outside the 7x7 area: no tile of the city is there
+            return None
+        p = self._centres.get(cell)
+        seen = self._placed_seen()
+        if p is None or not seen:
+            return None
+        # the city's pitch where two places fix it, else that of the look that applied a
+        # tile (a one-tile city's places fix none)
+        pitch = lattice_axes(city_lattice(seen)) if len(seen) >= 2 else None
+        pitch = pitch or lattice_axes(self._grid) or lattice_axes(self._look_grid)
+        placed = self._placed()
+        places = list(seen.items()) + [((c.row, c.col), q) for c, q in self._picked.items() if c in placed]
+        if pitch is not None and any(math.dist(p, q) < OVERLAP * pitch[0]
+                                     for rc, q in places if rc != (cell.row, cell.col)):
+            return cell.name
+        return None
+
     def _off_city(self, verdict: Proposed) -> str | None:
         """The new tile's cell name when its print does not lie on that cell of the
         lattice through where the city was seen, else None.
@@ -250,6 +286,8 @@ class Town77Session(RecordsMoves):
         seen = self._placed_seen()
         if p is None or not seen:
             return None
+        if self._on_city_tile(verdict) is not None:
+            return cell.name
         # two places fix a lattice with nothing to check it by (see lattice_hint)
         lattice = lattice_axes(city_lattice(seen)) if len(seen) >= HINT_TILES else None
         if lattice is not None:
@@ -285,6 +323,7 @@ class Town77Session(RecordsMoves):
                 forced = True
         self._centres = {}
         self._proposed = None
+        self._asked = {}
         self._astray = []
         self._look_grid = grid if lattice_axes(grid) is not None else None
         verdict = self._interpret(observation, change)
@@ -306,6 +345,13 @@ class Town77Session(RecordsMoves):
                 if held is not None:
                     return held
                 forced = True
+        if change is not None and not forced and isinstance(verdict, Illegal):
+            on = self._on_city_tile(verdict)
+            if on is not None:
+                # looked at again, not hidden: after MISFIT_LOOKS looks it is alerted
+                held = self._hold(f"{on} lies on a tile of the city")
+                if held is not None:
+                    return held
         self._misfits = 0
         if forced and not isinstance(verdict, Unclear):
             # looks in a row put the city off where it was seen: those places were the
@@ -337,6 +383,15 @@ class Town77Session(RecordsMoves):
                 # kept once the move is applied: the guard may turn it into a question
                 # (a hand's thing read as a tile by the city), and the players refuse it
                 self._proposed = (new, merged)
+        if isinstance(verdict, Ask) and verdict.candidates and self._placed():
+            # where the offered tiles were seen: no tile is laid on the one the players
+            # pick (game 16 of the loop bench: A2, picked from "2 tiles at once", had no
+            # place, so a phantom read 11 mm from it on the next look was applied as A3,
+            # the city then a row off). Only for that (_on_city_tile): as the city's place
+            # it numbered later looks from a question's look, the least sure kind (game
+            # 14), and an agreeing look places the tile anyway
+            offered = {Cell.parse(str(m["cell"])) for m in verdict.candidates if "cell" in m}
+            self._asked = {c: p for c, p in self._centres.items() if c in offered}
         if change is None and isinstance(verdict, Proposed) and not self._placed():
             # a lone tile on the first look at a game's table, with nothing to compare it
             # with: the pioneer laid before the game was started, or the reader's phantom
@@ -358,6 +413,7 @@ class Town77Session(RecordsMoves):
         unread: list[Cell] = []
         unexplained: list[Cell] = []
         foreign: list[Cell] = []
+        quiet: dict[Cell, dict[str, Any]] = {}
         if change is None and not expected and len(entries) > 1:
             # a first look at a table that cannot be a game's start (tiles left from the
             # last game, or the reader's phantoms): it is the background the pioneer will
@@ -383,6 +439,7 @@ class Town77Session(RecordsMoves):
             self._astray = self._read_astray(entries, kept, seen_mm, [grid, lattice])
             unexplained = [Cell(*rc) for rc in st.unexplained]
             foreign = [Cell(*rc) for rc in st.foreign]
+            quiet = {Cell(*rc): e for rc, e in st.quiet.items()}
             if not expected and len(entries) == 1:
                 entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
         if change is not None and not expected and not entries and \
@@ -462,19 +519,26 @@ class Town77Session(RecordsMoves):
         if vanished and added:
             return Ask(f"Tile moved? {vanished[0].name}>{added[0].name}", (), (), fp(vanished + added))
         only_new = seen[added[0]] if len(added) == 1 and not turned else None
+        offered: tuple[Move, ...] = ()
         if changed and only_new is not None:
             # a tile of the city read otherwise this look must not hide an illegal new
             # tile: judged by the rest of the city's votes, it is alerted; a legal one
-            # waits for the question about the misread tile
+            # is offered with the question about the misread tile (a tile of the city
+            # never changes in play, so the players can take the new one and let the
+            # misread be: with nothing to pick, the move waited until a look read the
+            # old tile right, and was lost when none did)
             verdict = judged(added[0], only_new, fp(added))
             if isinstance(verdict, Illegal):
                 return verdict
+            if isinstance(verdict, Proposed):
+                offered = (dict(verdict.move, source="confirmed"),)
         if changed:
             c = changed[0]
             exp = expected[c]
             got = seen[c]
             return Ask(f"{c.name} reads {got.token if got else '##'}, "
-                       f"was {exp.token if exp else '##'}", (), (), fp(changed))
+                       f"was {exp.token if exp else '##'}", offered,
+                       tuple(_option_text(m) for m in offered), fp(changed + (added if offered else [])))
         if turned and not added:
             c = turned[0]
             if len(turned) > 1:
@@ -490,9 +554,18 @@ class Town77Session(RecordsMoves):
                 # rather than let the loop take it for bare table
                 return Unclear(f"{unexplained[0].name} changed; looking again",
                                f"{unexplained[0].name} changed")
+            faint = self._faint(quiet, labels, pitch)
+            if faint is not None:
+                return faint
             return NoChange()
         if turned:
-            return Ask("A tile turned and one added", (), (), fp(turned + added))
+            # the new tile offered when it is legal as read (a city tile read face down
+            # is the reader's misread far more often than a turn with a move beside it)
+            laid = seen[added[0]] if len(added) == 1 else None
+            beside = judged(added[0], laid, fp(added)) if laid is not None else None
+            offered = (dict(beside.move, source="confirmed"),) if isinstance(beside, Proposed) else ()
+            return Ask("A tile turned and one added", offered, tuple(_option_text(m) for m in offered),
+                       fp(turned + added))
         if len(added) > 1:
             # if the players apply one, the others lie on the table the loop then takes
             # as agreed: they are read again whatever the change map says (`_took`)
@@ -518,6 +591,26 @@ class Town77Session(RecordsMoves):
         if new is None:
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
         return judged(cell, new, fp(added))
+
+    def _faint(self, quiet: dict[Cell, dict[str, Any]], labels: Labels, pitch: float) -> Ask | None:
+        """A question about a tile the reader sees beside the city, legal there, where the
+        change map saw nothing, before the table is agreed on: agreeing would make it
+        background for good. It is a tile too faint to change its cell on a table of its
+        own colour (a pale outline on white, game 86) or the reader's phantom, which the
+        players then call "Not a move" once."""
+        city = self.game_state.city
+        gone = set(self.game_state.turned_over)
+        for cell in sorted(quiet):
+            e = quiet[cell]
+            tile = labels.tile(e.get("shape"), e.get("colour"))
+            if cell in self._quiet_declined or tile is None or city.contains(tile) or tile in gone \
+                    or why_illegal(city, tile, cell) is not None:
+                continue
+            self._quiet_asked = cell
+            move = self._place_move(tile, cell, "confirmed")
+            text = _option_text(move)
+            return Ask(f"{text}?", (move,), (text,), (_rect(point_mm(e.get("centre_mm")), cell, pitch),))
+        return None
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...]) -> Verdict:
         """The new tile's verdict from its readings, the top one first. The state is a
@@ -585,7 +678,10 @@ class Town77Session(RecordsMoves):
         if self._proposed is not None and self._proposed[0] == cell:
             self._city_mm = self._proposed[1]
             self._grid = self._look_grid
+        elif cell in self._asked:
+            self._picked[cell] = self._asked[cell]
         self._proposed = None
+        self._asked = {}
         if cell in self._together and (move.get("source") == "confirmed" or cell in self._pending):
             # the players picked this one, or it was left from their last answer
             self._pending = (self._pending | self._together) - {cell}
@@ -716,3 +812,13 @@ KIND = GameKind(
     settings=(Setting("players", "Players", tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)), 2),),
     make=lambda options: Town77Session(options),
 )
+
+
+def _option_text(move: Move) -> str:
+    """A placement as a question's option says: "d4 at A2"."""
+    return f"{move['tile']} at {move['cell']}"
+
+
+def _quiet_text(verdict: Ask) -> str:
+    """The text of the faint-tile question (Town77Session._faint) that asked `verdict`."""
+    return f"{verdict.labels[0]}?" if len(verdict.labels) == 1 else ""

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import numpy as np
+import pytest
 
 from firmware.games.base import Ask, Illegal, NoChange, Proposed, Unclear
 from firmware.games.grid_change import settle
@@ -659,3 +660,57 @@ def test_a_phantom_called_no_move_does_not_hide_a_pioneer_laid_unread() -> None:
     assert isinstance(s.interpret(phantom, change=_change()), NoChange)
     v = s.interpret(phantom, change=_change((0, 0)))
     assert isinstance(v, Unclear) and v.text == "the table changed; looking again"
+
+
+def test_a_tile_read_beside_the_city_where_nothing_changed_is_asked_before_the_table_is_agreed() -> None:
+    """A legal face-up tile read beside the city on table the change map calls unchanged
+    (a pale outline on a table of its colour, game 86 of the loop bench) is asked, not
+    agreed on as bare table; once called "Not a move" it is not asked again."""
+    s = _session(("b1", "B1"))
+    look = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"))
+    v = s.interpret(look, change=_change())
+    assert isinstance(v, Ask) and v.text == "c2 at A2?" and v.labels == ("c2 at A2",)
+    assert v.candidates == ({"type": "place", "player": 1, "tile": "c2", "cell": "A2",
+                             "source": "confirmed"},)
+    s.not_a_move(v)
+    assert isinstance(s.interpret(look, change=_change()), NoChange)
+
+
+def test_an_illegal_or_far_tile_where_nothing_changed_is_not_asked() -> None:
+    """Only a tile that could be a legal move is asked: one read off the city, or sharing
+    a colour with its column, on unchanged table is the reader's, as before."""
+    s = _session(("b1", "B1"))
+    far = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (3, 3, "s3", "c3"))
+    assert isinstance(s.interpret(far, change=_change()), NoChange)
+    same_colour = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c1"))
+    assert isinstance(s.interpret(same_colour, change=_change()), NoChange)
+
+
+def _tile(r: int, c: int, s: Any, k: Any, centre: tuple[float, float] | None = None) -> dict[str, Any]:
+    return {"row": r, "col": c, "shape": s, "colour": k, "face_down": s == "##",
+            "centre_mm": list(centre) if centre is not None else _centre(r, c)}
+
+
+def _look(*tiles: dict[str, Any]) -> dict[str, Any]:
+    return {"tiles": list(tiles), "grid": {"pitch_mm": PITCH, "angle_deg": 0.0, "origin_mm": _centre(0, 0)}}
+
+
+@pytest.mark.parametrize("colour,held", [("c3", "A3 not where the city puts it; looking again"),
+                                         ("c1", "A3 lies on a tile of the city; looking again")])
+def test_a_print_on_a_tile_the_players_picked_is_not_a_move(colour: str, held: str) -> None:
+    """The tile the players pick from "2 tiles at once" is placed where that look saw it,
+    so a print read next a third of a pitch from it (a phantom, or the tile on a lattice
+    a print's width off, game 16 of the loop bench) is looked at again, neither applied
+    beside the pioneer's axis (legal) nor alerted at once (illegal)."""
+    s = Town77Session({"players": 2})
+    s.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
+    assert isinstance(s.interpret(_look(_tile(0, 0, "s1", "c1")), change=_change()), NoChange)
+    x, y = _centre(0, 0)
+    first = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"), _tile(0, 1, "s3", "c3"))
+    v = s.interpret(first, change=_change((1, 0), (0, 1)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once"
+    s.apply(v.candidates[v.labels.index("c2 at A2")])
+    near = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"),
+                 _tile(2, 0, "s4", colour, (x + 3.0, y + PITCH * 1.33)))
+    v = s.interpret(near, change=_change((1, 0), (2, 0)))
+    assert isinstance(v, Unclear) and v.text == held

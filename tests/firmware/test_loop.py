@@ -534,3 +534,29 @@ def test_the_unclear_screen_says_the_short_reason_and_the_log_keeps_the_detail(t
     assert any(e.endswith("Unclear unreadable: glare over A3 (62% of the cell); shade the lamp")
                for e in ref.events)
     assert shown.count(unclear_screen("table unreadable").tobytes()) == 1
+
+
+@pytest.mark.parametrize("answer,tiles", [(["SELECT"], ["b1", "c2"]), (["NEXT", "SELECT"], ["b1"])])
+def test_a_tile_read_where_nothing_changed_is_asked_once(tmp_path: Path, answer: list[str],
+                                                         tiles: list[str]) -> None:
+    """A tile the reader sees beside the city where the pixels did not change (too faint
+    for the change map) is asked before the table is agreed on; "Not a move" reaches the
+    session, so the same tile is not asked at every look after."""
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)})] + \
+        [minitable.render({(0, 0): (1, 1)}, seed=s) for s in (5, 6, 7, 8)]
+    ref = referee(tmp_path, frames, buttons=answer)
+    centre = list(minitable.cell_centre(0, 0))
+    grid = {"pitch_mm": minitable.PITCH, "angle_deg": 0.0, "origin_mm": centre}
+
+    def analyze(game: str, image: np.ndarray, fit: Any, options: Any) -> dict[str, Any]:
+        got = minitable.read(image, fit, options)
+        if any(r.kind == "move" for r in ref.journal.records):
+            got["tiles"].append({"row": 1, "col": 0, "face_down": False, "shape": 2, "colour": 2,
+                                 "centre_mm": list(minitable.cell_centre(1, 0))})
+        return dict(got, grid=grid)
+
+    ref.analyze_fn = analyze
+    ref.run()
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["tile"] for m in moves] == tiles
+    assert sum(": Ask c2 at A2?" in e for e in ref.events) == 1, ref.events

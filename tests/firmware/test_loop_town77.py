@@ -87,11 +87,25 @@ def test_a_city_tile_read_otherwise_does_not_hide_an_illegal_new_tile() -> None:
 
 def test_a_city_tile_read_otherwise_beside_a_legal_new_tile_is_asked() -> None:
     """B1 reads another colour this look and the new tile at A2 is legal: the misread is
-    asked first, nothing is alerted."""
+    asked, nothing is alerted, and the new tile is offered so the move is not held up."""
     s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"},
                  {"type": "place", "player": 1, "tile": "c2", "cell": "C1"})
     v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 2), (0, 2, 2, 2), (1, 0, 3, 4)))
     assert isinstance(v, Ask) and v.text == "B1 reads b2, was b1"
+    assert v.labels == ("d4 at A2",)
+    assert v.candidates == ({"type": "place", "player": 0, "tile": "d4", "cell": "A2",
+                             "source": "confirmed"},)
+
+
+def test_a_city_tile_read_face_down_beside_a_legal_new_tile_offers_it() -> None:
+    """B1 reads face down this look beside a legal new tile at A2: the question offers
+    the new tile; an illegal one is not offered."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"})
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, "##", "##"), (1, 0, 3, 4)))
+    assert isinstance(v, Ask) and v.text == "A tile turned and one added"
+    assert v.labels == ("d4 at A2",)
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, "##", "##"), (1, 0, 3, 0)))
+    assert isinstance(v, Ask) and v.candidates == ()
 
 
 def test_two_new_tiles_ask_with_the_legal_ones_as_choices() -> None:
