@@ -518,8 +518,16 @@ class Town77Session(RecordsMoves):
                 missing(names, fp(vanished))
         if vanished and added:
             return Ask(f"Tile moved? {vanished[0].name}>{added[0].name}", (), (), fp(vanished + added))
-        only_new = seen[added[0]] if len(added) == 1 and not turned else None
+        one_new = seen[added[0]] if len(added) == 1 else None
+        only_new = one_new if not turned else None
         offered: tuple[Move, ...] = ()
+        if changed and turned and one_new is not None:
+            # a tile read otherwise and one read face down beside one new tile (game 36
+            # of the loop bench: the light drifted, every cell changed, two misread): the
+            # new tile is offered if legal, never alerted on such a look
+            beside = judged(added[0], one_new, fp(added))
+            if isinstance(beside, Proposed):
+                offered = (dict(beside.move, source="confirmed"),)
         if changed and only_new is not None:
             # a tile of the city read otherwise this look must not hide an illegal new
             # tile: judged by the rest of the city's votes, it is alerted; a legal one
@@ -562,8 +570,8 @@ class Town77Session(RecordsMoves):
             # the new tile offered when it is legal as read (a city tile read face down
             # is the reader's misread far more often than a turn with a move beside it)
             laid = seen[added[0]] if len(added) == 1 else None
-            beside = judged(added[0], laid, fp(added)) if laid is not None else None
-            offered = (dict(beside.move, source="confirmed"),) if isinstance(beside, Proposed) else ()
+            by_turned = judged(added[0], laid, fp(added)) if laid is not None else None
+            offered = (dict(by_turned.move, source="confirmed"),) if isinstance(by_turned, Proposed) else ()
             return Ask("A tile turned and one added", offered, tuple(_option_text(m) for m in offered),
                        fp(turned + added))
         if len(added) > 1:

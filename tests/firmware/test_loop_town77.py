@@ -173,3 +173,14 @@ def test_demo_game_is_legal_with_one_illegal_tile_taken_back() -> None:
             else:
                 illegal += 1
     assert len(city.tiles()) == 7 and illegal == 2
+
+
+def test_a_new_tile_beside_two_kinds_of_misread_is_offered_not_alerted() -> None:
+    """B1 reads another tile and C1 face down while a new tile lies at A2: a legal new tile
+    is offered with the question, an illegal one is neither offered nor alerted."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"},
+                 {"type": "place", "player": 1, "tile": "c2", "cell": "C1"})
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 2), (0, 2, "##", "##"), (1, 0, 3, 4)))
+    assert isinstance(v, Ask) and v.text == "B1 reads b2, was b1" and v.labels == ("d4 at A2",)
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 2), (0, 2, "##", "##"), (1, 0, 3, 0)))
+    assert isinstance(v, Ask) and v.candidates == ()
