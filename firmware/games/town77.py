@@ -519,27 +519,19 @@ class Town77Session(RecordsMoves):
         if vanished and added:
             return Ask(f"Tile moved? {vanished[0].name}>{added[0].name}", (), (), fp(vanished + added))
         one_new = seen[added[0]] if len(added) == 1 else None
-        only_new = one_new if not turned else None
         offered: tuple[Move, ...] = ()
-        if changed and turned and one_new is not None:
-            # a tile read otherwise and one read face down beside one new tile (game 36
-            # of the loop bench: the light drifted, every cell changed, two misread): the
-            # new tile is offered if legal, never alerted on such a look
-            beside = judged(added[0], one_new, fp(added))
-            if isinstance(beside, Proposed):
-                offered = (dict(beside.move, source="confirmed"),)
-        if changed and only_new is not None:
+        if changed and one_new is not None:
             # a tile of the city read otherwise this look must not hide an illegal new
-            # tile: judged by the rest of the city's votes, it is alerted; a legal one
-            # is offered with the question about the misread tile (a tile of the city
-            # never changes in play, so the players can take the new one and let the
-            # misread be: with nothing to pick, the move waited until a look read the
-            # old tile right, and was lost when none did)
-            verdict = judged(added[0], only_new, fp(added))
-            if isinstance(verdict, Illegal):
+            # tile: judged by the rest of the city's votes, it is alerted (unless another
+            # reads face down too: game 36 of the loop bench, the light drifted and two
+            # misread); a legal one is offered with the question about the misread tile
+            # (a tile of the city never changes in play, so the players can take the new
+            # one and let the misread be: with nothing to pick, the move waited until a
+            # look read the old tile right, and was lost when none did)
+            verdict = judged(added[0], one_new, fp(added))
+            if isinstance(verdict, Illegal) and not turned:
                 return verdict
-            if isinstance(verdict, Proposed):
-                offered = (dict(verdict.move, source="confirmed"),)
+            offered = _confirmable(verdict)
         if changed:
             c = changed[0]
             exp = expected[c]
@@ -569,9 +561,7 @@ class Town77Session(RecordsMoves):
         if turned:
             # the new tile offered when it is legal as read (a city tile read face down
             # is the reader's misread far more often than a turn with a move beside it)
-            laid = seen[added[0]] if len(added) == 1 else None
-            by_turned = judged(added[0], laid, fp(added)) if laid is not None else None
-            offered = (dict(by_turned.move, source="confirmed"),) if isinstance(by_turned, Proposed) else ()
+            offered = _confirmable(judged(added[0], one_new, fp(added))) if one_new is not None else ()
             return Ask("A tile turned and one added", offered, tuple(_option_text(m) for m in offered),
                        fp(turned + added))
         if len(added) > 1:
@@ -820,6 +810,11 @@ KIND = GameKind(
     settings=(Setting("players", "Players", tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)), 2),),
     make=lambda options: Town77Session(options),
 )
+
+
+def _confirmable(verdict: Verdict) -> tuple[Move, ...]:
+    """A legal reading as a question's one option, for the players to confirm."""
+    return (dict(verdict.move, source="confirmed"),) if isinstance(verdict, Proposed) else ()
 
 
 def _option_text(move: Move) -> str:
