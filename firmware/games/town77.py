@@ -171,7 +171,7 @@ class Town77Session(RecordsMoves):
         self._look_grid: dict[str, Any] | None = None   # and of this look
         self._astray: list[Cell] = []       # known cells this look read in a changed place far off
         self._declined: tuple[Rect, ...] = ()   # a tile on the table at the start, "Not a move"
-        self._quiet_asked: Cell | None = None   # a tile read where the table did not change, asked
+        self._quiet_asked: tuple[Cell, Ask] | None = None   # a tile read where the table did not change, asked
         self._quiet_declined: set[Cell] = set()  # ... and called "Not a move"
 
     # -- reading the table ---------------------------------------------------------------
@@ -190,8 +190,8 @@ class Town77Session(RecordsMoves):
     def not_a_move(self, verdict: Ask) -> None:
         if not self._placed():
             self._declined += tuple(verdict.footprint)
-        elif self._quiet_asked is not None and verdict.text == _quiet_text(verdict):
-            self._quiet_declined.add(self._quiet_asked)
+        elif self._quiet_asked is not None and verdict == self._quiet_asked[1]:
+            self._quiet_declined.add(self._quiet_asked[0])
 
     def _placed(self) -> set[Cell]:
         """The cells of the state's city that hold a tile (face up or down)."""
@@ -604,10 +604,11 @@ class Town77Session(RecordsMoves):
             if cell in self._quiet_declined or tile is None or city.contains(tile) or tile in gone \
                     or why_illegal(city, tile, cell) is not None:
                 continue
-            self._quiet_asked = cell
             move = self._place_move(tile, cell, "confirmed")
             text = _option_text(move)
-            return Ask(f"{text}?", (move,), (text,), (_rect(point_mm(e.get("centre_mm")), cell, pitch),))
+            ask = Ask(f"{text}?", (move,), (text,), (_rect(point_mm(e.get("centre_mm")), cell, pitch),))
+            self._quiet_asked = (cell, ask)
+            return ask
         return None
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...]) -> Verdict:
@@ -820,8 +821,3 @@ def _confirmable(verdict: Verdict) -> tuple[Move, ...]:
 def _option_text(move: Move) -> str:
     """A placement as a question's option says: "d4 at A2"."""
     return f"{move['tile']} at {move['cell']}"
-
-
-def _quiet_text(verdict: Ask) -> str:
-    """The text of the faint-tile question (Town77Session._faint) that asked `verdict`."""
-    return f"{verdict.labels[0]}?" if len(verdict.labels) == 1 else ""

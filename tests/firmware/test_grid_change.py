@@ -676,6 +676,28 @@ def test_a_tile_read_beside_the_city_where_nothing_changed_is_asked_before_the_t
     assert isinstance(s.interpret(look, change=_change()), NoChange)
 
 
+def test_declining_another_question_of_the_same_form_leaves_the_faint_tile_to_be_asked() -> None:
+    """A question forced after MISFIT_LOOKS ("e4 at B2?") reads like the faint-tile one;
+    calling it "Not a move" must not mark the faint tile's cell as declined."""
+    from firmware.games.town77 import MISFIT_LOOKS
+
+    s = _session(("b1", "B1"), ("c2", "C1"))
+    row = [(0, c, f"s{c}", f"c{c}") for c in range(3)]
+    assert isinstance(s.interpret(_obs(*row), change=_change()), NoChange)
+    faint = _obs(*row, (1, 0, 3, 3))
+    assert isinstance(s.interpret(faint, change=_change()), Ask)
+    more = _obs(*row, (1, 0, 3, 3), (1, 1, 4, 4))
+    bent = dict(more, grid=dict(more["grid"], origin_mm=[ORIGIN + PITCH / 2, ORIGIN]))
+    for _ in range(MISFIT_LOOKS):
+        v = s.interpret(bent, change=_change((1, 1)))
+        assert isinstance(v, Unclear), v
+    forced = s.interpret(bent, change=_change((1, 1)))
+    assert isinstance(forced, Ask) and forced.text == "e4 at B2?", forced
+    s.not_a_move(forced)
+    v = s.interpret(faint, change=_change())
+    assert isinstance(v, Ask) and v.text == "d3 at A2?", v
+
+
 def test_an_illegal_or_far_tile_where_nothing_changed_is_not_asked() -> None:
     """Only a tile that could be a legal move is asked: one read off the city, or sharing
     a colour with its column, on unchanged table is the reader's, as before."""
