@@ -12,14 +12,18 @@ from the rendered clips: a clip's near end within one row, or no end within thre
 Far ends are near ends of the strip read backwards. Train only on dev seeds (2100-2129, checked on 2130-2139);
 the held-out seeds must stay unseen.
 
---own (links only): the strips are the reader's OWN, cut along its own traced paths as it
+--own: the strips are the reader's OWN, cut along its own traced paths as it
 counts them (vision.railways.reader.analyze on the rendered table, each link's strip as
 pipeline._chain_strip makes it: carried and walked ends, shortcuts, cover, centring),
 instead of strips along the true paths. Each strip is given to the true chain whose centre
 line its seen rows lie nearest (a median within OWN_MATCH_MM, else it is no chain's: a
 false link, and skipped), and its rows are labelled from that chain's rendered clip ends
 projected onto the strip's (centred) centre line (reader_strips, own_labels).
---also-true: the true-path strips of the same tables are added to the reader's own.
+--own --river: the River's own strip instead, exactly as the reader counts it (read_river's
+count with the River's detector: the reader's River path, cut at the table's learnt clip
+length, uncentred), labelled from the rendered River clips the same way.
+--also-true: the true-path strips of the same tables (links, or the River with --river)
+are added to the reader's own.
 --seed: the network's initial weights and the order of its batches (default 0).
 """
 
@@ -116,10 +120,13 @@ def _polyline_distance(pts: Any, line: Any) -> Any:
     return np.hypot(p[..., 0] - q[..., 0], p[..., 1] - q[..., 1]).min(axis=1)
 
 
-def reader_strips(seed: int, res: tuple[int, int]) -> tuple[list[tuple[Any, Any, int, int, Any]], list[Any]]:
+def reader_strips(seed: int, res: tuple[int, int],
+                  river: bool = False) -> tuple[list[tuple[Any, Any, int, int, Any]], list[Any]]:
     """The reader's own link strips of one table, (evidence, weight, first and last seen
     rows, centred centre points), as it counts them, and the table's true chains (their
-    rendered clip poses). The reader sees the pixels only; the truth is read afterwards."""
+    rendered clip poses). river: the River's strip instead (the one read_river counts with
+    the River's detector, uncentred: its path is centred already), and the River's clips.
+    The reader sees the pixels only; the truth is read afterwards."""
     from calibration.geometry import locate_table
     from firmware.bench import clip_count as B
     from vision.api import AnalyzeOptions
@@ -140,7 +147,8 @@ def reader_strips(seed: int, res: tuple[int, int]) -> tuple[list[tuple[Any, Any,
     def chain(*a: Any, **k: Any) -> Any:
         last.clear()
         st = chain0(*a, **k)
-        if st is not None and k.get("centre"):                      # a link's strip (not the River's)
+        detector = a[7] if len(a) > 7 else k.get("detector")        # only the River's count passes one
+        if st is not None and ((detector is not None) if river else bool(k.get("centre"))):
             got.append((st.evidence, st.weight, st.lo, st.hi, last.get("pts", st.points)))
         return st
     setattr(pl, "strip_maps", maps)
@@ -151,7 +159,7 @@ def reader_strips(seed: int, res: tuple[int, int]) -> tuple[list[tuple[Any, Any,
         setattr(pl, "strip_maps", maps0)
         setattr(pl, "_chain_strip", chain0)
     pieces = random_scene("railways", seed, resolution=res)["pieces"]
-    return got, [p["clips"] for p in pieces if p["kind"] == "clip_chain"]
+    return got, [p["clips"] for p in pieces if p["kind"] == ("river" if river else "clip_chain")]
 
 
 def own_labels(pts: Any, lo: int, hi: int, chains: list[Any]) -> tuple[list[int], list[int], Any] | None:
@@ -206,7 +214,7 @@ def samples(seeds: range, resolutions: list[tuple[int, int]], river: bool = Fals
     xs, ys = [], []
     for res in resolutions:
         for s in seeds:
-            for e, w, near, far, use in (_own(s, res) if own else
+            for e, w, near, far, use in (_own(s, res, river) if own else
                                          [(e, w, nr, fr, None) for e, w, nr, fr in _strips(s, res, river)]):
                 ev = normalised(e, w)
                 n = len(ev)
@@ -229,9 +237,10 @@ def samples(seeds: range, resolutions: list[tuple[int, int]], river: bool = Fals
     return x.astype(np.float32), np.concatenate(ys).astype(np.float32)
 
 
-def _own(seed: int, res: tuple[int, int]) -> list[tuple[Any, Any, list[int], list[int], Any]]:
-    """The reader's strips of one table that can be labelled honestly, with their labels."""
-    got, chains = reader_strips(seed, res)
+def _own(seed: int, res: tuple[int, int], river: bool = False) -> list[tuple[Any, Any, list[int], list[int], Any]]:
+    """The reader's strips of one table (its links', or its River's) that can be labelled
+    honestly, with their labels."""
+    got, chains = reader_strips(seed, res, river)
     out = []
     for e, w, lo, hi, pts in got:
         lab = own_labels(pts, lo, hi, chains)
@@ -302,16 +311,16 @@ def main(argv: list[str] | None = None) -> int:
         seed = int(args[at + 1])
         del args[at:at + 2]
     args = [a for a in args if a not in ("--river", "--own", "--also-true")]
-    if len(args) < 3 or (river and own) or (also and not own):
+    if len(args) < 3 or (also and not own):
         print("usage: python -m firmware.bench.clip_bends_train SEED0 N OUT.json [WxH ...] [--river]"
-              " [--own [--also-true]] [--seed K] (--own: links only)", file=sys.stderr)
+              " [--own [--also-true]] [--seed K]", file=sys.stderr)
         return 2
     seed0, n, out = int(args[0]), int(args[1]), args[2]
     resolutions = [(int(a.split("x")[0]), int(a.split("x")[1])) for a in args[3:]] or [(4608, 2592), (2304, 1296)]
     t0 = time.perf_counter()
     x, y = samples(range(seed0, seed0 + n), resolutions, river, own)
     if also:
-        x2, y2 = samples(range(seed0, seed0 + n), resolutions)
+        x2, y2 = samples(range(seed0, seed0 + n), resolutions, river)
         x, y = np.vstack([x, x2]), np.concatenate([y, y2])
         del x2, y2
     print(f"{len(y)} samples, {y.mean():.1%} clip ends", flush=True)

@@ -4,7 +4,10 @@ lies in the strip, and a strip that runs off its chain or is no chain's is not u
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import pytest
 
 from firmware.bench.clip_bends_train import OWN_NEAR_MM, own_labels
 from vision.railways.clip_counter import STEP_MM
@@ -61,3 +64,38 @@ def test_rows_near_a_clip_end_only_partly_in_the_strip_are_not_labelled() -> Non
     assert not use[last_far - 3:last_far + 4].any()  # neither a clip end nor bare: no label
     assert not use[_row(pts, 220.0)]                  # past an end not in the strip: unknown
     assert use[_row(pts, -20.0)]                      # past the end that is: bare
+
+
+def test_the_rivers_own_strip_is_the_one_counted_with_the_rivers_detector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--own --river: of the strips the reader cuts, the River's is the one counted with a
+    detector of its own (read_river's count), not the links' centred ones; it is labelled
+    against the River's clips, the links' strips against the links' chains."""
+    import calibration.geometry
+    import vision.synth
+    from firmware.bench import clip_bends_train as T
+    from firmware.bench import clip_count as B
+    from vision.railways import pipeline as pl
+    from vision.railways import reader
+
+    def strip_of(tag: float) -> Any:
+        return pl.ChainStrip(np.full((4, 3), tag, np.float32), np.ones((4, 3), np.float32), 0, 3,
+                             np.zeros((4, 2)), (np.zeros(4, np.float32), np.zeros(4, np.float32)), False)
+
+    def chain_strip(*a: Any, **k: Any) -> Any:
+        return strip_of(a[0])
+
+    def analyze(*a: Any, **k: Any) -> None:        # the reader's calls, in its order: links, then the River
+        pl._chain_strip(1.0, None, None, None, None, 32.0, None, stations=[], reached=(False, False), centre=True)
+        pl._chain_strip(2.0, None, None, None, None, 32.0, None, stations=[], reached=(False, False), centre=True)
+        pl._chain_strip(3.0, None, None, None, None, 31.0, None, "river detector", stations=None, ext_clips=1.55)
+    pieces = [{"kind": "clip_chain", "clips": ["link"]}, {"kind": "river", "clips": ["river"]}]
+    monkeypatch.setattr(B, "scene", lambda seed, res: (None, None, None))
+    monkeypatch.setattr(B, "profile_for", lambda cam: None)
+    monkeypatch.setattr(calibration.geometry, "locate_table", lambda img, prof: None)
+    monkeypatch.setattr(reader, "analyze", analyze)
+    monkeypatch.setattr(pl, "_chain_strip", chain_strip)
+    monkeypatch.setattr(vision.synth, "random_scene", lambda game, seed, resolution: {"pieces": pieces})
+    links, link_chains = T.reader_strips(2100, (4608, 2592))
+    river, river_chains = T.reader_strips(2100, (4608, 2592), river=True)
+    assert [float(s[0][0, 0]) for s in links] == [1.0, 2.0] and link_chains == [["link"]]
+    assert [float(s[0][0, 0]) for s in river] == [3.0] and river_chains == [["river"]]

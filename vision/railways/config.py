@@ -147,6 +147,14 @@ class RailwaysConfig:
     river_step_mm: float = 8.0          # the River is followed this far at a time
     river_curve_span_mm: float = 100.0   # the River's curve is fitted over this much of it
     river_max_curve: float = 1.0 / 60.0  # 1 / the tightest radius the River's curve is carried on with
+    river_board_depth: float = 0.0      # the River's first clip starts at most this many clips inside the Metropolis
+                                        # board's edge (0: off, the seen wire's end is used as for any chain end).
+                                        # Off until checked further: with 1.3 (the true River on dev 2100-2129:
+                                        # 0.56-1.28 clips in, median 0.69, one 0.03), 4608x2592, River exact:
+                                        # dev 2100-2129 9 -> 12 of 30, dev 2130-2139 2 -> 2 of 10, seeds 2140-2169
+                                        # 4 -> 7 of 30; links unchanged (R22, session 22)
+    river_board_inside: float = 0.4     # and at least this many standard clips inside it (with river_board_depth)
+    river_board_scan_mm: float = 100.0  # the board's edge is looked for this far in from the River path's end
     silver_min: float = 1.0             # a silver clip's score (spreads above the River's median)
     silver_bend_min: float = 0.3        # silver wire running across the River: a silver clip's bend
     clip_agree_mm: float = 1.0          # two measurements of a silver clip this close give the length

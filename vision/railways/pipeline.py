@@ -9,6 +9,7 @@ any link is counted.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -125,17 +126,18 @@ class ChainStrip:
 def _chain_strip(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
                  clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None,
                  stations: list[Station] | None = None,
-                 reached: tuple[bool, bool] = (False, False), centre: bool = False) -> ChainStrip | None:
+                 reached: tuple[bool, bool] = (False, False), centre: bool = False,
+                 ext_clips: float = 1.0) -> ChainStrip | None:
     """The strip of the chain along path (extended by a clip at each end), or None when
     too short to count. stations: where the path's ends may join a card (_card_edges).
     reached: the path's ends carried on to a card unseen (_reach_cards): the chain is
     taken to run there, though its wire was not seen. centre: the strip is moved onto the
     middle of the chain's seen wire (_off_centre; the River's path is centred already,
-    river._centred)."""
+    river._centred). ext_clips: the path is extended by this many clips at each end."""
     width = clip_len * cfg.clip_width_ratio
     wire_mm = clip_len * cfg.wire_ratio
     half = width / 2 + wire_mm + 2.5
-    ext_by = clip_len
+    ext_by = clip_len * ext_clips
     if stations and cfg.end_card_straight:
         path = _cut_at_cards(path, stations, cfg)
     ext = extend(path, ext_by)
@@ -270,11 +272,39 @@ def _count_strip(st: ChainStrip, clip_len: float, cfg: RailwaysConfig) -> tuple[
 
 
 def _count_chain(view: TopView, wire: Sampled, cover: Sampled, same_large: Sampled | None, path: F64,
-                 clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None) -> tuple[CountResult, F64]:
-    st = _chain_strip(view, wire, cover, same_large, path, clip_len, cfg, detector)
+                 clip_len: float, cfg: RailwaysConfig, detector: BendDetector | None = None,
+                 stations: list[Station] | None = None, ext_clips: float = 1.0) -> tuple[CountResult, F64]:
+    st = _chain_strip(view, wire, cover, same_large, path, clip_len, cfg, detector, stations=stations,
+                      ext_clips=ext_clips)
     if st is None:
         return CountResult(0, (), 0.0, 0.0, 1.0), path
     return _count_strip(st, clip_len, cfg)
+
+
+def _river_counter(view: TopView, stations: list[Station],
+                   cfg: RailwaysConfig) -> Callable[[Sampled, F64, float], tuple[CountResult, F64]]:
+    """How the River is counted (read_river's count_chain): uncovered, by its own detector.
+    With river_board_depth, its end at the Metropolis board counts its first clip as a
+    link's end clip in its card: that clip's start lies from river_board_inside to
+    river_board_depth clips inside the board's edge (the rules put the River's silver end
+    on the board, where its blue wire is seldom seen on the board's print), and the strip
+    reaches that far into the board. The clip starts are given as along the path extended
+    by one clip, as read_river takes them."""
+    board = [s for s in stations if s.metropolis]
+    if cfg.river_board_depth <= 0 or not board:
+        return lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path, length, cfg,
+                                                       load_river_detector())
+    rcfg = dataclasses.replace(cfg, end_card_depth=cfg.river_board_depth,
+                               end_card_outside_mm=-cfg.river_board_inside * cfg.default_clip_mm,
+                               end_card_scan_mm=cfg.river_board_scan_mm, end_card_straight=False)
+    ext = max(1.0, cfg.river_board_depth + 0.25)
+
+    def count(wire: Sampled, path: F64, length: float) -> tuple[CountResult, F64]:
+        res, seen = _count_chain(view, wire, _uncovered(wire.shape), None, path, length, rcfg, load_river_detector(),
+                                 board, ext)
+        shift = (ext - 1.0) * length
+        return dataclasses.replace(res, starts_mm=tuple(v - shift for v in res.starts_mm)), seen
+    return count
 
 
 def table_clip_length(strips: list[ChainStrip], cfg: RailwaysConfig) -> float | None:
@@ -623,8 +653,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
             reached_any.append(any(reached))
     learnt = table_clip_length([c[4] for c in chains], cfg)
     river = read_river(view, wires, per_colour, [s.polygon_mm for s in stations], view_lab, bg_lab, cfg,
-                       lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path,
-                                                              length, cfg, load_river_detector()), learnt)
+                       _river_counter(view, stations, cfg), learnt)
     clip_len = river.clip_length_mm if river is not None else (learnt or cfg.default_clip_mm)
     for (colour, path, pieces, share, cs), unseen_end in zip(chains, reached_any):
         res, seen = _count_strip(cs, clip_len, cfg)
