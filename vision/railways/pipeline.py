@@ -290,18 +290,19 @@ def _river_counter(view: TopView, stations: list[Station],
     on the board, where its blue wire is seldom seen on the board's print), and the strip
     reaches that far into the board. The clip starts are given as along the path extended
     by one clip, as read_river takes them."""
-    board = [s for s in stations if s.metropolis]
-    if cfg.river_board_depth <= 0 or not board:
-        return lambda wire, path, length: _count_chain(view, wire, _uncovered(wire.shape), None, path, length, cfg,
-                                                       load_river_detector())
-    rcfg = dataclasses.replace(cfg, end_card_depth=cfg.river_board_depth,
-                               end_card_outside_mm=-cfg.river_board_inside * cfg.default_clip_mm,
-                               end_card_scan_mm=cfg.river_board_scan_mm, end_card_straight=False)
-    ext = max(1.0, cfg.river_board_depth + 0.25)
+    board = [s for s in stations if s.metropolis] if cfg.river_board_depth > 0 else []
+    rcfg, ext = cfg, 1.0
+    if board:
+        rcfg = dataclasses.replace(cfg, end_card_depth=cfg.river_board_depth,
+                                   end_card_outside_mm=-cfg.river_board_inside * cfg.default_clip_mm,
+                                   end_card_scan_mm=cfg.river_board_scan_mm, end_card_straight=False)
+        ext = max(1.0, cfg.river_board_depth + 0.25)
 
     def count(wire: Sampled, path: F64, length: float) -> tuple[CountResult, F64]:
         res, seen = _count_chain(view, wire, _uncovered(wire.shape), None, path, length, rcfg, load_river_detector(),
-                                 board, ext)
+                                 board or None, ext)
+        if ext == 1.0:
+            return res, seen
         shift = (ext - 1.0) * length
         return dataclasses.replace(res, starts_mm=tuple(v - shift for v in res.starts_mm)), seen
     return count
