@@ -205,6 +205,15 @@ class TilesConfig:
     faint_symbol_de: float = 5.0
     """A second look at this contrast, for a tile whose face is the fronts' face colour
     but shows no print at symbol_min_de (a pale symbol under a lamp's glare)."""
+    faint_alone_step: float = 7.0
+    """With no clear print on the table, a tile whose print shows only at
+    faint_symbol_de is a front when every free side shows a straight cut edge this
+    sharp (delta E): a lone pioneer in a lamp's glare keeps only a faint print, and a
+    back alone on the table is never taken for a tile."""
+    glare_knee: float = 0.95
+    """The coarse view of the table is bent smoothly under 1 above this (paper white
+    normalises to 0.92) instead of clipped: in a lamp's spot brighter than the markers'
+    white a clipped view shows a pale tile and the bare table alike, flat white."""
     pale_noise: float = 2.0
     """A blank face's last look (CellLook.pale) takes a print this many times the face's
     noise (ring spread) above it, against three times for a print that makes a tile: it

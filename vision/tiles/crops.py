@@ -35,15 +35,17 @@ def cell_crop(image: NDArray[np.uint8], fit: TableFit, grid: GridFit, col: int, 
 
 
 def normalise_crop(crop: NDArray[np.uint8], reference: ColourReference,
-                   centre_mm: NDArray[np.float64]) -> F32:
+                   centre_mm: NDArray[np.float64], knee: float = 1.0) -> F32:
     """The crop as if lit by the reference white (float32 BGR 0..1), using the light
-    at the cell's centre: paper white -> WHITE_LEVEL/255, ink black -> BLACK_LEVEL/255."""
+    at the cell's centre: paper white -> WHITE_LEVEL/255, ink black -> BLACK_LEVEL/255.
+    Values above `knee` are bent under 1 (shoulder); at 1 they are clipped."""
     white = reference.white_at(np.asarray(centre_mm, dtype=np.float64).reshape(1, 2))
-    out: F32 = normalise_crops(crop[None], reference, white)[0]
+    out: F32 = normalise_crops(crop[None], reference, white, knee)[0]
     return out
 
 
-def normalise_crops(crops: NDArray[np.uint8], reference: ColourReference, whites: NDArray[np.float64]) -> F32:
+def normalise_crops(crops: NDArray[np.uint8], reference: ColourReference, whites: NDArray[np.float64],
+                    knee: float = 1.0) -> F32:
     """normalise_crop of k crops of one size at once (crops (k, h, w, 3), whites (k, 3):
     the reference white at each crop's centre). Each pixel gets the very arithmetic
     normalise_crop gives it; one pass over a frame's cells saves a call per cell."""
@@ -58,8 +60,23 @@ def normalise_crops(crops: NDArray[np.uint8], reference: ColourReference, whites
     out *= np.tile(gain.astype(np.float32), w)[:, None, :]
     out += np.tile(offset.astype(np.float32), w)
     np.maximum(out, 0.0, out=out)
-    np.minimum(out, 1.0, out=out)
+    shoulder(out, knee)
     return out.reshape(crops.shape)
+
+
+def shoulder(values: F32, knee: float) -> F32:
+    """values (0..1 after normalisation, unclipped) bent smoothly under 1 above knee,
+    in place: below the knee nothing changes, above it a lamp's spot still shows its
+    steps (a clip would flatten the spot, a tile in it and the table round it, to 1)."""
+    if knee >= 1.0:
+        np.minimum(values, 1.0, out=values)
+        return values
+    top = np.float32(1.0 - knee)
+    over = values > knee
+    if np.any(over):
+        x = values[over] - np.float32(knee)
+        values[over] = np.float32(knee) + top * (1.0 - np.exp(-x / top))
+    return values
 
 
 def to_lab(bgr01: F32) -> F32:

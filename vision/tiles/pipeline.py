@@ -84,7 +84,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     size = (max(8, int(round((x1 - x0) * cpx))), max(8, int(round((y1 - y0) * cpx))))
     coarse = warp_view(image, fit, table_view_matrix((x0, y0), cpx), size)
     centre = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
-    lab = to_lab(normalise_crop(coarse, ref, centre[0]))
+    lab = to_lab(normalise_crop(coarse, ref, centre[0], cfg.glare_knee))
     # the view every cell statistic is taken on, made once (every cell read wants it)
     half_lab, half_px = _half(lab, cfg)
     halved = _HalfView(half_lab, half_px, lab_planes(half_lab))
@@ -990,7 +990,7 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
                        cfg.outline_along, cfg.outline_across)
     up_tiles = [t for t in tiles if not _weak(t)]
     if not up_tiles:
-        return []
+        return _faint_alone(tiles, steps, cfg)
     up_cells = {(t.col, t.row) for t in up_tiles}
     free_up = [float(v) for t in up_tiles for v, (dc, dr) in
                zip(steps[(t.col, t.row)], ((-1, 0), (1, 0), (0, -1), (0, 1)))
@@ -1015,6 +1015,24 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
         if len(nxt) == len(kept):
             return kept
         kept = nxt
+
+
+def _faint_alone(tiles: list[TileReading], steps: dict[tuple[int, int], F64],
+                 cfg: TilesConfig) -> list[TileReading]:
+    """With no clear print on the table, the fronts whose faint print _mark_face_down
+    let stand, kept where every free side shows a cut edge of faint_alone_step (peeled
+    from the outside in, as the backs are); backs with no front to vouch for them go."""
+    kept = [t for t in tiles if not t.face_down and t.look.has_symbol]
+    while kept:
+        taken = {(t.col, t.row) for t in kept}
+        nxt = [t for t in kept
+               if all(float(v) >= cfg.faint_alone_step
+                      for v, (dc, dr) in zip(steps[(t.col, t.row)], ((-1, 0), (1, 0), (0, -1), (0, 1)))
+                      if (t.col + dc, t.row + dr) not in taken)]
+        if len(nxt) == len(kept):
+            break
+        kept = nxt
+    return kept
 
 
 def _weak(t: TileReading) -> bool:
@@ -1119,8 +1137,11 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     for t in tiles:
         t.colour_lab = t.look.symbol_lab
     if not sym:
+        # no clear print anywhere: a faint print is a front only if its cut edge shows
+        # (_outlined_backs, faint_alone_step); a blank tile is a back
         for t in tiles:
-            t.face_down = True
+            t.face_down = not t.look.has_symbol
+            t.pale = t.pale or t.look.has_symbol
         return False
     if len(sym) < 3:
         # one or two printed tiles cannot show which look is the fronts' (two fronts
