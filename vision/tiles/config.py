@@ -210,6 +210,11 @@ class TilesConfig:
     faint_symbol_de is a front when every free side shows a straight cut edge this
     sharp (delta E): a lone pioneer in a lamp's glare keeps only a faint print, and a
     back alone on the table is never taken for a tile."""
+    glare_over_share: float = 0.02
+    """A cell crop with more than this share of its values over paper white's ceiling
+    (1 after normalisation) lies in a lamp's spot brighter than the markers' white: a
+    tile there whose clipped crop shows no print has it read off the crop scaled to fit
+    (crops.glared_crops; 0 turns this off)."""
     glare_knee: float = 0.95
     """The coarse view of the table is bent smoothly under 1 above this (paper white
     normalises to 0.92) instead of clipped: in a lamp's spot brighter than the markers'

@@ -20,6 +20,9 @@ from vision.tiles.grid import GridFit
 
 F32 = NDArray[np.float32]
 
+GLARE_TOP = 99.5
+"""The percentile of a glared crop's values that is scaled to 1 (see glared_crops)."""
+
 
 def cell_crop(image: NDArray[np.uint8], fit: TableFit, grid: GridFit, col: int, row: int,
               size_px: int, span: float) -> NDArray[np.uint8]:
@@ -45,7 +48,7 @@ def normalise_crop(crop: NDArray[np.uint8], reference: ColourReference,
 
 
 def normalise_crops(crops: NDArray[np.uint8], reference: ColourReference, whites: NDArray[np.float64],
-                    knee: float = 1.0) -> F32:
+                    knee: float = 1.0, clip: bool = True) -> F32:
     """normalise_crop of k crops of one size at once (crops (k, h, w, 3), whites (k, 3):
     the reference white at each crop's centre). Each pixel gets the very arithmetic
     normalise_crop gives it; one pass over a frame's cells saves a call per cell."""
@@ -60,7 +63,8 @@ def normalise_crops(crops: NDArray[np.uint8], reference: ColourReference, whites
     out *= np.tile(gain.astype(np.float32), w)[:, None, :]
     out += np.tile(offset.astype(np.float32), w)
     np.maximum(out, 0.0, out=out)
-    shoulder(out, knee)
+    if clip:
+        shoulder(out, knee)
     return out.reshape(crops.shape)
 
 
@@ -77,6 +81,27 @@ def shoulder(values: F32, knee: float) -> F32:
         x = values[over] - np.float32(knee)
         values[over] = np.float32(knee) + top * (1.0 - np.exp(-x / top))
     return values
+
+
+def glared_crops(crops: NDArray[np.uint8], reference: ColourReference, whites: NDArray[np.float64],
+                 over_share: float) -> tuple[list[int], F32]:
+    """The crops (k, h, w, 3) lying in a lamp's spot brighter than the markers' white
+    (more than over_share of their normalised values above 1), and each of them
+    normalised, then scaled down so its GLARE_TOP percentile is 1 instead of clipped:
+    the spot lifts a tile's face and print alike, and clipping both to 1 erases the
+    print, where scaling keeps them apart."""
+    if over_share <= 0.0 or len(crops) == 0:
+        return [], np.zeros((0, *crops.shape[1:]), dtype=np.float32)
+    raw = normalise_crops(crops, reference, whites, clip=False)
+    flat = raw.reshape(len(crops), -1)
+    share = np.count_nonzero(flat > 1.0, axis=1) / flat.shape[1]
+    idx = [int(i) for i in np.flatnonzero(share > over_share)]
+    out = raw[idx]
+    for j, i in enumerate(idx):
+        top = float(np.percentile(flat[i], GLARE_TOP))
+        out[j] *= np.float32(1.0 / max(top, 1.0))
+    np.minimum(out, 1.0, out=out)
+    return idx, out
 
 
 def to_lab(bgr01: F32) -> F32:

@@ -18,7 +18,7 @@ from calibration.colour import ColourReference, measure_reference
 from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
-from vision.tiles.crops import normalise_crop, normalise_crops, one_thread, to_lab
+from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, one_thread, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline)
@@ -965,11 +965,20 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     whites = np.concatenate([ref.white_at(ctr.reshape(1, 2)) for ctr in ctrs])
     bgrs = normalise_crops(crops, ref, whites)
     labs = to_lab(bgrs)
+    # cells in a lamp's spot brighter than the markers' white: a tile there (judged on
+    # the clipped crop, like the coarse view's table it is compared with) whose print the
+    # clip erased has it read off the crop scaled to fit
+    glared, scaled = glared_crops(crops, ref, whites, cfg.glare_over_share)
+    spot = dict(zip(glared, zip(scaled, to_lab(scaled)))) if glared else {}
     with one_thread():
-        for (c, r), ctr, bgr, lab in zip(cells, ctrs, bgrs, labs):
+        for i, ((c, r), ctr, bgr, lab) in enumerate(zip(cells, ctrs, bgrs, labs)):
             look = analyse_cell(bgr, lab, geo, cfg, detail)
             if not is_tile(look, table_lab, table_spread, cfg):
                 continue
+            if i in spot and not (look.has_symbol and not look.faint):
+                fitted = analyse_cell(spot[i][0], spot[i][1], geo, cfg, detail)
+                if fitted.has_symbol and not (look.has_symbol and fitted.faint):
+                    look, bgr, lab = fitted, spot[i][0], spot[i][1]
             if pale:
                 look = with_pale(look, bgr, lab, geo, cfg)
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
