@@ -677,6 +677,9 @@ class Town77Session(RecordsMoves):
         if self._proposed is not None and self._proposed[0] == cell:
             self._city_mm = self._proposed[1]
             self._grid = self._look_grid
+            # a picked tile this look saw stands where it was seen now, not where the
+            # look that asked about it put it
+            self._picked = {c: q for c, q in self._picked.items() if c not in self._city_mm}
         elif cell in self._asked:
             self._picked[cell] = self._asked[cell]
         self._proposed = None

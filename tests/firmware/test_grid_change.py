@@ -736,3 +736,26 @@ def test_a_print_on_a_tile_the_players_picked_is_not_a_move(colour: str, held: s
                  _tile(2, 0, "s4", colour, (x + 3.0, y + PITCH * 1.33)))
     v = s.interpret(near, change=_change((1, 0), (2, 0)))
     assert isinstance(v, Unclear) and v.text == held
+
+
+def test_a_picked_tile_seen_again_is_where_it_was_seen_last() -> None:
+    """A tile the players picked from "2 tiles at once" stands where that look saw it
+    only until a later applied look sees it: a new tile a third of a pitch from the
+    stale place (and a pitch from where the tile now lies) is a move, not "on a tile"."""
+    s = Town77Session({"players": 2})
+    s.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
+    x, y = _centre(0, 0)
+    assert isinstance(s.interpret(_look(_tile(0, 0, "s1", "c1")), change=_change()), NoChange)
+    first = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2", (x, y + PITCH * 1.45)),
+                  _tile(0, 1, "s3", "c3"))
+    v = s.interpret(first, change=_change((1, 0), (0, 1)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once"
+    s.apply(v.candidates[v.labels.index("c2 at A2")])
+    seen = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"), _tile(0, 1, "s3", "c3"))
+    v = s.interpret(seen, change=_change((0, 1)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "B1"
+    s.apply(v.move)
+    new = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"), _tile(0, 1, "s3", "c3"),
+                _tile(2, 0, "s4", "c4", (x, y + PITCH * 1.9)))
+    v = s.interpret(new, change=_change((2, 0)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "A3"
