@@ -288,17 +288,23 @@ class Town77Session(RecordsMoves):
             return None
         if self._on_city_tile(verdict) is not None:
             return cell.name
-        lattice = lattice_axes(city_lattice(seen)) if len(seen) >= 2 else None
+        lattice = lattice_axes(city_lattice(seen)) if len(seen) >= HINT_TILES else None
         if lattice is not None:
             u, v = lattice_uv(lattice, p)
-            on = (round(v), round(u)) == (cell.row, cell.col)
-            # two places fix a lattice with nothing to check it by (see lattice_hint): a
-            # print a tenth of a cell off tilts it some 6 degrees, so only the nearest
-            # cell is asked of the new tile, not that it lies near the cell's middle (a
-            # lattice in a lamp's spot numbered game 207's B2 as A3, a cell and a half away)
-            if len(seen) >= HINT_TILES:
-                on = on and max(abs(u - round(u)), abs(v - round(v))) <= SNAP
+            on = (round(v), round(u)) == (cell.row, cell.col) and \
+                max(abs(u - round(u)), abs(v - round(v))) <= SNAP
             return None if on else cell.name
+        # two places (a tile the players picked from a question counts, where that look
+        # saw it) fix a lattice with nothing to check it by (see lattice_hint): a print a
+        # tenth of a cell off tilts it some 6 degrees, so the new tile need only lie
+        # nearest the cell it is read in, not near its middle (a lattice in a lamp's spot
+        # numbered loop game 207's B2 as A3, a cell and a half away)
+        placed = self._placed()
+        known = {(c.row, c.col): q for c, q in self._picked.items() if c in placed} | seen
+        pair = lattice_axes(city_lattice(known)) if len(known) >= 2 else None
+        if pair is not None:
+            u, v = lattice_uv(pair, p)
+            return None if (round(v), round(u)) == (cell.row, cell.col) else cell.name
         lone = lattice_axes(self._lone_lattice(seen))
         if lone is None:
             return None

@@ -765,15 +765,20 @@ def test_a_new_tile_beside_a_two_tile_city_must_lie_in_the_cell_it_is_read_in() 
     """With two tiles known, a new tile read as A3 that lies in B2, too far off B2's
     middle for the city's places to number it (a look's lattice a lamp's spot bent,
     loop game 207), is looked at again, not applied at A3; read as B2 where B2 is, it
-    is a move."""
-    s = _session(("b1", "A2"))
-    known = _obs((0, 0, "s1", "c1"), (1, 0, "s2", "c2"))
-    assert isinstance(s.interpret(known, change=_change()), NoChange)
+    is a move. A tile the players picked from a question counts as known where that
+    look saw it (game 207's A2 was)."""
+    s = Town77Session({"players": 2})
+    s.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
+    assert isinstance(s.interpret(_look(_tile(0, 0, "s1", "c1")), change=_change()), NoChange)
+    first = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"), _tile(0, 1, "s9", "c9"))
+    v = s.interpret(first, change=_change((1, 0), (0, 1)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once"
+    s.apply(v.candidates[v.labels.index("c2 at A2")])
     x, y = _centre(1, 1)
     shifted = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"),
                     _tile(2, 0, "s3", "c3", (x + 0.35 * PITCH, y)))
     v = s.interpret(shifted, change=_change((1, 1)))
-    assert isinstance(v, Unclear) and v.text == "A3 not where the city puts it; looking again"
+    assert isinstance(v, Unclear) and v.text == "A3 not where the city puts it; looking again", v
     right = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"), _tile(1, 1, "s3", "c3"))
     v = s.interpret(right, change=_change((1, 1)))
     assert isinstance(v, Proposed) and v.move["cell"] == "B2"
