@@ -248,7 +248,10 @@ LOOK_SECONDS = 0.3
 def alerts(games: int, seed: int, resolution: tuple[int, int]) -> dict[str, int]:
     """Whole games through the device loop (vision.synth frames, the town77 reader): a
     quarter of the moves are first tried on a cell the rules forbid, then taken back.
-    Counts illegal placements alerted, and alerts on frames that hold no illegal tile.
+    Counts illegal placements alerted, and alerts on frames that hold no illegal tile, by
+    the look's verdict (`alerted`, `false_alerts`) and after the players picked an
+    illegal reading from a question of which tile it is (`alerted_on_answer`,
+    `false_on_answer`: frames not alerted by a verdict); `questions` asked.
 
     The players answer the device's questions and fix the alerts on tiles they laid
     legally (bench.loop.Players), and every look is charged LOOK_SECONDS on a virtual
@@ -257,24 +260,35 @@ def alerts(games: int, seed: int, resolution: tuple[int, int]) -> dict[str, int]
     from firmware.bench.loop import END_HOLD, bench_latency, real_game
 
     out = {"games": 0, "illegal": 0, "alerted": 0, "placements": 0, "false_alerts": 0,
-           "frames": 0}
+           "frames": 0, "alerted_on_answer": 0, "false_on_answer": 0, "questions": 0}
     for g in range(games):
         labels: list[str] = []
         tiles: list[tuple[int, int]] = []
-        frames, placed = real_game(seed + g, 10, resolution, illegal=0.25, labels=labels, tiles=tiles)
-        run = bench_latency(frames, players=(placed, tiles, labels), look_seconds=LOOK_SECONDS,
+        wrong: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+        frames, placed = real_game(seed + g, 10, resolution, illegal=0.25, labels=labels, tiles=tiles,
+                                   tried=wrong)
+        run = bench_latency(frames, players=(placed, tiles, labels, wrong), look_seconds=LOOK_SECONDS,
                             hold=END_HOLD)
-        flagged = {int(e.split(":")[0].split()[1]) for e in run["events"]
-                   if e.startswith("frame ") and ": Illegal" in e}
+
+        def frames_with(kind: str) -> set[int]:
+            return {int(e.split(":")[0].split()[1]) for e in run["events"]
+                    if e.startswith("frame ") and f": {kind}" in e}
+
+        # alerted by the look's verdict, or after the players picked an illegal reading
+        # from the device's question of which tile it is (firmware.loop: "Picked illegal")
+        flagged, picked = frames_with("Illegal"), frames_with("Picked illegal") - frames_with("Illegal")
         out["games"] += 1
         out["frames"] += len(frames)
+        out["questions"] += sum(1 for e in run["events"] if e.startswith("frame ") and ": Ask " in e)
         for i, label in enumerate(labels):
             if label == "illegal":
                 out["illegal"] += 1
                 out["alerted"] += int(i in flagged)
+                out["alerted_on_answer"] += int(i in picked)
             else:
                 out["placements"] += int(label == "legal")
                 out["false_alerts"] += int(i in flagged)
+                out["false_on_answer"] += int(i in picked)
     return out
 
 
