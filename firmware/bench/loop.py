@@ -339,19 +339,24 @@ class Players:
         shapes, colours = self._names()
 
         def agrees(names: dict[int, int], true: int, said: int) -> int:
-            # the device's name for it, known: 1 if said; not known yet: a name it gave
-            # another shape (colour) is not this one (-1), an unused one may be (0)
+            # the device's name for it known: 1 if said, else -1 (seen to be wrong); not
+            # known yet: a name it gave another shape (colour) is not this one (-1), an
+            # unused one may be (0)
             if true in names:
-                return int(names[true] == said)
+                return 1 if names[true] == said else -1
             return -1 if said in names.values() else 0
 
-        best, best_score = None, -3
+        # an option that names the tile with a name they know is another's is taken only
+        # when every option does (people do not confirm a reading they can see is wrong
+        # while another may be right)
+        best, best_score = None, (False, -3)
         for i, text in enumerate(options):
             tok, _, cell = text.partition(" at ")
             if cell not in laid or cell in applied or len(tok) != 2 or not tok[1].isdigit():
                 continue
-            score = agrees(shapes, laid[cell][0], "abcdefg".find(tok[0])) + \
-                agrees(colours, laid[cell][1], int(tok[1]))
+            parts = (agrees(shapes, laid[cell][0], "abcdefg".find(tok[0])),
+                     agrees(colours, laid[cell][1], int(tok[1])))
+            score = (min(parts) >= 0, sum(parts))
             if score > best_score:
                 best, best_score = i, score
         return best

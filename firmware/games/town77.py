@@ -586,11 +586,20 @@ class Town77Session(RecordsMoves):
                     return verdict
             options = []
             texts: list[str] = []
+            gone = set(self.game_state.turned_over)
             for c in added:
                 t = seen[c]
-                if t is not None and why_illegal(city, t, c) is None:
-                    options.append(self._place_move(t, c, "confirmed"))
-                    texts.append(f"{t.token} at {c.name}")
+                if t is None:
+                    continue
+                # each tile's legal readings: the top one, then those the reader hesitated
+                # over (game 26 of the loop bench: B2, a shape the city did not have yet,
+                # read as A3's, was offered only so, and the players had no true option)
+                alts = [r for r in readings(entries[c], labels)[1:]
+                        if r != t and not city.contains(r) and r not in gone]
+                for r in [t, *alts]:
+                    if why_illegal(city, r, c) is None:
+                        options.append(self._place_move(r, c, "confirmed"))
+                        texts.append(f"{r.token} at {c.name}")
             return Ask(f"{len(added)} tiles at once", tuple(options), tuple(texts), fp(added))
         cell = added[0]
         new = seen[cell]

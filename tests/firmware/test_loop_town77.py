@@ -149,6 +149,18 @@ def test_two_new_tiles_ask_with_the_legal_ones_as_choices() -> None:
     assert v.labels == ("b1 at B1", "c2 at A2")
 
 
+def test_two_new_tiles_offer_the_readings_the_reader_hesitated_over() -> None:
+    """Each new tile of "2 tiles at once" is offered as read, then as the readings the
+    reader hesitated over that are legal there (game 26 of the loop bench: B2, a shape
+    the city did not have yet read as A3's, had no true option)."""
+    s = _session(PIONEER)
+    obs = _obs((0, 0, 0, 0), (0, 1, 1, 1), (1, 0, 2, 2))
+    obs["tiles"][1]["candidates"] = [{"shape": 3, "colour": 1}, {"shape": 0, "colour": 1}]
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "2 tiles at once"
+    assert v.labels == ("b1 at B1", "d1 at B1", "c2 at A2")     # a1 shares A1's shape in its row
+
+
 def test_a_vanished_tile_asks_and_several_are_just_hidden() -> None:
     """One missing tile is a question; three missing are a covered table, not a move."""
     s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"},
