@@ -5,10 +5,12 @@ RefereeGame (turn order, legality, leaving, ranking from tiles entered at the en
 A still frame whose city differs from the state by exactly one new tile is a move by
 the player whose turn it is; anything else is a question for the players.
 
-Vision's doubts are settled with the state as a prior: when the reader offers
-alternative readings of the new tile, a tile already in the city or turned over is
-dropped first, and of the rest a legal one wins; if no reading is legal the top
-reading is reported as illegal (the prior never hides an illegal placement).
+Vision's doubts are settled with the state as a prior on what a tile can be only: when
+the reader offers alternative readings of the new tile (`candidates`), a tile already in
+the city or turned over is dropped first. Of the rest, the top reading is judged as read:
+when another reading is legal where it is not (or the other way round), the players are
+asked which tile it is, both offered, and an illegal one picked is alerted; the prior
+never hides an illegal placement.
 """
 
 from __future__ import annotations
