@@ -237,9 +237,10 @@ class TilesConfig:
     """A tile whose average distance to the rest of its group is more than this share
     of the grouping's cut lists "a group of its own" as a candidate: a tile of a shape
     or colour the table shows nowhere else, grouped with the nearest tiles."""
-    alone_most: int | None = None
+    alone_most: int | None = 3
     """"A group of its own" is offered only in groups of at most this many tiles (None:
-    in any)."""
+    in any). A new shape or colour grouped with the nearest tiles makes a small group
+    early in a game; whether this loses none of those is what the alerts bench measures."""
     facedown_delta_e: float = 18.0
     """Faces (or, when the colour is on the face, prints) this close (average linkage)
     are one look when the fronts' look is sought."""
