@@ -237,10 +237,10 @@ class TilesConfig:
     """A tile whose average distance to the rest of its group is more than this share
     of the grouping's cut lists "a group of its own" as a candidate: a tile of a shape
     or colour the table shows nowhere else, grouped with the nearest tiles."""
-    alone_most: int | None = 3
+    alone_most: int | None = None
     """"A group of its own" is offered only in groups of at most this many tiles (None:
-    in any). A new shape or colour grouped with the nearest tiles makes a small group
-    early in a game; whether this loses none of those is what the alerts bench measures."""
+    in any). 3 (T22's suggestion) gave the same alerts, false alerts and questions as None
+    on dev games 7000-7059, chunk for chunk, so it is left off."""
     facedown_delta_e: float = 18.0
     """Faces (or, when the colour is on the face, prints) this close (average linkage)
     are one look when the fronts' look is sought."""
