@@ -910,6 +910,8 @@ class Referee:
             if answer is not None and isinstance(e, IllegalMove):
                 # the players confirmed what the camera saw, and the rules refuse it (a link
                 # that really is too short): an illegal move, alerted like one seen
+                if frame is not None:
+                    self.note(f"frame {frame.index}: Picked illegal {answer}")
                 self._alert(Illegal(m, answer.split(": ", 1)[-1], str(e)))
                 return False
             self.note(f"refused: {e}")

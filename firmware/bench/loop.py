@@ -88,7 +88,8 @@ def real_game_frames(seed: int, moves: int, resolution: tuple[int, int]) -> list
 
 def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = False,
               illegal: float = 0.0, labels: list[str] | None = None, hands: bool = True,
-              tiles: list[tuple[int, int]] | None = None
+              tiles: list[tuple[int, int]] | None = None,
+              tried: dict[int, tuple[tuple[int, int], tuple[int, int]]] | None = None
               ) -> tuple[list[NDArray[np.uint8]], list[tuple[int, int]]]:
     """(frames, the cells placed in order) of a legal Town 77 game rendered by
     vision.synth in a random environment: a hand over the table between some moves,
@@ -98,7 +99,8 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
     rules forbid it (touching the city, sharing a shape or a colour with its row or
     column), then taken back. `labels` receives one word per frame: empty, legal,
     illegal, back (the illegal tile taken back) or hand; `tiles` the (shape, colour) of
-    each tile placed, in order."""
+    each tile placed, in order; `tried` the illegal tiles by frame index: ((row, col),
+    (shape, colour))."""
     def mark(label: str) -> None:
         if labels is not None:
             labels.append(label)
@@ -160,6 +162,8 @@ def real_game(seed: int, moves: int, resolution: tuple[int, int], cups: bool = F
                 frames.append(render_scene(city_scene(wrong, style, env, seed + 300 + len(cells),
                                                       still)).image)
                 mark("illegal")
+                if tried is not None:
+                    tried[len(frames) - 1] = ((bc.row, bc.col), (bt.shape, bt.colour))
                 frames.append(render_scene(city_scene(list(cells), style, env, seed + 400 + len(cells),
                                                       still)).image)
                 mark("back")
@@ -265,19 +269,23 @@ class Players:
     They read what the screen asks (`Referee.asking`) and know what they laid: the tiles
     placed up to the frame on the table (`placed`, `tiles` and the frames' `labels` from
     real_game). A question about new tiles gets the option naming a tile they really
-    laid and the device has not taken; an alert on a tile they laid legally gets
+    laid and the device has not taken, the one tried where the rules forbid it included
+    (`wrong`: "B1: f1 or c1?" is answered with the tile laid, legal or not); an alert on a tile they laid legally gets
     MENU > Misread? Fix and the real tile; "X missing: put it back" (games.base.MISSING)
     about the device's last move, where they know no tile of theirs lies (one they took
     back, read as a move), gets Undo and the move left undone; anything else is answered
     OK or dismissed.
     The device's names for shapes and colours are its own (group ids numbered as met),
-    so the players learn them from the moves it took, as people would from the screen.
+    so the players learn them from the moves it took, as people would from the screen;
+    a name it gave another shape or colour is not that of one it has not named yet.
     """
 
     def __init__(self, camera: "PacedCamera", placed: list[tuple[int, int]],
                  tiles: list[tuple[int, int]], labels: list[str],
+                 wrong: dict[int, tuple[tuple[int, int], tuple[int, int]]] | None = None, *,
                  sleep: Callable[[float], None]) -> None:
         self.camera, self.placed, self.tiles, self.labels = camera, placed, tiles, labels
+        self.wrong = wrong or {}
         self.sleep = sleep
         self.ref: Any = None
         self.plan: list[Any] = []
@@ -295,6 +303,20 @@ class Players:
         """The tiles on the table now: cell name -> true (shape, colour)."""
         n = sum(1 for lab in self.labels[: self.camera.index + 1] if lab == "legal")
         return {self._name(rc): t for rc, t in zip(self.placed[:n], self.tiles[:n])}
+
+    def _tried(self) -> dict[str, tuple[int, int]]:
+        """The tiles on the table now, with the one tried where the rules forbid it (laid
+        since the last legal tile, whether or not taken back yet): the players know what
+        they laid, and name it when asked which tile it is."""
+        laid = self._laid()
+        for i in range(min(self.camera.index, len(self.labels) - 1), -1, -1):
+            if self.labels[i] == "legal":
+                break
+            if self.labels[i] == "illegal" and i in self.wrong:
+                rc, tile = self.wrong[i]
+                laid.setdefault(self._name(rc), tile)
+                break
+        return laid
 
     def _names(self) -> tuple[dict[int, int], dict[int, int]]:
         """The device's shape and colour indices for the true ones, learnt from the
@@ -315,13 +337,26 @@ class Players:
         the one whose token agrees most with what the players know of its names."""
         applied = {str(r.data.get("cell")) for r in self.ref.journal.records if r.kind == "move"}
         shapes, colours = self._names()
-        best, best_score = None, -1
+
+        def agrees(names: dict[int, int], true: int, said: int) -> int:
+            # the device's name for it known: 1 if said, else -1 (seen to be wrong); not
+            # known yet: a name it gave another shape (colour) is not this one (-1), an
+            # unused one may be (0)
+            if true in names:
+                return 1 if names[true] == said else -1
+            return -1 if said in names.values() else 0
+
+        # an option that names the tile with a name they know is another's is taken only
+        # when every option does (people do not confirm a reading they can see is wrong
+        # while another may be right)
+        best, best_score = None, (False, -3)
         for i, text in enumerate(options):
             tok, _, cell = text.partition(" at ")
-            if cell not in laid or cell in applied or len(tok) != 2:
+            if cell not in laid or cell in applied or len(tok) != 2 or not tok[1].isdigit():
                 continue
-            s_idx, c_idx = shapes.get(laid[cell][0]), colours.get(laid[cell][1])
-            score = int(s_idx == "abcdefg".find(tok[0])) + int(c_idx is not None and str(c_idx) == tok[1])
+            parts = (agrees(shapes, laid[cell][0], "abcdefg".find(tok[0])),
+                     agrees(colours, laid[cell][1], int(tok[1])))
+            score = (min(parts) >= 0, sum(parts))
             if score > best_score:
                 best, best_score = i, score
         return best
@@ -362,7 +397,7 @@ class Players:
         elif title == "Undone. Fix?":
             return ButtonEvent.BACK                         # leave it undone
         elif choices:
-            pick = self._best(list(choices[:-1]), laid)     # the last is "Not a move"
+            pick = self._best(list(choices[:-1]), self._tried())     # the last is "Not a move"
             self.answered += 1
             self._press(len(choices) - 1 if pick is None else pick)
         else:
@@ -413,13 +448,14 @@ class _ChargedClock(_TimingClock):
 
 
 def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
-                  players: tuple[list[tuple[int, int]], list[tuple[int, int]], list[str]] | None = None,
+                  players: tuple[Any, ...] | None = None,
                   look_seconds: float | None = None, hold: float = 0.0) -> dict[str, Any]:
     """Run the loop (live mode, timing clock) over full-resolution frames; time each look
     from the still period ending to the first screen shown after it (the loop's own
     `timings`), and each look's work (`look`: capture to verdict, which an early look does
     while the still period runs out). The frames are paced by the loop's waits
-    (`PacedCamera`). With `players` (placed, tiles, labels of real_game) the questions
+    (`PacedCamera`). With `players` (placed, tiles, labels and optionally tried of
+    real_game) the questions
     are answered by simulated Players; otherwise nobody answers. With `look_seconds` every
     look is charged that time on a virtual clock (`_ChargedClock`): the moves missed then
     do not depend on the machine, and the latencies are not measured. The last frame is

@@ -10,7 +10,7 @@ import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -245,10 +245,15 @@ def labels_rows(lb: dict[str, Any]) -> list[list[Any]]:
 LOOK_SECONDS = 0.3
 
 
-def alerts(games: int, seed: int, resolution: tuple[int, int]) -> dict[str, int]:
+def alerts(games: int, seed: int, resolution: tuple[int, int],
+           each: Callable[[str], None] | None = None) -> dict[str, int]:
     """Whole games through the device loop (vision.synth frames, the town77 reader): a
     quarter of the moves are first tried on a cell the rules forbid, then taken back.
-    Counts illegal placements alerted, and alerts on frames that hold no illegal tile.
+    Counts illegal placements alerted, and alerts on frames that hold no illegal tile, by
+    the look's verdict (`alerted`, `false_alerts`) and after the players picked an
+    illegal reading from a question of which tile it is (`alerted_on_answer`,
+    `false_on_answer`: frames not alerted by a verdict); `questions` asked;
+    `illegal_taken`: illegal tiles the device applied as moves. `each` gets a line a game.
 
     The players answer the device's questions and fix the alerts on tiles they laid
     legally (bench.loop.Players), and every look is charged LOOK_SECONDS on a virtual
@@ -257,24 +262,50 @@ def alerts(games: int, seed: int, resolution: tuple[int, int]) -> dict[str, int]
     from firmware.bench.loop import END_HOLD, bench_latency, real_game
 
     out = {"games": 0, "illegal": 0, "alerted": 0, "placements": 0, "false_alerts": 0,
-           "frames": 0}
+           "frames": 0, "alerted_on_answer": 0, "false_on_answer": 0, "questions": 0,
+           "illegal_taken": 0}
     for g in range(games):
         labels: list[str] = []
         tiles: list[tuple[int, int]] = []
-        frames, placed = real_game(seed + g, 10, resolution, illegal=0.25, labels=labels, tiles=tiles)
-        run = bench_latency(frames, players=(placed, tiles, labels), look_seconds=LOOK_SECONDS,
+        wrong: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+        frames, placed = real_game(seed + g, 10, resolution, illegal=0.25, labels=labels, tiles=tiles,
+                                   tried=wrong)
+        run = bench_latency(frames, players=(placed, tiles, labels, wrong), look_seconds=LOOK_SECONDS,
                             hold=END_HOLD)
-        flagged = {int(e.split(":")[0].split()[1]) for e in run["events"]
-                   if e.startswith("frame ") and ": Illegal" in e}
+
+        def frames_with(kind: str) -> set[int]:
+            return {int(e.split(":")[0].split()[1]) for e in run["events"]
+                    if e.startswith("frame ") and f": {kind}" in e}
+
+        # alerted by the look's verdict, or after the players picked an illegal reading
+        # from the device's question of which tile it is (firmware.loop: "Picked illegal")
+        flagged, picked = frames_with("Illegal"), frames_with("Picked illegal") - frames_with("Illegal")
+        # an illegal tile the device applied as a move (its look's frame, its cell)
+        frame, taken = -1, 0
+        for e in run["events"]:
+            if e.startswith("frame "):
+                frame = int(e.split(":")[0].split()[1])
+            elif e.startswith("applied ") and frame in wrong:
+                rc = wrong[frame][0]
+                taken += int(e.split()[-1] == "ABCDEFG"[rc[1]] + str(rc[0] + 1))
+        out["illegal_taken"] += taken
+        if each is not None:
+            ill = [i for i, lab in enumerate(labels) if lab == "illegal"]
+            each(f"game {seed + g}: illegal {len(ill)} alerted {len(flagged & set(ill))} "
+                 f"on answer {len(picked & set(ill))} taken {taken} "
+                 f"false {len(flagged - set(ill))} false on answer {len(picked - set(ill))}")
         out["games"] += 1
         out["frames"] += len(frames)
+        out["questions"] += sum(1 for e in run["events"] if e.startswith("frame ") and ": Ask " in e)
         for i, label in enumerate(labels):
             if label == "illegal":
                 out["illegal"] += 1
                 out["alerted"] += int(i in flagged)
+                out["alerted_on_answer"] += int(i in picked)
             else:
                 out["placements"] += int(label == "legal")
                 out["false_alerts"] += int(i in flagged)
+                out["false_on_answer"] += int(i in picked)
     return out
 
 
@@ -338,4 +369,4 @@ if __name__ == "__main__":   # one part alone: python -m firmware.bench.town77 l
         print(md_table(["measure", "value", "target", "verdict"], labels_rows(lb)))
         print("\n".join(lb["why"][:10]))
     else:
-        print(alerts(count, first, size))
+        print(alerts(count, first, size, each=lambda line: print(line, file=sys.stderr, flush=True)))

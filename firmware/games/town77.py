@@ -5,10 +5,12 @@ RefereeGame (turn order, legality, leaving, ranking from tiles entered at the en
 A still frame whose city differs from the state by exactly one new tile is a move by
 the player whose turn it is; anything else is a question for the players.
 
-Vision's doubts are settled with the state as a prior: when the reader offers
-alternative readings of the new tile, a tile already in the city or turned over is
-dropped first, and of the rest a legal one wins; if no reading is legal the top
-reading is reported as illegal (the prior never hides an illegal placement).
+Vision's doubts are settled with the state as a prior on what a tile can be only: when
+the reader offers alternative readings of the new tile (`candidates`), a tile already in
+the city or turned over is dropped first. Of the rest, the top reading is judged as read:
+when another reading is legal where it is not (or the other way round), the players are
+asked which tile it is, both offered, and an illegal one picked is alerted; the prior
+never hides an illegal placement.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from firmware.games.grid_change import (
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
-from rules.errors import CouldNotRead
+from rules.errors import CouldNotRead, IllegalMove
 from rules.town77.city import Cell
 from rules.town77.game import MAX_PLAYERS, MIN_PLAYERS, RefereeGame
 from rules.town77.placement import why_illegal
@@ -173,6 +175,7 @@ class Town77Session(RecordsMoves):
         self._declined: tuple[Rect, ...] = ()   # a tile on the table at the start, "Not a move"
         self._quiet_asked: tuple[Cell, Ask] | None = None   # a tile read where the table did not change, asked
         self._quiet_declined: set[Cell] = set()  # ... and called "Not a move"
+        self._hesitation: Ask | None = None  # this look's question of which tile a new one is
 
     # -- reading the table ---------------------------------------------------------------
     def lattice_hint(self) -> dict[str, Any] | None:
@@ -335,6 +338,7 @@ class Town77Session(RecordsMoves):
         self._proposed = None
         self._asked = {}
         self._astray = []
+        self._hesitation = None
         self._look_grid = grid if lattice_axes(grid) is not None else None
         verdict = self._interpret(observation, change)
         if change is not None and not forced and self._astray and isinstance(verdict, NoChange):
@@ -348,8 +352,12 @@ class Town77Session(RecordsMoves):
             if held is not None:
                 return held
             forced = True
-        if change is not None and not forced and isinstance(verdict, Proposed):
-            off = self._off_city(verdict)
+        which = self._hesitation if verdict is self._hesitation else None
+        hesitation = which is not None
+        if change is not None and not forced and (isinstance(verdict, Proposed) or which is not None):
+            # a question about which tile it is: where it lies is checked as for a move
+            off = self._off_city(verdict if isinstance(verdict, Proposed) or which is None else
+                                 Proposed(which.candidates[0], which.text, which.footprint))
             if off is not None:
                 held = self._hold(f"{off} not where the city puts it")
                 if held is not None:
@@ -376,12 +384,14 @@ class Town77Session(RecordsMoves):
             return Ask(f"{verdict.text}?", (move,), (verdict.text,), verdict.footprint)
         if isinstance(verdict, NoChange):
             self._pending = set()      # the tiles seen together are gone or applied
-        if isinstance(verdict, (NoChange, Proposed)):
+        if isinstance(verdict, (NoChange, Proposed)) or hesitation:
             # where the tiles were seen (their prints' centres), not the lattice's nodes: a
             # lattice half a cell off can still read a small city, and must not become the
-            # measure of the next looks
-            new = Cell.parse(str(verdict.move["cell"])) \
-                if isinstance(verdict, Proposed) and "cell" in verdict.move else None
+            # measure of the next looks (the tile of a question of which tile it is, a
+            # proposed one whose reading the players give)
+            proposed = verdict.candidates[0] if isinstance(verdict, Ask) else \
+                verdict.move if isinstance(verdict, Proposed) else {}
+            new = Cell.parse(str(proposed["cell"])) if "cell" in proposed else None
             cells = [c for c, x in self.game_state.city if x is not None] + ([new] if new is not None else [])
             merged = {Cell(*rc): p for rc, p in merge_seen(
                 {(c.row, c.col): p for c, p in self._city_mm.items()},
@@ -519,8 +529,8 @@ class Town77Session(RecordsMoves):
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(centres.get(c), c, pitch) for c in cells)
 
-        def judged(cell: Cell, tile: Tile, footprint: tuple[Rect, ...]) -> Verdict:
-            return self._judge(cell, readings(entries[cell], labels) or [tile], footprint)
+        def judged(cell: Cell, tile: Tile, footprint: tuple[Rect, ...], ask: bool = False) -> Verdict:
+            return self._judge(cell, readings(entries[cell], labels) or [tile], footprint, ask)
 
         if vanished and not added:
             names = ", ".join(c.name for c in vanished[:3])
@@ -588,17 +598,26 @@ class Town77Session(RecordsMoves):
                     return verdict
             options = []
             texts: list[str] = []
+            gone = set(self.game_state.turned_over)
             for c in added:
                 t = seen[c]
-                if t is not None and why_illegal(city, t, c) is None:
-                    options.append(self._place_move(t, c, "confirmed"))
-                    texts.append(f"{t.token} at {c.name}")
+                if t is None:
+                    continue
+                # each tile's legal readings: the top one, then those the reader hesitated
+                # over (game 26 of the loop bench: B2, a shape the city did not have yet,
+                # read as A3's, was offered only so, and the players had no true option)
+                alts = [r for r in readings(entries[c], labels)[1:]
+                        if r != t and not city.contains(r) and r not in gone]
+                for r in [t, *alts]:
+                    if why_illegal(city, r, c) is None:
+                        options.append(self._place_move(r, c, "confirmed"))
+                        texts.append(f"{r.token} at {c.name}")
             return Ask(f"{len(added)} tiles at once", tuple(options), tuple(texts), fp(added))
         cell = added[0]
         new = seen[cell]
         if new is None:
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
-        return judged(cell, new, fp(added))
+        return judged(cell, new, fp(added), ask=True)
 
     def _faint(self, quiet: dict[Cell, dict[str, Any]], labels: Labels, pitch: float) -> Ask | None:
         """A question about a tile the reader sees beside the city, legal there, where the
@@ -621,16 +640,30 @@ class Town77Session(RecordsMoves):
             return ask
         return None
 
-    def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...]) -> Verdict:
+    def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...],
+               ask: bool = False) -> Verdict:
         """The new tile's verdict from its readings, the top one first. The state is a
         prior on what the tile can be (not one the city holds or turned over), never on
-        where it may go: a top reading that breaks a placement rule is alerted even when
-        an alternative would be legal, or every hesitation of the reader could hide an
-        illegal placement. A misread alert is fixed by the players (Misread? Fix)."""
+        where it may go: a top reading that breaks a placement rule is never taken for
+        a legal alternative, or every hesitation of the reader could hide an illegal
+        placement. With `ask`, when the reader hesitated between the top reading and one
+        the rules judge otherwise (one legal, one not), the players are asked which tile
+        it is ("B1: f1 or c1?"), both offered: an illegal one picked is alerted
+        (IllegalMove from _apply). Otherwise a misread alert is fixed by the players
+        (Misread? Fix)."""
         city = self.game_state.city
         gone = set(self.game_state.turned_over)
-        top = next((t for t in tiles if not city.contains(t) and t not in gone), tiles[0])
+        possible = [t for t in tiles if not city.contains(t) and t not in gone]
+        top = possible[0] if possible else tiles[0]
         reason = why_illegal(city, top, cell)
+        if ask:
+            other = next((t for t in possible[1:] if (why_illegal(city, t, cell) is None) != (reason is None)),
+                         None)
+            if other is not None:
+                options = tuple(self._place_move(t, cell, "confirmed") for t in (top, other))
+                self._hesitation = Ask(f"{cell.name}: {top.token} or {other.token}?", options,
+                                       tuple(_option_text(m) for m in options), footprint)
+                return self._hesitation
         move = self._place_move(top, cell, "seen")
         if reason is None:
             return Proposed(move, f"{top.token} at {cell.name}", footprint)
@@ -661,6 +694,11 @@ class Town77Session(RecordsMoves):
             cell = Cell.parse(str(move["cell"]))
             result = g.place(int(move.get("player", g.turn)), tile, cell)
             if not result.applied:
+                if result.reason is not None:
+                    # the players picked an illegal reading (the option of a question of which tile it is): it is
+                    # an illegal placement, alerted like one seen
+                    raise IllegalMove(result.message or f"{tile.token} at {cell.name}: illegal",
+                                      result.reason)
                 raise CouldNotRead(result.message or f"{tile.token} at {cell.name} refused")
             self._took(cell, move)
             return Applied(f"P{int(move.get('player', 0)) + 1}: {tile.token} {cell.name}")

@@ -44,3 +44,44 @@ def test_players_leave_an_undone_move_undone() -> None:
     """After their undo the device offers fixes: they leave it undone."""
     p = _players(("Undone. Fix?", ("Leave undone", "c2 at B2")), [])
     assert p.poll() is ButtonEvent.BACK
+
+
+def _asked(asking: tuple[str, tuple[str, ...]], labels: list[str],
+           tried: dict[int, tuple[tuple[int, int], tuple[int, int]]], applied: list[tuple[str, str]]
+           ) -> Players:
+    """Pioneer (0, 0) at A1 and (1, 1) at B1; `applied` the device's moves (cell, token)."""
+    camera = SimpleNamespace(index=len(labels) - 1)
+    p = Players(camera, [(0, 0), (0, 1), (1, 1)], [(0, 0), (1, 1), (2, 2)], labels, tried,  # type: ignore[arg-type]
+                sleep=lambda s: None)
+    records = [SimpleNamespace(kind="move", data={"cell": c, "tile": t}) for c, t in applied]
+    p.ref = SimpleNamespace(asking=asking, misread=None, session=SimpleNamespace(moves=[]),
+                            journal=SimpleNamespace(records=records))
+    return p
+
+
+def _pressed(p: Players) -> int:
+    """The option the players' presses select (NEXTs before SELECT)."""
+    presses = [p.poll()]
+    while presses[-1] is ButtonEvent.NEXT:
+        presses.append(p.poll())
+    assert presses[-1] is ButtonEvent.SELECT
+    return len(presses) - 1
+
+
+def test_players_name_the_tile_they_tried_illegally() -> None:
+    """"A2: a1 or c1?" while the tile they laid at A2 (shape 0, colour 1: the pioneer's
+    shape, B1's colour) lies there illegally: they pick a1, the tile they laid."""
+    labels = ["empty", "legal", "legal", "illegal"]
+    p = _asked(("A2: c1 or a1?", ("c1 at A2", "a1 at A2", "Not a move")), labels,
+               {3: ((1, 0), (0, 1))}, [("A1", "a0"), ("B1", "b1")])
+    assert _pressed(p) == 1
+
+
+def test_players_do_not_confirm_a_name_they_know_is_another_tiles() -> None:
+    """B2 holds a shape the device has not named yet, in the pioneer's colour: "b0 at B2"
+    names B1's shape, "c0 at B2" may be right: they pick c0."""
+    labels = ["empty", "legal", "legal", "legal"]
+    p = _asked(("2 tiles at once", ("b0 at B2", "c0 at B2", "Not a move")), labels, {},
+               [("A1", "a0"), ("B1", "b1")])
+    p.tiles[2] = (2, 0)
+    assert _pressed(p) == 1

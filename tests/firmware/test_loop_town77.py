@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from firmware.games.base import Ask, Illegal, NoChange, Proposed, Unclear
 from firmware.games.town77 import Town77Session
+from rules.errors import IllegalMove
+from rules.town77.city import Cell
 
 
 def _obs(*tiles: tuple[int, int, Any, Any]) -> dict[str, Any]:
@@ -54,12 +58,41 @@ def test_state_prior_picks_the_legal_reading_among_alternatives() -> None:
 
 def test_a_legal_alternative_does_not_hide_an_illegal_top_reading() -> None:
     """The top reading shares the pioneer's shape in its row while the reader's alternative
-    would be legal: the top reading is alerted (the players fix a misread), not swapped."""
+    would be legal: the players are asked which tile it is, the illegal top reading
+    offered first beside the legal one (never swapped for it); picking it is an illegal
+    placement (IllegalMove, which the loop alerts)."""
     s = _session(PIONEER)
     obs = _obs((0, 0, 0, 0), (0, 1, 0, 4))
     obs["tiles"][1]["candidates"] = [{"shape": 3, "colour": 2}]
     v = s.interpret(obs)
-    assert isinstance(v, Illegal) and v.short == "Shape in row" and v.move["tile"] == "a4"
+    assert isinstance(v, Ask) and v.text == "B1: a4 or d2?" and v.labels == ("a4 at B1", "d2 at B1")
+    assert [m["tile"] for m in v.candidates] == ["a4", "d2"]
+    assert all(m["source"] == "confirmed" for m in v.candidates)
+    with pytest.raises(IllegalMove, match="a4 at B1: a house of the same shape is already in this row"):
+        s.apply(v.candidates[0])
+    assert s.game_state.notation() == _session(PIONEER).game_state.notation()
+
+
+def test_a_legal_top_reading_with_an_illegal_alternative_is_asked() -> None:
+    """The top reading is legal, the reader's alternative (its runner-up colour) shares
+    the pioneer's colour in its row: "B1: b4 or b0?", the legal reading first; picking
+    it places the tile."""
+    s = _session(PIONEER)
+    obs = _obs((0, 0, 0, 0), (0, 1, 1, 4))
+    obs["tiles"][1]["candidates"] = [{"shape": 1, "colour": 0}]
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "B1: b4 or b0?" and v.labels == ("b4 at B1", "b0 at B1")
+    s.apply(v.candidates[0])
+    assert s.game_state.city.tiles()[Cell.parse("B1")].token == "b4"
+
+
+def test_readings_the_rules_judge_alike_are_not_asked() -> None:
+    """Both readings legal: the top one is proposed, nothing asked."""
+    s = _session(PIONEER)
+    obs = _obs((0, 0, 0, 0), (0, 1, 1, 4))
+    obs["tiles"][1]["candidates"] = [{"shape": 2, "colour": 4}]
+    v = s.interpret(obs)
+    assert isinstance(v, Proposed) and v.move["tile"] == "b4"
 
 
 def test_prior_never_hides_an_illegal_placement() -> None:
@@ -114,6 +147,18 @@ def test_two_new_tiles_ask_with_the_legal_ones_as_choices() -> None:
     v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 1), (1, 0, 2, 2)))
     assert isinstance(v, Ask) and v.text == "2 tiles at once"
     assert v.labels == ("b1 at B1", "c2 at A2")
+
+
+def test_two_new_tiles_offer_the_readings_the_reader_hesitated_over() -> None:
+    """Each new tile of "2 tiles at once" is offered as read, then as the readings the
+    reader hesitated over that are legal there (game 26 of the loop bench: B2, a shape
+    the city did not have yet read as A3's, had no true option)."""
+    s = _session(PIONEER)
+    obs = _obs((0, 0, 0, 0), (0, 1, 1, 1), (1, 0, 2, 2))
+    obs["tiles"][1]["candidates"] = [{"shape": 3, "colour": 1}, {"shape": 0, "colour": 1}]
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "2 tiles at once"
+    assert v.labels == ("b1 at B1", "d1 at B1", "c2 at A2")     # a1 shares A1's shape in its row
 
 
 def test_a_vanished_tile_asks_and_several_are_just_hidden() -> None:

@@ -240,6 +240,21 @@ class TilesConfig:
     distances between these factors of shape_merge / colour_merge (None: at them), so
     the cut lies where no pair of groups is near it and a lamp's change moves none
     across it. A game's colours lie some 30 delta E apart or more, its shapes some 0.15."""
+    shape_hesitate: float = 1.5
+    colour_hesitate: float = 1.5
+    """A tile whose nearest other shape (colour) group lies less than this many times
+    as far as its own group (average distances) lists that group as a candidate
+    (`candidates` in the observation): below it most wrong groupings lie and few right
+    ones, and the runner-up is then the truth about 9 times in 10."""
+    shape_alone: float = 0.7
+    colour_alone: float = 0.65
+    """A tile whose average distance to the rest of its group is more than this share
+    of the grouping's cut lists "a group of its own" as a candidate: a tile of a shape
+    or colour the table shows nowhere else, grouped with the nearest tiles."""
+    alone_most: int | None = None
+    """"A group of its own" is offered only in groups of at most this many tiles (None:
+    in any). 3 (T22's suggestion) gave the same alerts, false alerts and questions as None
+    on dev games 7000-7059, chunk for chunk, so it is left off."""
     facedown_delta_e: float = 18.0
     """Faces (or, when the colour is on the face, prints) this close (average linkage)
     are one look when the fronts' look is sought."""

@@ -116,9 +116,15 @@ def agglomerate(dist: F64, threshold: float, max_groups: int | None = None,
     window (lo, hi), factors of threshold: cut at widest_gap of the merge distances
     between threshold*lo and threshold*hi instead of at threshold. max_groups: more
     groups than that left at the cut are folded together (_fold)."""
+    return agglomerate_cut(dist, threshold, max_groups, window)[0]
+
+
+def agglomerate_cut(dist: F64, threshold: float, max_groups: int | None = None,
+                    window: tuple[float, float] | None = None) -> tuple[list[int], float]:
+    """agglomerate's groups and the merge distance it cut the tree at."""
     n = dist.shape[0]
     if n == 0:
-        return []
+        return [], threshold
     tree = merges(dist)
     cut = threshold
     if window is not None and threshold > 0:
@@ -137,4 +143,43 @@ def agglomerate(dist: F64, threshold: float, max_groups: int | None = None,
     for k, (_, g) in enumerate(order):
         for m in g:
             label[m] = k
-    return label
+    return label, cut
+
+
+OWN_GROUP = -1
+"""In hesitations: the tile may be of a group of its own (a shape or colour no other
+tile on the table shows)."""
+
+
+def hesitations(dist: F64, labels: list[int], cut: float, hesitate: float, alone: float,
+                alone_most: int | None = None) -> list[list[int]]:
+    """Per item, the groups the grouping hesitated to put it in instead of its own.
+
+    Runner-up: the nearest other group (average distance to its members) when it lies
+    less than `hesitate` times as far as the item's own group does. OWN_GROUP: the item's
+    average distance to the rest of its group is more than `alone` of the cut (a tile of
+    a shape or colour no other tile shows, grouped with the nearest ones), only in groups
+    of at most `alone_most` items (None: any size). A group of one hesitates over nothing:
+    it is already its own group."""
+    lab = np.asarray(labels, dtype=np.int64)
+    n = lab.shape[0]
+    out: list[list[int]] = [[] for _ in range(n)]
+    if n < 2:
+        return out
+    d = np.asarray(dist, dtype=np.float64)
+    groups = sorted(set(lab.tolist()))
+    for i in range(n):
+        mates = lab == lab[i]
+        mates[i] = False
+        size = int(np.count_nonzero(mates))
+        if size == 0:
+            continue
+        own = float(np.mean(d[i, mates]))
+        others = [(float(np.mean(d[i, lab == g])), g) for g in groups if g != lab[i]]
+        if others and own > 0:
+            near, g = min(others)
+            if near < hesitate * own:
+                out[i].append(int(g))
+        if cut > 0 and own > alone * cut and (alone_most is None or size + 1 <= alone_most):
+            out[i].append(OWN_GROUP)
+    return out

@@ -22,7 +22,7 @@ from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, on
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline)
-from vision.tiles.group import agglomerate, pairwise
+from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, pairwise
 from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed,
                                     rows_score, side_steps)
 from vision.tiles.palette import name_groups
@@ -45,6 +45,10 @@ class TileReading:
     colour: str | None = None
     colour_lab: F64 | None = None  # the colour that names the tile (symbol's or face's)
     pale: bool = False            # turned up by a print at noise level (CellLook.pale)
+    # groups the grouping hesitated to put the tile in instead (group.hesitations;
+    # group.OWN_GROUP: one of its own)
+    shape_candidates: list[int] = field(default_factory=list)
+    colour_candidates: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -1211,10 +1215,13 @@ def _group(out: TilesReading, cfg: TilesConfig, shapes: int | None, colours: int
     shp = np.array([t.look.shape for t in up])
     sd = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift)
     cd = pairwise(np.array([t.colour_lab for t in up]))
-    sg = agglomerate(sd, cfg.shape_merge, shapes, cfg.shape_window)
-    cg = agglomerate(cd, cfg.colour_merge, colours, cfg.colour_window)
-    for t, s, c in zip(up, sg, cg):
+    sg, s_cut = agglomerate_cut(sd, cfg.shape_merge, shapes, cfg.shape_window)
+    cg, c_cut = agglomerate_cut(cd, cfg.colour_merge, colours, cfg.colour_window)
+    s_alt = hesitations(sd, sg, s_cut, cfg.shape_hesitate, cfg.shape_alone, cfg.alone_most)
+    c_alt = hesitations(cd, cg, c_cut, cfg.colour_hesitate, cfg.colour_alone, cfg.alone_most)
+    for t, s, c, sa, ca in zip(up, sg, cg, s_alt, c_alt):
         t.shape_group, t.colour_group = s, c
         t.shape, t.colour = f"shape-{s + 1}", f"colour-{c + 1}"
+        t.shape_candidates, t.colour_candidates = sa, ca
     out.shape_groups = max(sg) + 1
     out.colour_groups = max(cg) + 1

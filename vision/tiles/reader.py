@@ -17,7 +17,8 @@ from calibration.profile import TableProfile
 from vision.api import AnalyzeOptions, ReadError
 from vision.tiles.config import TilesConfig
 from vision.tiles.grid import GridFit
-from vision.tiles.pipeline import TilesReading, read_tiles
+from vision.tiles.group import OWN_GROUP
+from vision.tiles.pipeline import TileReading, TilesReading, read_tiles
 
 GAME = "tiles"
 
@@ -68,14 +69,48 @@ def grid_from_dict(d: Any) -> GridFit | None:
     return GridFit(angle, pitch, (float(gap[0]), float(gap[1])), 1.0)
 
 
+def _group_names(reading: TilesReading, kind: str) -> dict[int, str]:
+    """Group id -> the label its tiles carry; OWN_GROUP -> a label no tile carries."""
+    names: dict[int, str] = {}
+    for t in reading.tiles:
+        gid, name = getattr(t, f"{kind}_group"), getattr(t, kind)
+        if not t.face_down and gid is not None and name is not None:
+            names.setdefault(int(gid), str(name))
+    count = reading.shape_groups if kind == "shape" else reading.colour_groups
+    own = f"{kind}-{count + 1}"
+    names[OWN_GROUP] = own if own not in names.values() else f"{kind}-new"
+    return names
+
+
+def candidates(reading: TilesReading, t: TileReading) -> list[dict[str, Any]]:
+    """The readings the grouping hesitated over for a face-up tile: its shape or its
+    colour read as the runner-up group's, or as one of its own (group.hesitations)."""
+    if t.face_down:
+        return []
+    out: list[dict[str, Any]] = []
+    shapes, colours = _group_names(reading, "shape"), _group_names(reading, "colour")
+    for g in t.shape_candidates:
+        if g in shapes:
+            out.append({"shape": shapes[g], "colour": t.colour})
+    for g in t.colour_candidates:
+        if g in colours:
+            out.append({"shape": t.shape, "colour": colours[g]})
+    return out
+
+
 def tile_dicts(reading: TilesReading) -> list[dict[str, Any]]:
     out = []
     for t in reading.tiles:
         r, c = reading.rc(t)
-        out.append({"row": r, "col": c, "centre_mm": [round(t.centre_mm[0], 1), round(t.centre_mm[1], 1)],
-                    "face_down": t.face_down,
-                    "shape": None if t.face_down else t.shape,
-                    "colour": None if t.face_down else t.colour})
+        d: dict[str, Any] = {"row": r, "col": c,
+                             "centre_mm": [round(t.centre_mm[0], 1), round(t.centre_mm[1], 1)],
+                             "face_down": t.face_down,
+                             "shape": None if t.face_down else t.shape,
+                             "colour": None if t.face_down else t.colour}
+        alt = candidates(reading, t)
+        if alt:
+            d["candidates"] = alt
+        out.append(d)
     out.sort(key=lambda d: (d["row"], d["col"]))
     return out
 
