@@ -353,11 +353,11 @@ class Town77Session(RecordsMoves):
                 return held
             forced = True
         which = self._hesitation if verdict is self._hesitation else None
-        hesitation = which is not None
-        if change is not None and not forced and (isinstance(verdict, Proposed) or which is not None):
-            # a question about which tile it is: where it lies is checked as for a move
-            off = self._off_city(verdict if isinstance(verdict, Proposed) or which is None else
-                                 Proposed(which.candidates[0], which.text, which.footprint))
+        # a question about which tile it is: where it lies is checked as for a move
+        placing = verdict if isinstance(verdict, Proposed) else None if which is None else \
+            Proposed(which.candidates[0], which.text, which.footprint)
+        if change is not None and not forced and placing is not None:
+            off = self._off_city(placing)
             if off is not None:
                 held = self._hold(f"{off} not where the city puts it")
                 if held is not None:
@@ -384,7 +384,7 @@ class Town77Session(RecordsMoves):
             return Ask(f"{verdict.text}?", (move,), (verdict.text,), verdict.footprint)
         if isinstance(verdict, NoChange):
             self._pending = set()      # the tiles seen together are gone or applied
-        if isinstance(verdict, (NoChange, Proposed)) or hesitation:
+        if isinstance(verdict, (NoChange, Proposed)) or which is not None:
             # where the tiles were seen (their prints' centres), not the lattice's nodes: a
             # lattice half a cell off can still read a small city, and must not become the
             # measure of the next looks (the tile of a question of which tile it is, a

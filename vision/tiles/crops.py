@@ -83,17 +83,15 @@ def shoulder(values: F32, knee: float) -> F32:
     return values
 
 
-def glared_crops(crops: NDArray[np.uint8], reference: ColourReference, whites: NDArray[np.float64],
-                 over_share: float) -> tuple[list[int], F32]:
-    """The crops (k, h, w, 3) lying in a lamp's spot brighter than the markers' white
-    (more than over_share of their normalised values above 1), and each of them
-    normalised, then scaled down so its GLARE_TOP percentile is 1 instead of clipped:
-    the spot lifts a tile's face and print alike, and clipping both to 1 erases the
-    print, where scaling keeps them apart."""
-    if over_share <= 0.0 or len(crops) == 0:
-        return [], np.zeros((0, *crops.shape[1:]), dtype=np.float32)
-    raw = normalise_crops(crops, reference, whites, clip=False)
-    flat = raw.reshape(len(crops), -1)
+def glared_crops(raw: F32, over_share: float) -> tuple[list[int], F32]:
+    """Of normalised, not yet clipped crops (k, h, w, 3; normalise_crops with clip
+    False), those lying in a lamp's spot brighter than the markers' white (more than
+    over_share of their values above 1), and a copy of each scaled down so its
+    GLARE_TOP percentile is 1 instead of clipped: the spot lifts a tile's face and print
+    alike, and clipping both to 1 erases the print, where scaling keeps them apart."""
+    if over_share <= 0.0 or len(raw) == 0:
+        return [], np.zeros((0, *raw.shape[1:]), dtype=np.float32)
+    flat = raw.reshape(len(raw), -1)
     share = np.count_nonzero(flat > 1.0, axis=1) / flat.shape[1]
     idx = [int(i) for i in np.flatnonzero(share > over_share)]
     out = raw[idx]

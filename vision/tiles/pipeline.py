@@ -18,7 +18,7 @@ from calibration.colour import ColourReference, measure_reference
 from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
-from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, one_thread, to_lab
+from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, one_thread, shoulder, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline)
@@ -967,12 +967,13 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     crops = view.reshape(nr, n, nc, n, 3)[at[:, 1] - r0, :, at[:, 0] - c0]
     ctrs = [grid.cell_centre_mm(c, r) for c, r in cells]
     whites = np.concatenate([ref.white_at(ctr.reshape(1, 2)) for ctr in ctrs])
-    bgrs = normalise_crops(crops, ref, whites)
-    labs = to_lab(bgrs)
+    raw = normalise_crops(crops, ref, whites, clip=False)
     # cells in a lamp's spot brighter than the markers' white: a tile there (judged on
     # the clipped crop, like the coarse view's table it is compared with) whose print the
-    # clip erased has it read off the crop scaled to fit
-    glared, scaled = glared_crops(crops, ref, whites, cfg.glare_over_share)
+    # clip erased has it read off the crop scaled to fit (copies, taken before the clip)
+    glared, scaled = glared_crops(raw, cfg.glare_over_share)
+    bgrs = shoulder(raw, 1.0)
+    labs = to_lab(bgrs)
     spot = dict(zip(glared, zip(scaled, to_lab(scaled)))) if glared else {}
     with one_thread():
         for i, ((c, r), ctr, bgr, lab) in enumerate(zip(cells, ctrs, bgrs, labs)):
@@ -1005,26 +1006,33 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
     if not up_tiles:
         return _faint_alone(tiles, steps, cfg)
     up_cells = {(t.col, t.row) for t in up_tiles}
-    free_up = [float(v) for t in up_tiles for v, (dc, dr) in
-               zip(steps[(t.col, t.row)], ((-1, 0), (1, 0), (0, -1), (0, 1)))
+    free_up = [float(v) for t in up_tiles for v, (dc, dr) in zip(steps[(t.col, t.row)], _SIDES)
                if (t.col + dc, t.row + dr) not in up_cells]
     typical = float(np.median(free_up)) if free_up else float(np.median(list(steps.values())))
     need = max(cfg.back_step_floor, cfg.back_outline * typical)
     design = _back_design(backs, cfg)
+    # a side shared with another tile may show no gap at all; a free side borders the
+    # table and must show the tile's edge
+    return _peeled(tiles, steps, lambda t: None if not _weak(t) else
+                   cfg.back_step_floor if id(t) in design else need)
+
+
+_SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))
+"""A cell's neighbours (dcol, drow) in side_steps' order: left, right, top, bottom."""
+
+
+def _peeled(tiles: list[TileReading], steps: dict[tuple[int, int], F64],
+            least: Callable[[TileReading], float | None]) -> list[TileReading]:
+    """The tiles whose every free side (no tile left beside it) shows a straight step of
+    least(t) (None: kept whatever its sides), peeled from the outside in, so a patch of
+    phantoms cannot vouch for itself."""
     kept = list(tiles)
     while True:
-        # a side shared with another tile may show no gap at all; a free side borders
-        # the table and must show the tile's edge. Peel from the outside in, so a patch
-        # of phantom backs cannot vouch for itself.
         taken = {(t.col, t.row) for t in kept}
-
-        def outlined(t: TileReading) -> bool:
-            e = steps[(t.col, t.row)]
-            free = [(t.col + dc, t.row + dr) not in taken for dc, dr in ((-1, 0), (1, 0), (0, -1), (0, 1))]
-            least = cfg.back_step_floor if id(t) in design else need
-            return all(float(v) >= least for v, f in zip(e, free) if f)
-
-        nxt = [t for t in kept if not _weak(t) or outlined(t)]
+        nxt = [t for t in kept
+               if (m := least(t)) is None
+               or all(float(v) >= m for v, (dc, dr) in zip(steps[(t.col, t.row)], _SIDES)
+                      if (t.col + dc, t.row + dr) not in taken)]
         if len(nxt) == len(kept):
             return kept
         kept = nxt
@@ -1033,19 +1041,10 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
 def _faint_alone(tiles: list[TileReading], steps: dict[tuple[int, int], F64],
                  cfg: TilesConfig) -> list[TileReading]:
     """With no clear print on the table, the fronts whose faint print _mark_face_down
-    let stand, kept where every free side shows a cut edge of faint_alone_step (peeled
-    from the outside in, as the backs are); backs with no front to vouch for them go."""
-    kept = [t for t in tiles if not t.face_down and t.look.has_symbol]
-    while kept:
-        taken = {(t.col, t.row) for t in kept}
-        nxt = [t for t in kept
-               if all(float(v) >= cfg.faint_alone_step
-                      for v, (dc, dr) in zip(steps[(t.col, t.row)], ((-1, 0), (1, 0), (0, -1), (0, 1)))
-                      if (t.col + dc, t.row + dr) not in taken)]
-        if len(nxt) == len(kept):
-            break
-        kept = nxt
-    return kept
+    let stand, kept where every free side shows a cut edge of faint_alone_step; backs
+    with no front to vouch for them go."""
+    return _peeled([t for t in tiles if not t.face_down and t.look.has_symbol], steps,
+                   lambda t: cfg.faint_alone_step)
 
 
 def _weak(t: TileReading) -> bool:
