@@ -2,7 +2,7 @@
 
 On dark and blue mats the chains' shading reads as a tile's colour; closed, a triangle of
 it between three chains was filled and kept as a mountain or a lake, and every link round
-it listed the obstacle (dev 2100-2139: 6 of 9 false tiles).
+it listed the obstacle (dev 2100-2139: 5 of 9 false tiles).
 """
 
 from __future__ import annotations

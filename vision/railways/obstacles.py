@@ -59,8 +59,8 @@ def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
                 continue
             # a tile is its colour nearly all over (its shading and chains over it closed): an
             # outline mostly of the table's colour is a ring of shadows round the table
-            # between chains, filled in (dev 2100-2139: 6 of 9 false tiles, 0.14-0.68 of their
-            # outline the tile's colour; true tiles 0.75 and 0.95 up)
+            # between chains, filled in (dev 2100-2139: 5 of 9 false tiles had 0.14-0.52 of
+            # their outline in the tile's colour, the 141 true tiles 0.75 and up)
             if cfg.obstacle_fill_share > 0 and _own_share(own, c) < cfg.obstacle_fill_share:
                 continue
             # every tile is longer than any card (a card-sized patch is a card's shadow or art)
