@@ -127,6 +127,8 @@ class RailwaysConfig:
     obstacle_open_mm: float = 15.0      # drops thin things of a tile's colour (the River's clips)
     obstacle_min_length_mm: float = 90.0    # the shortest tile side is 100 mm or more
     obstacle_solidity: float = 0.6      # area / hull area of a rectangle or L tile (an L: ~0.75)
+    obstacle_fill_share: float = 0.6    # at least this share of a tile's outline is its colour before the fill
+                                        # (0: off; dev 2100-2139: 5 of 9 false tiles 0.14-0.52, the 141 true 0.75 up)
     # the River (see vision/railways/river.py)
     river_bridge_mm: float = 80.0       # gaps the River may jump (links crossing it, cubes)
     river_bridge_angle_deg: float = 35.0

@@ -231,6 +231,46 @@ def _chain_touches(outlines: list[F64], poly: F64) -> bool:
     return any(convex_touch(o, poly) for o in outlines)
 
 
+def chain_wires(poses: Sequence[C.ClipPose], width_mm: float, wire_mm: float) -> list[F64]:
+    """Each clip's drawn wire centre line (table mm, every 0.25 mm), as the renderer draws it."""
+    return [C.clip_points(p, width_mm, wire_mm, step_mm=0.25)[0] for p in poses]
+
+
+def _boxes(wires: list[F64]) -> F64:
+    return np.asarray([[w[:, 0].min(), w[:, 1].min(), w[:, 0].max(), w[:, 1].max()] for w in wires],
+                      dtype=np.float64).reshape(-1, 4)
+
+
+def wires_touch(a: list[F64], b: list[F64], reach_mm: float) -> bool:
+    """Whether two chains' drawn wires touch: centre lines within `reach_mm` (half of each
+    wire's thickness) somewhere. Why wires, not clip outlines: a clip's stadium outline
+    covers the empty corner beside its middle bend (another chain's wire 2 mm away was
+    listed) and leaves out the wire's thickness round its bends (wires overlapping by
+    0.8 mm were not)."""
+    ba, bb = _boxes(a), _boxes(b)
+    near = ((ba[:, None, 0] - reach_mm <= bb[None, :, 2]) & (bb[None, :, 0] - reach_mm <= ba[:, None, 2])
+            & (ba[:, None, 1] - reach_mm <= bb[None, :, 3]) & (bb[None, :, 1] - reach_mm <= ba[:, None, 3]))
+    for i, j in zip(*np.nonzero(near)):
+        p, q = a[int(i)], b[int(j)]
+        d2 = (p[:, None, 0] - q[None, :, 0]) ** 2 + (p[:, None, 1] - q[None, :, 1]) ** 2
+        if float(d2.min()) <= reach_mm * reach_mm:
+            return True
+    return False
+
+
+def wires_touch_polygon(a: list[F64], poly: F64, reach_mm: float) -> bool:
+    """Whether a chain's drawn wire (centre lines, `reach_mm` half thick) touches a polygon."""
+    pb = np.asarray(poly, dtype=np.float64)
+    box = (pb[:, 0].min() - reach_mm, pb[:, 1].min() - reach_mm, pb[:, 0].max() + reach_mm, pb[:, 1].max() + reach_mm)
+    contour = pb.astype(np.float32).reshape(-1, 1, 2)
+    for w in a:
+        inside_box = ((w[:, 0] >= box[0]) & (w[:, 0] <= box[2]) & (w[:, 1] >= box[1]) & (w[:, 1] <= box[3]))
+        for x, y in w[inside_box]:
+            if cv2.pointPolygonTest(contour, (float(x), float(y)), True) >= -reach_mm:
+                return True
+    return False
+
+
 def _twists(rng: np.random.Generator, n: int) -> list[float]:
     out = []
     for _ in range(n):
@@ -430,19 +470,22 @@ def random_railways(seed: int, *, links: tuple[int, int] = (5, 25),
                 st["cubes"].append({"colour": lk["colour"], "centre": cc.tolist(),
                                     "angle": float(rng.uniform(0, 90))})
 
-    # truth: crossings from the clip outlines
+    # truth: crossings from the drawn wires (all chains share one wire thickness): two
+    # things touch where the wires the renderer draws meet (the rulebook's "touches or crosses")
+    wires = [chain_wires(lk["poses"], W, wire) for lk in all_links]
+    river_wires = chain_wires(river_poses, W, wire)
     truth_links = []
     for i, lk in enumerate(all_links):
         crosses: list[str] = []
         for j, other in enumerate(all_links):
             if j == i:
                 continue
-            if any(convex_touch(a, b) for a in lk["outlines"] for b in other["outlines"]):
+            if wires_touch(wires[i], wires[j], wire):
                 crosses.append(f"link:{j}")
-        if any(convex_touch(a, b) for a in lk["outlines"] for b in river_outlines):
+        if wires_touch(wires[i], river_wires, wire):
             crosses.append("river")
         for ob in t.obstacles:
-            if any(convex_touch(a, p) for a in lk["outlines"] for p in obstacle_parts(ob)):
+            if any(wires_touch_polygon(wires[i], p, wire / 2) for p in obstacle_parts(ob)):
                 crosses.append(f"obstacle:{ob['index']}")
         centre = [[(p.start[0] + p.end[0]) / 2, (p.start[1] + p.end[1]) / 2] for p in lk["poses"]]
         truth_links.append({
