@@ -222,6 +222,11 @@ class Referee:
         # the alerts the players saw and left on the table (a misread they could not fix):
         # not sounded again on every later look, until a look agrees with the state
         self.standing: set[tuple[tuple[str, str], ...]] = set()
+        # questions answered with a tile the rules refuse, and that alert: the same
+        # question on a later look is the same tile still there, its alert standing (asked
+        # again, the players would pick it again, or tire and pick a legal one)
+        self.picked: dict[tuple[str, tuple[str, ...]], Illegal] = {}
+        self._picked_alert: Illegal | None = None    # the alert the last answer raised
         # the question or menu on the screen, (title, choices), while it waits for the
         # buttons: what a player reads (tests and the benches' simulated players use it)
         self.asking: tuple[str, tuple[str, ...]] | None = None
@@ -415,6 +420,7 @@ class Referee:
         self.reference = self.earlier = None
         self.accepted = ()
         self.standing.clear()
+        self.picked.clear()
         self.note(f"new game {kind.name} {options}")
         return True
 
@@ -864,6 +870,8 @@ class Referee:
     # -- acting on a verdict ------------------------------------------------------------------
     def _act(self, verdict: Verdict, frame: Frame) -> None:
         assert self.session is not None
+        if isinstance(verdict, Ask) and _ask_key(verdict) in self.picked:
+            verdict = self.picked[_ask_key(verdict)]    # answered before: its alert stands
         standing = isinstance(verdict, Illegal) and _alert_key(verdict) in self.standing
         self.note(f"frame {frame.index}: {'Standing' if standing else type(verdict).__name__} "
                   f"{getattr(verdict, 'text', getattr(verdict, 'short', ''))}")
@@ -873,6 +881,7 @@ class Referee:
             self.unclear_run = 0
         if isinstance(verdict, NoChange):
             self.standing.clear()       # the table agrees with the state: nothing alerted lies on it
+            self.picked.clear()
             self._show_status()
         elif isinstance(verdict, Illegal) and standing:
             # the same piece alerted before and left where it was: shown, not sounded again
@@ -912,7 +921,8 @@ class Referee:
                 # that really is too short): an illegal move, alerted like one seen
                 if frame is not None:
                     self.note(f"frame {frame.index}: Picked illegal {answer}")
-                self._alert(Illegal(m, answer.split(": ", 1)[-1], str(e)))
+                self._picked_alert = Illegal(m, answer.split(": ", 1)[-1], str(e))
+                self._alert(self._picked_alert)
                 return False
             self.note(f"refused: {e}")
             self.show(scr.error_screen("Refused", str(e).split("[")[0][:40]))
@@ -979,7 +989,10 @@ class Referee:
                     index = (index - 1) % len(labels)
                 elif ev is ButtonEvent.SELECT:
                     if index < len(verdict.candidates):
-                        self._apply(verdict.candidates[index], frame, "confirmed", labels[index])
+                        self._picked_alert = None
+                        if not self._apply(verdict.candidates[index], frame, "confirmed", labels[index]) \
+                                and self._picked_alert is not None:
+                            self.picked[_ask_key(verdict)] = self._picked_alert
                     elif self.reference is None and self.current_view is not None:
                         # "Not a move" with no table agreed yet (a game's first look): the
                         # players say this table holds no move, so it is the background
@@ -1132,6 +1145,11 @@ def _shift_mm(a: TableFit, b: TableFit, points_mm: NDArray[np.float64]) -> float
     except cv2.error:
         return float("inf")
     return float(np.max(np.linalg.norm(back - points_mm, axis=1)))
+
+
+def _ask_key(verdict: Ask) -> tuple[str, tuple[str, ...]]:
+    """A question as the players see it: its title and its choices."""
+    return verdict.text, tuple(verdict.labels)
 
 
 def _alert_key(verdict: Illegal) -> tuple[tuple[str, str], ...]:

@@ -383,6 +383,51 @@ def test_a_refused_answer_to_a_question_is_alerted(tmp_path: Path) -> None:
     assert not [r for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
 
 
+def test_an_answer_the_rules_refuse_stands_as_its_alert_on_later_looks(tmp_path: Path) -> None:
+    """The same question on later looks (the tile the players named is still there) is
+    not asked again: the alert raised by their answer stands, shown but not sounded
+    again, until a look agrees with the state."""
+    from firmware.alerts import NullAlerts
+    from firmware.games.base import Ask
+    from rules.errors import IllegalMove
+
+    tile = minitable.render({(0, 0): (1, 1)}, seed=1)
+    frames = [minitable.render({})] + [tile] * 5
+    ref = referee(tmp_path, frames, buttons=["NEXT", "SELECT"])
+    ref.alerts = NullAlerts()
+    real_interpret = None
+
+    def interpret(obs: dict, change: object = None) -> object:
+        assert ref.session is not None and real_interpret is not None
+        verdict = real_interpret(obs, change)
+        if type(verdict).__name__ in ("NoChange", "Unclear"):
+            return verdict
+        return Ask("Which tile at A1?", ({"type": "x", "n": 1}, {"type": "x", "n": 2}),
+                   ("b1 at A1", "b0 at A1"), verdict.footprint)  # type: ignore[attr-defined]
+
+    def apply(move: dict) -> object:
+        raise IllegalMove("b0 at A1: a house of the same colour is already in this column [state]",
+                          "COLOUR_IN_COLUMN")
+
+    original_start = ref._watch
+
+    def watch() -> None:
+        nonlocal real_interpret
+        assert ref.session is not None
+        real_interpret = ref.session.interpret
+        ref.session.interpret = interpret  # type: ignore[method-assign]
+        ref.session.apply = apply  # type: ignore[method-assign]
+        original_start()
+
+    ref._watch = watch  # type: ignore[method-assign]
+    ref.run()
+    looks = [e for e in ref.events if e.startswith("frame ")]
+    assert ref.alerts.history == ["illegal"], (ref.alerts.history, looks)
+    assert sum(": Ask Which tile at A1?" in e for e in looks) == 1, looks
+    assert any(": Standing " in e for e in looks), looks
+    assert "question dismissed" not in ref.events, ref.events
+
+
 def _guard_views(blob: tuple[float, float, float, float] | None) -> tuple[Any, Any, Any]:
     """(referee, the move, current view) on the mini table's guard area: the view has a
     new tile at B1 and, if given, a still blob (x0, y0, x1, y1 in table mm) a few mm from
