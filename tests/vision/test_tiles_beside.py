@@ -33,11 +33,13 @@ def _four_tiles() -> np.ndarray:
 def _cells(cfg: TilesConfig) -> list[tuple[int, int]]:
     image = _four_tiles()
     out = read_tiles(image, locate_table(image, PROFILE), PROFILE, cfg, shapes=7, colours=7)
-    return sorted((t.row, t.col) for t in out.tiles if not t.face_down)
+    up = [(t.row, t.col) for t in out.tiles if not t.face_down]
+    r0, c0 = min(r for r, _ in up), min(c for _, c in up)
+    return sorted((r - r0, c - c0) for r, c in up)
 
 
 def test_outlined_prints_beside_two_clear_ones_are_read_in_their_cells() -> None:
-    """All four tiles are read, the pioneer's square of cells."""
+    """All four tiles are read, in a square of cells."""
     assert _cells(TilesConfig()) == [(0, 0), (0, 1), (1, 0), (1, 1)]
 
 

@@ -947,6 +947,7 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     stats = cell_stats(halved.lab, grid, halved.px_per_mm, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction, planes64=halved.planes)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
+    beside: set[tuple[int, int]] = set()
     clear = [k for k, v in stats.items() if v[4] >= cfg.min_centre_contrast]
     if 0 < len(clear) <= cfg.beside_clear:
         # a few clear prints: their side neighbours are read in full too. Tiles are laid
@@ -954,8 +955,11 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
         # hexagon, on a face of the table's colour) can show the coarse view's centre
         # too little to pass, while a clear print's face would vouch for it only from
         # three such prints on (coarse_candidates); the full crop judges it
+        # (such a cell is kept only with a print mid-cell: a cup's rim read as a clear
+        # print has pieces of rim beside it, off their cells' middles)
         extra = {(c + dc, r + dr) for c, r in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))}
-        cells = sorted(set(cells) | {k for k in extra if k in stats}, key=lambda t: (t[1], t[0]))
+        beside = {k for k in extra if k in stats} - set(cells)
+        cells = sorted(set(cells) | beside, key=lambda t: (t[1], t[0]))
     if prints:
         held = [(int(c), int(r)) for c, r in grid.cell_of(np.array(prints, dtype=np.float64))]
         cells = sorted(set(cells) | {k for k in held if k in stats}, key=lambda t: (t[1], t[0]))
@@ -988,6 +992,8 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
         for i, ((c, r), ctr, bgr, lab) in enumerate(zip(cells, ctrs, bgrs, labs)):
             look = analyse_cell(bgr, lab, geo, cfg, detail)
             if not is_tile(look, table_lab, table_spread, cfg):
+                continue
+            if (c, r) in beside and not (look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset):
                 continue
             if i in spot and not (look.has_symbol and not look.faint):
                 fitted = analyse_cell(spot[i][0], spot[i][1], geo, cfg, detail)
