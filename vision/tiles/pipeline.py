@@ -949,14 +949,17 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
     beside: set[tuple[int, int]] = set()
     clear = [k for k, v in stats.items() if v[4] >= cfg.min_centre_contrast]
-    if 0 < len(clear) <= cfg.beside_clear:
-        # a few clear prints: their side neighbours are read in full too. Tiles are laid
-        # side by side, and an outlined print with a plain middle (a large star or
-        # hexagon, on a face of the table's colour) can show the coarse view's centre
-        # too little to pass, while a clear print's face would vouch for it only from
-        # three such prints on (coarse_candidates); the full crop judges it
-        # (such a cell is kept only with a print mid-cell: a cup's rim read as a clear
-        # print has pieces of rim beside it, off their cells' middles)
+    if pale and 0 < len(clear) <= cfg.beside_clear:
+        # a few clear prints: the last read reads their side neighbours in full too.
+        # Tiles are laid side by side, and an outlined print with a plain middle (a
+        # large star or hexagon, on a face of the table's colour) can show the coarse
+        # view's centre too little to pass, while a clear print's face vouches for it
+        # only from three such prints on (coarse_candidates); the full crop judges it.
+        # Such a cell is kept only with a print mid-cell (a cup's rim read as a clear
+        # print has pieces of rim beside it, off their cells' middles), and only the
+        # last read, on the lattice already chosen, looks: on the reads that choose it,
+        # a lattice finer than the tiles (wood grain, loop game 64) found a tile's
+        # print cut up beside it, mid-cell, and kept the fine lattice
         extra = {(c + dc, r + dr) for c, r in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))}
         beside = {k for k in extra if k in stats} - set(cells)
         cells = sorted(set(cells) | beside, key=lambda t: (t[1], t[0]))
