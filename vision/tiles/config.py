@@ -181,6 +181,9 @@ class TilesConfig:
     nearly plain (6.5-10 delta E on white tiles on a pale table whose bare cells show
     0.8-2.5; dev seeds 7568, 7569 lost 9 such tiles), a lamp's glare on a bare table
     (dev seed 7342) has a soft bright centre but not the fronts' face."""
+    beside_clear: int = 6
+    """With at most this many cells of clear print, the last read takes their side
+    neighbours as candidates too (_read_cells)."""
     plain_spread: float = 8.0
     """Coarse pass: a ring this uniform (RMS delta E) can be a tile's plain back (a dim
     frame's noise or a textured back's print spreads a plain back's ring to some 7; at

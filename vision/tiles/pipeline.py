@@ -201,7 +201,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
                     and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
         if same:
             grid = new
-    found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px, pale=True, prints=prints)
+    found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px, pale=True, prints=prints,
+                        outlines=(grey, cpx))
     found = _without_bare(found, near, grid, cpx, (x0, y0), cfg)
     found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg, lab)
     out = TilesReading(grid, reference=ref.source)
@@ -935,7 +936,8 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 halved: _HalfView, grid: GridFit,
                 area: tuple[float, float, float, float], cfg: TilesConfig,
                 crop_px: int, pale: bool = False,
-                prints: tuple[tuple[float, float], ...] = (), detail: bool = True) -> list[TileReading]:
+                prints: tuple[tuple[float, float], ...] = (), detail: bool = True,
+                outlines: tuple[NDArray[np.float32], float] | None = None) -> list[TileReading]:
     """Candidate cells from the coarse view (`halved`, made once a frame), then each
     read from the camera frame; with
     `pale`, a blank tile's pale print too (only the last reading tells fronts from backs,
@@ -943,13 +945,34 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     prints, see _whole_prints) are read too: an outlined symbol leaves its cell's
     centre plain, and with fewer than three clear prints beside it the coarse pass
     has no fronts' face to know it by. Without `detail` the looks leave out the
-    prints' shapes and colours (face.analyse_cell)."""
+    prints' shapes and colours (face.analyse_cell). `outlines` (the coarse grey view
+    and its pixels per mm) lets the read look beside a few clear prints (beside_clear)."""
     stats = cell_stats(halved.lab, grid, halved.px_per_mm, (area[0], area[1]), area, cfg.face_ring,
                        cfg.centre_fraction, planes64=halved.planes)
     cells, table_lab, table_spread = coarse_candidates(stats, cfg)
     if prints:
         held = [(int(c), int(r)) for c, r in grid.cell_of(np.array(prints, dtype=np.float64))]
         cells = sorted(set(cells) | {k for k in held if k in stats}, key=lambda t: (t[1], t[0]))
+    beside: set[tuple[int, int]] = set()
+    clear = [k for k, v in stats.items() if v[4] >= cfg.min_centre_contrast]
+    if outlines is not None and 0 < len(clear) <= cfg.beside_clear and \
+            _outlines_fit(clear, grid, outlines, (area[0], area[1]), cfg):
+        # a few clear prints: the last read reads their side neighbours in full too.
+        # Tiles are laid side by side, and an outlined print with a plain middle (a
+        # large star or hexagon, on a face of the table's colour) can show the coarse
+        # view's centre too little to pass, while a clear print's face vouches for it
+        # only from three such prints on (coarse_candidates); the full crop judges it.
+        # Such a cell is kept only with a print mid-cell (a cup's rim read as a clear
+        # print has pieces of rim beside it, off their cells' middles), and only the
+        # last read, on the lattice already chosen, looks: on the reads that choose it,
+        # a lattice finer than the tiles (wood grain, loop game 64) found a tile's
+        # print cut up beside it, mid-cell, and kept the fine lattice. A cell read for
+        # its own sake (a candidate, a whole print's) is judged as ever. Nor is it a
+        # lattice the clear prints' own tiles' outlines do not fit: a third too fine, it
+        # cut loop game 74's A2 in two and the piece beside lost the whole
+        extra = {(c + dc, r + dr) for c, r in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))}
+        beside = {k for k in extra if k in stats} - set(cells)
+        cells = sorted(set(cells) | beside, key=lambda t: (t[1], t[0]))
     if not cells:
         return []
     cols = [c for c, _ in cells]
@@ -980,6 +1003,8 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
             look = analyse_cell(bgr, lab, geo, cfg, detail)
             if not is_tile(look, table_lab, table_spread, cfg):
                 continue
+            if (c, r) in beside and not (look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset):
+                continue
             if i in spot and not (look.has_symbol and not look.faint):
                 fitted = analyse_cell(spot[i][0], spot[i][1], geo, cfg, detail)
                 if fitted.has_symbol and not (look.has_symbol and fitted.faint):
@@ -989,6 +1014,24 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
             found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
     return found
+
+
+def _outlines_fit(cells: list[tuple[int, int]], grid: GridFit, view: tuple[NDArray[np.float32], float],
+                  origin: tuple[float, float], cfg: TilesConfig) -> bool:
+    """Whether more of these cells' tiles show an outline (side + gap) of the lattice's
+    pitch than show outlines of other sizes only (as _outline_votes)."""
+    grey, cpx = view
+    yes = no = 0
+    for c, r in cells:
+        outs = tile_outline(grey, cpx, origin, np.asarray(grid.cell_centre_mm(c, r)), grid.angle_rad, cfg,
+                            cfg.outline_near_mm)
+        if not outs:
+            continue
+        if any(abs(o.side_mm + cfg.gap_mm - grid.pitch_mm) <= cfg.blob_outline_agree * grid.pitch_mm for o in outs):
+            yes += 1
+        else:
+            no += 1
+    return yes > no
 
 
 def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: GridFit,
