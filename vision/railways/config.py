@@ -147,6 +147,11 @@ class RailwaysConfig:
     river_card_grow_mm: float = 5.0     # the River is traced no nearer a card than this (its wire is)
     river_centre_mm: float = 6.0        # the path is centred on the River's cells within this much
     river_step_mm: float = 8.0          # the River is followed this far at a time
+    river_jump_mm: float = 150.0        # longer gaps jumped, onto traced River pieces only (0: never)
+    river_jump_below_clips: float = 16.5  # only while the path is shorter than this many clips
+    river_jump_piece_mm: float = 20.0   # a piece jumped onto is this long at least
+    river_jump_spread: float = 0.25     # and lies off the path's curve by at most 3 mm + this per mm ahead
+    river_jump_times: int = 3           # jumps at each end at most
     river_curve_span_mm: float = 100.0   # the River's curve is fitted over this much of it
     river_max_curve: float = 1.0 / 60.0  # 1 / the tightest radius the River's curve is carried on with
     river_board_depth: float = 0.0      # the River's first clip starts at most this many clips inside the Metropolis
