@@ -47,3 +47,12 @@ def test_the_rivers_first_clip_on_the_metropolis_board_is_counted() -> None:
         assert res.count == 32
         # the starts are given along the path extended by one clip, as read_river takes them
         assert abs(res.starts_mm[0] - (32.0 - board_in - 2.0)) < 6.0
+
+
+def test_the_shipped_settings_count_the_first_clip_on_the_board() -> None:
+    """The reader's own settings (river_board_depth on since session 25) count the same
+    Rivers exactly; with the window off they fall a clip short."""
+    cfg = RailwaysConfig()
+    for seed, board_in in ((1, 24.0), (2, 30.0), (3, 22.0)):
+        wire, path, board = _river(seed, board_in)
+        assert _river_counter(VIEW, board, cfg)(wire, path, 32.0)[0].count == 32

@@ -147,14 +147,21 @@ class RailwaysConfig:
     river_card_grow_mm: float = 5.0     # the River is traced no nearer a card than this (its wire is)
     river_centre_mm: float = 6.0        # the path is centred on the River's cells within this much
     river_step_mm: float = 8.0          # the River is followed this far at a time
+    river_jump_mm: float = 150.0        # longer gaps jumped, onto traced River pieces only (0: never)
+    river_jump_below_clips: float = 16.5  # only while the path is shorter than this many clips
+    river_jump_piece_mm: float = 20.0   # a piece jumped onto is this long at least
+    river_jump_spread: float = 0.25     # and lies off the path's curve by at most 3 mm + this per mm ahead
+    river_jump_times: int = 3           # jumps at each end at most
     river_curve_span_mm: float = 100.0   # the River's curve is fitted over this much of it
     river_max_curve: float = 1.0 / 60.0  # 1 / the tightest radius the River's curve is carried on with
-    river_board_depth: float = 0.0      # the River's first clip starts at most this many clips inside the Metropolis
+    river_board_depth: float = 1.3      # the River's first clip starts at most this many clips inside the Metropolis
                                         # board's edge (0: off, the seen wire's end is used as for any chain end).
-                                        # Off until checked further: with 1.3 (the true River on dev 2100-2129:
-                                        # 0.56-1.28 clips in, median 0.69, one 0.03), 4608x2592, River exact:
-                                        # dev 2100-2129 9 -> 12 of 30, dev 2130-2139 2 -> 2 of 10, seeds 2140-2169
-                                        # 4 -> 7 of 30; links unchanged (R22, session 22)
+                                        # R22 (session 22) measured it and left it off: with 1.3 (the true River on
+                                        # dev 2100-2129: 0.56-1.28 clips in, median 0.69, one 0.03), 4608x2592, River
+                                        # exact: dev 2100-2129 9 -> 12 of 30, dev 2130-2139 2 -> 2 of 10, seeds
+                                        # 2140-2169 4 -> 7 of 30; links unchanged. On with river_jump_mm (R25,
+                                        # session 25): dev 2100-2139 11 -> 14 of 40, 2140-2169 4 -> 7 of 30, no
+                                        # River lost on either; the Metropolis end is where 26 of dev's 39 reads stop
     river_board_inside: float = 0.4     # and at least this many standard clips inside it (with river_board_depth)
     river_board_scan_mm: float = 100.0  # the board's edge is looked for this far in from the River path's end
     silver_min: float = 1.0             # a silver clip's score (spreads above the River's median)

@@ -53,7 +53,8 @@ class RiverReading:
     clip_length_source: str = "default"                     # "chains", "silver" or "default"
 
 
-def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig, silver_band: U8 | None = None) -> F64 | None:
+def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig, silver_band: U8 | None = None,
+               clip_mm: float | None = None) -> F64 | None:
     """The River's centre line (table mm) from the band cells coloured blue: the pieces
     between crossings bridged end to end, the longest chain of them kept and followed on
     along its own curve through pieces too small to trace (between crossings, beside the
@@ -77,7 +78,37 @@ def river_path(river_band: U8, view: TopView, cfg: RailwaysConfig, silver_band: 
     cells = np.stack([xs, ys], axis=1).astype(np.float64) + 0.5 + np.asarray(view.origin_mm)
     for _ in range(2):
         path = _follow(np.asarray(path, dtype=np.float64), cells, cfg)[::-1]
+    if cfg.river_jump_mm > 0:
+        path = _jumped(np.asarray(path, dtype=np.float64), paths, cells, clip_mm or cfg.default_clip_mm, cfg)
     return _centred(np.asarray(sk.smooth(path, 5), dtype=np.float64), band, view.origin_mm, cfg)
+
+
+def _jumped(path: F64, pieces: list[F64], cells: F64, clip_mm: float, cfg: RailwaysConfig) -> F64:
+    """The path carried across gaps longer than following jumps (river_gap_mm), while it
+    is too short to be 32 clips (river_jump_below_clips clips long): where the River's blue
+    is lost for a stretch (blue wire on a blue mat beside the silver clips, a card laid
+    over it), following stops at the gap and the count falls short by the clips beyond.
+    A jump lands only on a traced piece of River (river_jump_piece_mm long at least) ahead
+    along the path's own measured curve or straight on (never the fan of curves following
+    tries: the River may bend the other way past the gap), and the path is followed on from
+    there."""
+    below = cfg.river_jump_below_clips * clip_mm
+    long_pieces = [sk.resample(p, 1.0) for p in pieces if sk.path_length(p) >= cfg.river_jump_piece_mm]
+    if not long_pieces:
+        return path
+    marks = np.vstack(long_pieces)
+    for _ in range(2):
+        for _ in range(cfg.river_jump_times):
+            if sk.path_length(path) >= below:
+                break
+            # the gap is measured from the followed end itself (not from behind its hook)
+            landed = _follow(path, marks, cfg, gap_mm=cfg.river_jump_mm, sweep=False, steps=1, hook=False,
+                             spread=cfg.river_jump_spread)
+            if len(landed) <= len(sk.resample(path, 2.0)):
+                break
+            path = _follow(landed, cells, cfg)
+        path = path[::-1]
+    return path
 
 
 def _centred(path: F64, band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -> F64:
@@ -136,20 +167,22 @@ class _Buckets:
         return np.vstack(parts) if parts else self.cells[:0]
 
 
-def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
+def _follow(path: F64, cells: F64, cfg: RailwaysConfig, gap_mm: float | None = None, sweep: bool = True,
+            steps: int | None = None, hook: bool = True, spread: float | None = None) -> F64:
     """The path followed on from its last point through the River's cells: its heading
     and bend are measured over the last stretch (behind the traced end, which may hook
     into a crossing) and carried on; the nearest cells ahead that lie along that curve
     are walked through, a stretch at a time, so pieces too small to trace (between
     crossings, beside the silver clips) join."""
     out = sk.resample(path, 2.0)
-    grid = _Buckets(cells, cfg.river_gap_mm + 10.0)
+    gap, step = (cfg.river_gap_mm if gap_mm is None else gap_mm), cfg.river_step_mm
+    grid = _Buckets(cells, gap + 10.0)
     s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(out, axis=0).T))])
-    if s[-1] > 2 * cfg.river_hook_mm + cfg.river_curve_span_mm:
+    if hook and s[-1] > 2 * cfg.river_hook_mm + cfg.river_curve_span_mm:
         out = out[s <= s[-1] - cfg.river_hook_mm]
-    gap, step = cfg.river_gap_mm, cfg.river_step_mm
+    spread_mm = cfg.river_spread if spread is None else spread
     t = np.arange(1.0, gap + 1.0, 1.0)
-    for _ in range(int(2000 / step)):
+    for _ in range(int(2000 / step) if steps is None else steps):
         sm = sk.smooth(out, 9)
         s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(sm, axis=0).T))])
         end = float(s[-1])
@@ -176,12 +209,12 @@ def _follow(path: F64, cells: F64, cfg: RailwaysConfig) -> F64:
         # the measured curve first; where it finds nothing (a bend at a gap), any curve the
         # River could take, the one reaching the nearest cells
         found: tuple[F64, NDArray[np.bool_]] | None = None
-        for kk in [k] + list(np.linspace(-cfg.river_max_curve, cfg.river_max_curve, 9)):
+        for kk in [k] + list(np.linspace(-cfg.river_max_curve, cfg.river_max_curve, 9) if sweep else [0.0]):
             curve = e[None, :] + t[:, None] * hv[None, :] + 0.5 * kk * (t * t)[:, None] * nrm[None, :]
             d = np.hypot(near[:, None, 0] - curve[None, :, 0], near[:, None, 1] - curve[None, :, 1])
             j = d.argmin(axis=1)
             tj = t[j]
-            ok = (d[np.arange(len(near)), j] < cfg.river_lateral_mm + cfg.river_spread * tj) & (tj < gap)
+            ok = (d[np.arange(len(near)), j] < cfg.river_lateral_mm + spread_mm * tj) & (tj < gap)
             if ok.any() and (found is None or float(tj[ok].min()) < float(found[0][found[1]].min()) - 2.0):
                 found = (tj, ok)
             if found is not None and kk == k:
@@ -336,7 +369,7 @@ def read_river(view: TopView, wires: dict[str, U8], bands: dict[str, U8], cards:
     h, w = bands["blue"].shape[:2]
     on_card = station_mask((h, w), cards, view.origin_mm, cfg.river_card_grow_mm)
     blue_band = np.asarray(bands["blue"] & (on_card == 0), dtype=np.uint8)
-    path = river_path(blue_band, view, cfg, bands.get("silver"))
+    path = river_path(blue_band, view, cfg, bands.get("silver"), chains_length_mm)
     if path is None:
         return None
     silver = LazyMap.over255(wires["silver"])
