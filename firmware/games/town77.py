@@ -42,9 +42,8 @@ MISFIT_LOOKS = 6
 """Looks in a row whose lattice misses the city before one is taken anyway (the city's
 last lattice may have been the wrong one; a question is better than a stall)."""
 UNREAD_OPTIONS = 12
-"""A tile whose labels cannot be named is asked with the tiles it may be (agreeing with
-what could be named, the legal ones first) when there are at most this many to scroll
-through; else with the legal ones alone, if they are few enough."""
+"""A tile whose labels cannot be named is asked with the tiles it may be (legal there,
+agreeing with what could be named) when there are at most this many to scroll through."""
 FIRST_TILE_MM2 = 400.0
 """A changed region this large (mm^2; the smallest tiles are about 25 mm across) on a
 table with no city yet is looked at again when the reader found no tile."""
@@ -509,19 +508,13 @@ class Town77Session(RecordsMoves):
         pitch = _pitch(centres)
         if unread:
             # a label the city's tiles do not explain (a group split this look): the
-            # players say which tile it is, among those the reading allows, the legal ones
-            # first. The illegal ones are offered too: the state may narrow what vision
-            # is unsure of, never hide an illegal tile (a pick of one is alerted). Only
-            # when that is too many to scroll through are the legal ones alone offered
+            # players say which tile it is, among those the reading and the rules allow
             cell = unread[0]
             partial = (labels.index(raw[cell][0], 0), labels.index(raw[cell][1], 1))
             gone = set(self.game_state.turned_over)
-            could_be = sorted((t for t in ALL_TILES
-                               if partial[0] in (None, t.shape) and partial[1] in (None, t.colour)
-                               and not city.contains(t) and t not in gone),
-                              key=lambda t: why_illegal(city, t, cell) is not None)
-            if len(could_be) > UNREAD_OPTIONS:
-                could_be = [t for t in could_be if why_illegal(city, t, cell) is None]
+            could_be = [t for t in ALL_TILES
+                        if partial[0] in (None, t.shape) and partial[1] in (None, t.colour)
+                        and not city.contains(t) and t not in gone and why_illegal(city, t, cell) is None]
             footprint = (_rect(centres.get(cell), cell, pitch),)
             if not 0 < len(could_be) <= UNREAD_OPTIONS:
                 return Ask(f"{cell.name}: cannot read the tile", (), (), footprint)
