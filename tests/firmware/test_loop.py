@@ -337,6 +337,26 @@ def test_the_table_a_resting_hand_uncovers_is_the_table_before_it(tmp_path: Path
     assert [m["cell"] for m in moves] == ["A1"], ref.events
 
 
+def _asked_and_refused(ref: Any, ask: Callable[[Any], Any], refusal: Exception) -> None:
+    """Once the game starts, every look's verdict goes through `ask` (given the session's
+    own) and every move is refused with `refusal`: a question whose answer the rules
+    refuse, without a game whose reader asks one."""
+    original_start = ref._watch
+
+    def watch() -> None:
+        assert ref.session is not None
+        real = ref.session.interpret
+
+        def apply(move: dict) -> object:
+            raise refusal
+
+        ref.session.interpret = lambda obs, change=None: ask(real(obs, change))
+        ref.session.apply = apply
+        original_start()
+
+    ref._watch = watch
+
+
 def test_a_refused_answer_to_a_question_is_alerted(tmp_path: Path) -> None:
     """Players confirming a reading the rules refuse (a link that really is too short) get
     the illegal-move alert, not a quiet "Refused"; nothing is applied."""
@@ -348,33 +368,17 @@ def test_a_refused_answer_to_a_question_is_alerted(tmp_path: Path) -> None:
               minitable.render({(0, 0): (1, 1)}, seed=1)]      # a question waits for two looks
     ref = referee(tmp_path, frames, buttons=["NEXT", "SELECT"])
     ref.alerts = NullAlerts()
-    real_interpret = None
 
-    def interpret(obs: dict, change: object = None) -> object:
-        assert ref.session is not None and real_interpret is not None
-        verdict = real_interpret(obs, change)
+    def ask(verdict: Any) -> object:
         if type(verdict).__name__ != "Proposed":
             return verdict
         return Ask("how many?", ({"type": "x", "n": 8}, {"type": "x", "n": 6}),
-                   ("red 8: A-B", "red 6: Link too short"), verdict.footprint)  # type: ignore[attr-defined]
+                   ("red 8: A-B", "red 6: Link too short"), verdict.footprint)
 
-    def apply(move: dict) -> object:
-        raise IllegalMove("red link of 6 clips is shorter than 8 [state]", "TOO_SHORT")
-
+    _asked_and_refused(ref, ask, IllegalMove("red link of 6 clips is shorter than 8 [state]", "TOO_SHORT"))
     shown: list[bytes] = []
     show = ref.display.show
     ref.display.show = lambda im: (shown.append(im.tobytes()), show(im))  # type: ignore[method-assign]
-    original_start = ref._watch
-
-    def watch() -> None:
-        nonlocal real_interpret
-        assert ref.session is not None
-        real_interpret = ref.session.interpret
-        ref.session.interpret = interpret  # type: ignore[method-assign]
-        ref.session.apply = apply  # type: ignore[method-assign]
-        original_start()
-
-    ref._watch = watch  # type: ignore[method-assign]
     ref.run()
     assert ref.alerts.history == ["illegal"], (ref.alerts.history, ref.events)
     assert any(e.startswith("illegal: red link of 6 clips") for e in ref.events), ref.events
@@ -395,31 +399,15 @@ def test_an_answer_the_rules_refuse_stands_as_its_alert_on_later_looks(tmp_path:
     frames = [minitable.render({})] + [tile] * 5
     ref = referee(tmp_path, frames, buttons=["NEXT", "SELECT"])
     ref.alerts = NullAlerts()
-    real_interpret = None
 
-    def interpret(obs: dict, change: object = None) -> object:
-        assert ref.session is not None and real_interpret is not None
-        verdict = real_interpret(obs, change)
+    def ask(verdict: Any) -> object:
         if type(verdict).__name__ in ("NoChange", "Unclear"):
             return verdict
         return Ask("Which tile at A1?", ({"type": "x", "n": 1}, {"type": "x", "n": 2}),
-                   ("b1 at A1", "b0 at A1"), verdict.footprint)  # type: ignore[attr-defined]
+                   ("b1 at A1", "b0 at A1"), verdict.footprint)
 
-    def apply(move: dict) -> object:
-        raise IllegalMove("b0 at A1: a house of the same colour is already in this column [state]",
-                          "COLOUR_IN_COLUMN")
-
-    original_start = ref._watch
-
-    def watch() -> None:
-        nonlocal real_interpret
-        assert ref.session is not None
-        real_interpret = ref.session.interpret
-        ref.session.interpret = interpret  # type: ignore[method-assign]
-        ref.session.apply = apply  # type: ignore[method-assign]
-        original_start()
-
-    ref._watch = watch  # type: ignore[method-assign]
+    _asked_and_refused(ref, ask, IllegalMove("b0 at A1: a house of the same colour is already in this column"
+                                             " [state]", "COLOUR_IN_COLUMN"))
     ref.run()
     looks = [e for e in ref.events if e.startswith("frame ")]
     assert ref.alerts.history == ["illegal"], (ref.alerts.history, looks)

@@ -160,7 +160,7 @@ class RailwaysConfig:
                                         # dev 2100-2129: 0.56-1.28 clips in, median 0.69, one 0.03), 4608x2592, River
                                         # exact: dev 2100-2129 9 -> 12 of 30, dev 2130-2139 2 -> 2 of 10, seeds
                                         # 2140-2169 4 -> 7 of 30; links unchanged. On with river_jump_mm (R25,
-                                        # session 25): dev 2100-2139 11 -> 14 of 40, 2140-2169 4 -> 7 of 30, no
+                                        # session 24): dev 2100-2139 11 -> 14 of 40, 2140-2169 4 -> 7 of 30, no
                                         # River lost on either; the Metropolis end is where 26 of dev's 39 reads stop
     river_board_inside: float = 0.4     # and at least this many standard clips inside it (with river_board_depth)
     river_board_scan_mm: float = 100.0  # the board's edge is looked for this far in from the River path's end

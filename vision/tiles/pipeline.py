@@ -753,9 +753,15 @@ def _outline_votes(tiles: list[TileReading], g: GridFit, grey: NDArray[np.float3
     with squares of other sizes only): no square two tiles wide lies symmetric about
     one tile's centre, so a split too coarse finds no outline of its pitch (a printed
     frame or the symbol give smaller squares, hence any square, not the outermost)."""
+    return _cell_outline_votes([(t.col, t.row) for t in tiles], g, grey, cpx, origin, cfg)
+
+
+def _cell_outline_votes(cells: list[tuple[int, int]], g: GridFit, grey: NDArray[np.float32], cpx: float,
+                        origin: tuple[float, float], cfg: TilesConfig) -> tuple[int, int]:
+    """_outline_votes of the tiles in these cells (col, row) of g."""
     yes = no = 0
-    for t in tiles:
-        c = g.cell_centre_mm(t.col, t.row)
+    for col, row in cells:
+        c = g.cell_centre_mm(col, row)
         outs = tile_outline(grey, cpx, origin, np.asarray(c), g.angle_rad, cfg, cfg.outline_near_mm)
         if not outs:
             continue
@@ -954,25 +960,26 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
         held = [(int(c), int(r)) for c, r in grid.cell_of(np.array(prints, dtype=np.float64))]
         cells = sorted(set(cells) | {k for k in held if k in stats}, key=lambda t: (t[1], t[0]))
     beside: set[tuple[int, int]] = set()
-    clear = [k for k, v in stats.items() if v[4] >= cfg.min_centre_contrast]
-    if outlines is not None and 0 < len(clear) <= cfg.beside_clear and \
-            _outlines_fit(clear, grid, outlines, (area[0], area[1]), cfg):
-        # a few clear prints: the last read reads their side neighbours in full too.
-        # Tiles are laid side by side, and an outlined print with a plain middle (a
-        # large star or hexagon, on a face of the table's colour) can show the coarse
-        # view's centre too little to pass, while a clear print's face vouches for it
-        # only from three such prints on (coarse_candidates); the full crop judges it.
-        # Such a cell is kept only with a print mid-cell (a cup's rim read as a clear
-        # print has pieces of rim beside it, off their cells' middles), and only the
-        # last read, on the lattice already chosen, looks: on the reads that choose it,
-        # a lattice finer than the tiles (wood grain, loop game 64) found a tile's
-        # print cut up beside it, mid-cell, and kept the fine lattice. A cell read for
-        # its own sake (a candidate, a whole print's) is judged as ever. Nor is it a
-        # lattice the clear prints' own tiles' outlines do not fit: a third too fine, it
-        # cut loop game 74's A2 in two and the piece beside lost the whole
-        extra = {(c + dc, r + dr) for c, r in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))}
-        beside = {k for k in extra if k in stats} - set(cells)
-        cells = sorted(set(cells) | beside, key=lambda t: (t[1], t[0]))
+    if outlines is not None and \
+            0 < len(clear := [k for k, v in stats.items() if v[4] >= cfg.min_centre_contrast]) <= cfg.beside_clear:
+        yes, no = _cell_outline_votes(clear, grid, outlines[0], outlines[1], (area[0], area[1]), cfg)
+        if yes > no:
+            # a few clear prints: the last read reads their side neighbours in full too.
+            # Tiles are laid side by side, and an outlined print with a plain middle (a
+            # large star or hexagon, on a face of the table's colour) can show the coarse
+            # view's centre too little to pass, while a clear print's face vouches for it
+            # only from three such prints on (coarse_candidates); the full crop judges it.
+            # Such a cell is kept only with a print mid-cell (a cup's rim read as a clear
+            # print has pieces of rim beside it, off their cells' middles), and only the
+            # last read, on the lattice already chosen, looks: on the reads that choose it,
+            # a lattice finer than the tiles (wood grain, loop game 64) found a tile's
+            # print cut up beside it, mid-cell, and kept the fine lattice. A cell read for
+            # its own sake (a candidate, a whole print's) is judged as ever. Nor is it a
+            # lattice the clear prints' own tiles' outlines do not fit: a third too fine, it
+            # cut loop game 74's A2 in two and the piece beside lost the whole
+            extra = {(c + dc, r + dr) for c, r in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))}
+            beside = {k for k in extra if k in stats} - set(cells)
+            cells = sorted(set(cells) | beside, key=lambda t: (t[1], t[0]))
     if not cells:
         return []
     cols = [c for c, _ in cells]
@@ -1014,24 +1021,6 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
             found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
     return found
-
-
-def _outlines_fit(cells: list[tuple[int, int]], grid: GridFit, view: tuple[NDArray[np.float32], float],
-                  origin: tuple[float, float], cfg: TilesConfig) -> bool:
-    """Whether more of these cells' tiles show an outline (side + gap) of the lattice's
-    pitch than show outlines of other sizes only (as _outline_votes)."""
-    grey, cpx = view
-    yes = no = 0
-    for c, r in cells:
-        outs = tile_outline(grey, cpx, origin, np.asarray(grid.cell_centre_mm(c, r)), grid.angle_rad, cfg,
-                            cfg.outline_near_mm)
-        if not outs:
-            continue
-        if any(abs(o.side_mm + cfg.gap_mm - grid.pitch_mm) <= cfg.blob_outline_agree * grid.pitch_mm for o in outs):
-            yes += 1
-        else:
-            no += 1
-    return yes > no
 
 
 def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: GridFit,
