@@ -23,6 +23,11 @@ from vision.tiles.robust import median1, median_cols, median_rows, norm_planes, 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
 
+SPECK_SHARE = 0.001
+"""A part of a print mask smaller than this share of the crop's pixels (1-4 pixels of
+a 72-pixel crop) and at least SPECK_MIN_PX is a speck of noise, not print."""
+SPECK_MIN_PX = 2
+
 
 @dataclass(frozen=True)
 class CellLook:
@@ -185,10 +190,18 @@ def _local_angle(grey: F32, band: NDArray[np.bool_], limit_deg: float = 12.0) ->
 def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.2,
                    rim: float = 0.37) -> NDArray[np.bool_]:
     """The parts of a mask that reach the cell's centre: the symbol, not a printed
-    border or a neighbour's edge that a tile's offset brought into view."""
-    n, lab = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    border or a neighbour's edge that a tile's offset brought into view. Specks (a
+    few pixels alone) are no part: under a warm lamp the weak blue channel, amplified
+    by the white balance, speckles a plain face, and a speck at the centre used to
+    stand for the whole print, hiding the ring round it (seed 1's Town 77 scene 0 of the
+    calibration bench's colour section, under 2700 K)."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     if n <= 1:
         return mask
+    speck = stats[:, cv2.CC_STAT_AREA] < max(SPECK_MIN_PX, SPECK_SHARE * geo.size * geo.size)
+    speck[0] = False
+    if speck.any():
+        mask = mask & ~speck[lab]
     keep = np.zeros(n, dtype=bool)
     keep[lab[geo.near(reach) & mask]] = True
     keep[0] = False
