@@ -81,3 +81,33 @@ def test_merge_distances_never_decrease() -> None:
     d = pairwise(rng.normal(0, 10, (30, 3)))
     h = [m[2] for m in merges(d)]
     assert len(h) == 29 and all(b >= a - 1e-9 for a, b in zip(h, h[1:]))
+
+
+def _ring_with_specks(seed: int) -> np.ndarray:
+    """A white face (0.92) with a magenta ring 0.22-0.27 of the cell out and single
+    pixels of low blue strewn over it, one of them at the centre: a warm lamp's blue,
+    amplified by the white balance, speckles a plain face like this."""
+    from vision.tiles.face import CellGeometry
+
+    geo = CellGeometry.make(72)
+    crop = np.full((72, 72, 3), 0.92, np.float32)
+    crop[(geo.radius >= 0.22) & (geo.radius <= 0.27)] = (0.75, 0.2, 0.8)
+    rng = np.random.default_rng(seed)
+    for y, x in [(35, 35)] + [tuple(p) for p in rng.integers(4, 68, (40, 2))]:
+        if 0.3 <= geo.radius[y, x] or geo.radius[y, x] <= 0.19:
+            crop[y, x, 0] = 0.35
+    return crop
+
+
+def test_noise_specks_do_not_hide_a_ring_print() -> None:
+    """An outlined ring with specks of noise inside it, one at the centre, is read as a
+    print the ring's size (before, the centre's speck stood for the print and the tile
+    read blank)."""
+    from vision.tiles.config import TilesConfig
+    from vision.tiles.crops import to_lab
+    from vision.tiles.face import analyse_cell
+
+    for seed in range(3):
+        crop = _ring_with_specks(seed)
+        look = analyse_cell(crop, to_lab(crop), GEO, TilesConfig())
+        assert look.has_symbol and 0.1 < look.symbol_frac < 0.25, (seed, look.symbol_frac)
