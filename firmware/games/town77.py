@@ -80,6 +80,11 @@ class Labels:
     def __init__(self, city_tiles: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]]) -> None:
         self.maps: list[dict[Any, int]] = []
         self.free: list[list[int]] = []
+        self.silent: list[list[int]] = []
+        """Per axis, the values of city tiles not read this look (face down to the reader,
+        hidden) that no read tile carries: a new label may be one of them."""
+        self.fresh: list[set[Any]] = [set(), set()]
+        """Per axis, the labels given a free index this look."""
         for axis in (0, 1):
             votes: dict[Any, dict[int, int]] = {}
             for cell, tile in city_tiles.items():
@@ -89,8 +94,10 @@ class Labels:
                     box[idx] = box.get(idx, 0) + 1
             mapping = {label: max(box, key=lambda i: (box[i], -i)) for label, box in votes.items()}
             used = {(t.shape if axis == 0 else t.colour) for t in city_tiles.values()}
+            voiced = {(t.shape if axis == 0 else t.colour) for c, t in city_tiles.items() if c in raw}
             self.maps.append(mapping)
             self.free.append([i for i in range(7) if i not in used and i not in mapping.values()])
+            self.silent.append(sorted(used - voiced - set(mapping.values())))
 
     def index(self, label: Any, axis: int) -> int | None:
         d = _direct(label)
@@ -103,7 +110,16 @@ class Labels:
             if not self.free[axis]:
                 return None
             mapping[label] = self.free[axis].pop(0)
+            self.fresh[axis].add(label)
         return mapping[label]
+
+    def unvoted(self, tile: Tile, shape_label: Any, colour_label: Any) -> list[Tile]:
+        """Other readings of a tile whose label took a free index: that label may be a city
+        tile's that was not read this look, so could not vote (alerts game 5006: A2 read
+        face down, and the new C2 of A2's shape was taken for a new shape and applied)."""
+        shapes = [tile.shape] + (self.silent[0] if shape_label in self.fresh[0] else [])
+        colours = [tile.colour] + (self.silent[1] if colour_label in self.fresh[1] else [])
+        return [Tile(s, c) for s in shapes for c in colours if (s, c) != (tile.shape, tile.colour)]
 
     def tile(self, shape_label: Any, colour_label: Any) -> Tile | None:
         s = self.index(shape_label, 0)
@@ -530,7 +546,9 @@ class Town77Session(RecordsMoves):
             return tuple(_rect(centres.get(c), c, pitch) for c in cells)
 
         def judged(cell: Cell, tile: Tile, footprint: tuple[Rect, ...], ask: bool = False) -> Verdict:
-            return self._judge(cell, readings(entries[cell], labels) or [tile], footprint, ask)
+            tiles = readings(entries[cell], labels) or [tile]
+            unvoted = labels.unvoted(tile, *raw[cell]) if cell in raw else []
+            return self._judge(cell, tiles + [t for t in unvoted if t not in tiles], footprint, ask)
 
         if vanished and not added:
             names = ", ".join(c.name for c in vanished[:3])

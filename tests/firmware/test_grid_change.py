@@ -445,7 +445,31 @@ def test_a_new_tile_is_numbered_where_the_city_was_seen_not_by_the_readers_latti
                       "centre_mm": _centre(2, 0)}],
            "grid": good["grid"]}
     v = s.interpret(bad, change=_change((2, 0)))
-    assert isinstance(v, Proposed) and v.move["cell"] == "A3", v
+    # A2 is not read in this look, so the new labels may be its shape or colour: asked
+    assert isinstance(v, Ask) and {m["cell"] for m in v.candidates} == {"A3"}, v
+    assert v.candidates[0]["tile"] == "d3", v
+
+
+def test_a_new_label_may_be_a_city_tile_unread_this_look() -> None:
+    """Alerts game 5006: A2 read face down on an unchanged table cannot vote for what its
+    shape's label means, so a new tile of A2's shape in A2's row took a free index and
+    was applied; the players are asked which it is, the illegal reading offered too."""
+    s = _session(("b1", "B1"))
+    assert isinstance(s.interpret(_obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1")), change=_change()),
+                      NoChange)
+    look = _obs((0, 0, "s0", "k0"), (0, 1, "##", "##"), (0, 2, "sX", "kX"))
+    v = s.interpret(look, change=_change((0, 2)))
+    assert isinstance(v, Ask) and v.text == "C1: c2 or c1?", v    # c1: B1's colour, illegal
+    assert [m["tile"] for m in v.candidates] == ["c2", "c1"]
+
+
+def test_a_new_label_is_a_new_shape_when_every_city_tile_was_read() -> None:
+    """With every city tile read, a label none carries is a shape and colour the city
+    lacks: the new tile is proposed, nothing asked."""
+    s = _session(("b1", "B1"))
+    look = _obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (0, 2, "sX", "kX"))
+    v = s.interpret(look, change=_change((0, 2)))
+    assert isinstance(v, Proposed) and v.move["tile"] == "c2" and v.move["cell"] == "C1", v
 
 
 def test_merge_seen_keeps_a_tiles_place_against_a_phantom_numbered_into_its_cell() -> None:
