@@ -157,6 +157,9 @@ DIAGONAL = 1.2
 many of the pioneer look's pitches away, or more (a diagonal is 1.41)."""
 HINT_TILES = 3
 """The city's lattice is handed to the reader once this many tiles' places are known."""
+HESITATION_OPTIONS = 4
+"""At most this many readings of a new tile are offered when they disagree on legality:
+what a question's list shows without scrolling far."""
 OVERLAP = 0.5
 """A new tile's print nearer than this many pitches to where a city tile was seen lies
 on that tile: it is not a move there."""
@@ -675,11 +678,16 @@ class Town77Session(RecordsMoves):
         top = possible[0] if possible else tiles[0]
         reason = why_illegal(city, top, cell)
         if ask:
-            other = next((t for t in possible[1:] if (why_illegal(city, t, cell) is None) != (reason is None)),
-                         None)
-            if other is not None:
-                options = tuple(self._place_move(t, cell, "confirmed") for t in (top, other))
-                self._hesitation = Ask(f"{cell.name}: {top.token} or {other.token}?", options,
+            # every such reading is offered (up to HESITATION_OPTIONS): with a city tile
+            # unread, a new label may be its shape or its colour (Labels.unvoted), and
+            # offering only the first left the truth out (alerts game 5006: "C2: d3 or d1?"
+            # for a b3, and the legal d3 was applied)
+            others = [t for t in possible[1:] if (why_illegal(city, t, cell) is None) != (reason is None)]
+            if others:
+                picks = [top, *others[:HESITATION_OPTIONS - 1]]
+                options = tuple(self._place_move(t, cell, "confirmed") for t in picks)
+                names = [t.token for t in picks]
+                self._hesitation = Ask(f"{cell.name}: {', '.join(names[:-1])} or {names[-1]}?", options,
                                        tuple(_option_text(m) for m in options), footprint)
                 return self._hesitation
         move = self._place_move(top, cell, "seen")

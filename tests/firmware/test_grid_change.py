@@ -459,8 +459,9 @@ def test_a_new_label_may_be_a_city_tile_unread_this_look() -> None:
                       NoChange)
     look = _obs((0, 0, "s0", "k0"), (0, 1, "##", "##"), (0, 2, "sX", "kX"))
     v = s.interpret(look, change=_change((0, 2)))
-    assert isinstance(v, Ask) and v.text == "C1: c2 or c1?", v    # c1: B1's colour, illegal
-    assert [m["tile"] for m in v.candidates] == ["c2", "c1"]
+    # the label may be B1's colour (c1) or B1's shape (b2): both illegal, both offered
+    assert isinstance(v, Ask) and v.text == "C1: c2, c1 or b2?", v
+    assert [m["tile"] for m in v.candidates] == ["c2", "c1", "b2"]
 
 
 def test_a_new_label_is_a_new_shape_when_every_city_tile_was_read() -> None:
