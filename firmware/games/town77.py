@@ -584,7 +584,12 @@ class Town77Session(RecordsMoves):
             c = turned[0]
             if len(turned) > 1:
                 return Ask(f"{len(turned)} tiles turned over", (), (), fp(turned))
-            return Proposed({"type": "turn_over", "cell": c.name}, f"{c.name} turned over", fp(turned))
+            # asked, not proposed: a hand resting on a city tile, or a misread, shows it face
+            # down far more often than players turn one over (only a misplacement found
+            # late is); proposed, it was applied under a hand (loop bench game 51) or on
+            # the reader's face-down misread of an unchanged table (game 24)
+            move = {"type": "turn_over", "cell": c.name}
+            return Ask(f"{c.name} turned over?", (move,), (f"{c.name} turned over",), fp(turned))
         if not added:
             if foreign:
                 # a cup or an arm read as a tile: the table is not clear, and what lies

@@ -171,11 +171,15 @@ def test_a_vanished_tile_asks_and_several_are_just_hidden() -> None:
     assert isinstance(s.interpret(_obs((0, 0, 0, 0))), Unclear)
 
 
-def test_a_tile_turned_face_down_is_a_turn_over() -> None:
-    """A face-up tile now face down proposes turning it over (no shape, no colour)."""
+def test_a_tile_turned_face_down_is_asked_as_a_turn_over() -> None:
+    """A face-up tile now face down is asked about, the turn-over (no shape, no colour)
+    offered: a hand resting on it or a misread looks the same, and must not apply it."""
     s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"})
     v = s.interpret(_obs((0, 0, 0, 0), (0, 1, "##", "##")))
-    assert isinstance(v, Proposed) and v.move == {"type": "turn_over", "cell": "B1"}
+    assert isinstance(v, Ask) and v.text == "B1 turned over?", v
+    assert v.candidates == ({"type": "turn_over", "cell": "B1"},)
+    s.apply(v.candidates[0])
+    assert isinstance(s.interpret(_obs((0, 0, 0, 0), (0, 1, "##", "##"))), NoChange)
 
 
 def test_undo_and_replay_rebuild_exactly() -> None:
