@@ -97,7 +97,7 @@ class Labels:
             voiced = {(t.shape if axis == 0 else t.colour) for c, t in city_tiles.items() if c in raw}
             self.maps.append(mapping)
             self.free.append([i for i in range(7) if i not in used and i not in mapping.values()])
-            self.silent.append(sorted(used - voiced - set(mapping.values())))
+            self.silent.append(sorted(used - voiced))     # (every voted value is voiced)
 
     def index(self, label: Any, axis: int) -> int | None:
         d = _direct(label)

@@ -24,7 +24,7 @@ F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
 
 SPECK_SHARE = 0.001
-"""A part of a print mask smaller than this share of the crop's pixels (1-4 pixels of
+"""A part of a print mask smaller than this share of the crop's pixels (1-5 pixels of
 a 72-pixel crop) and at least SPECK_MIN_PX is a speck of noise, not print."""
 SPECK_MIN_PX = 2
 
@@ -204,8 +204,9 @@ def _central_parts(mask: NDArray[np.bool_], geo: CellGeometry, reach: float = 0.
     speck = stats[:, cv2.CC_STAT_AREA] < max(SPECK_MIN_PX, SPECK_SHARE * geo.size * geo.size)
     if keep.any() and speck[keep].all():
         # only specks reach the centre: they are no print, and the symbol, if any, is an
-        # outline round them (specks elsewhere stay: dropping them all changed readings
-        # of a cutting mat's lines, loop bench game 5)
+        # outline round them, looked for with every speck out of the way. Otherwise the
+        # specks stay (dropping them from every cell changed how a cutting mat's lines
+        # read, loop bench game 5)
         speck[0] = False
         mask = mask & ~speck[lab]
         keep[:] = False
