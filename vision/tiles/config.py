@@ -123,6 +123,9 @@ class TilesConfig:
     (a lattice at half the pitch cuts one tile into four)."""
     sparse_tiles: int = 6
     """At most this many face-up tiles: the lattice is checked against their outlines."""
+    print_extent_trim: float = 0.02
+    """A connected print's extent is taken between these quantiles of its pixels (a
+    tile's shadowed corners may join a print on a face of the table's colour)."""
     blob_margin_mm: float = 2.0
     blob_agree: float = 0.15
     blob_fill: float = 0.5

@@ -666,7 +666,8 @@ class Outline:
 
 
 def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
-                 centre_mm: F64, theta0: float, cfg: TilesConfig, shift_mm: float) -> list[Outline]:
+                 centre_mm: F64, theta0: float, cfg: TilesConfig, shift_mm: float,
+                 beyond_mm: float = 0.0) -> list[Outline]:
     """Squares of edges around a point that may be its tile's outline, outermost first.
 
     A few tiles on a table give the lattice little to fit (edge autocorrelation locks
@@ -676,7 +677,12 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     cut edge (a shadow or the tile's visible thickness shows on one side only, a
     symbol or a printed frame lies inside), unless it is a square of a mat's print or
     of several tiles (the caller checks what fills it). The point may be a piece of a
-    symbol well off the tile's centre (a lattice that cut the tile up)."""
+    symbol well off the tile's centre (a lattice that cut the tile up).
+
+    beyond_mm: only squares wider than this (a print's extent) are looked for, and
+    their edges are weighed against each other, not against the print's: a face of
+    the table's colour shows its cut edge only as a faint shadow line beside a
+    symbol's strong edges."""
     p = px_per_mm
     half = int(math.ceil(0.6 * cfg.max_pitch_mm * p + shift_mm * p))
     size = 2 * half + 1
@@ -713,8 +719,10 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         k = max(range(len(looks)), key=lambda i: looks[i][0])
     _, theta, pu, pv, mat = looks[k]
     shift = int(round(shift_mm * p))
-    lo = int(math.floor(0.45 * cfg.min_pitch_mm * p))
+    lo = max(int(math.floor(0.45 * cfg.min_pitch_mm * p)), int(math.ceil(0.5 * beyond_mm * p)))
     hi = min(half - shift - 1, int(math.ceil(0.5 * cfg.max_pitch_mm * p)))
+    if hi - lo < 2:
+        return []
     ks = np.arange(lo, hi + 1)
     found: list[list[tuple[float, float, int]]] = []
     for prof in (pu, pv):
@@ -727,6 +735,11 @@ def tile_outline(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
             q[lo:] = np.where(better, v, q[lo:])
             at[lo:] = np.where(better, c, at[lo:])
         top = float(q.max())
+        if beyond_mm > 0.0:
+            # a stronger edge inside (the print's) falls off into the range: only the
+            # range's own peaks count
+            inner = [float(q[k]) for k in range(lo + 1, hi) if q[k] >= q[k - 1] and q[k] >= q[k + 1]]
+            top = max(inner, default=0.0)
         if top < cfg.outline_min_step * 4.0 * (2 * band + 1):   # a Sobel step of that height
             found.append([])
             continue

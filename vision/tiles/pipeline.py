@@ -176,10 +176,13 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         moved = (abs(new.pitch_mm - grid.pitch_mm) > cfg.reread_pitch * grid.pitch_mm
                  or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle
                  or (len(up) > cfg.outline_tiles and _shift(grid, new) > cfg.reread_shift * grid.pitch_mm))
-        grid = new
         if not moved:
+            grid = new
             break
-        found = where(grid)
+        again = where(new)
+        if not any(t.look.has_symbol for t in again):
+            break       # a lattice fitted to the prints' pieces that shows no print is not theirs
+        grid, found = new, again
     # where the lattice cut the prints up, the whole prints' middles (table mm): their
     # cells are read on every lattice from here on
     prints: tuple[tuple[float, float], ...] = ()
@@ -457,9 +460,7 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
         if not prints:
             return None
         tiles = [c for c, _ in prints]
-        outs = [cs[0] for c in tiles
-                if (cs := tile_outline(grey, cpx, origin, np.asarray(c), grid.angle_rad, cfg,
-                                       cfg.outline_near_mm))]
+        outs = [cs[0] for c, e in prints if (cs := _lone_outline(grey, cpx, origin, c, e, grid, cfg))]
         need = max(e for _, e in prints) / (2.0 * cfg.face_ring[0])
         # a lattice that holds each print whole in one cell, mid-cell, has a tile's
         # pitch: every print it shows is a tile and must still read on the outlines'
@@ -512,6 +513,21 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
     if _spacing(out.cell_of(pts)) > 1:
         return None     # tiles only every k-th cell apart: a symbol's square, not a tile's
     return out, least
+
+
+def _lone_outline(grey: NDArray[np.float32], cpx: float, origin: tuple[float, float], centre: tuple[float, float],
+                  extent: float, grid: GridFit, cfg: TilesConfig) -> list[Outline]:
+    """A few tiles' outline squares about one print (tile_outline), outermost first.
+
+    A tile's cut edge lies outside its print. When the outermost square is no wider
+    than the print (extent mm), it is the print's own edge: on a face of the table's
+    colour the cut edge is a faint shadow line that a symbol's strong edges outshine,
+    so it is looked for again beyond the print, among the squares there."""
+    outs = tile_outline(grey, cpx, origin, np.asarray(centre), grid.angle_rad, cfg, cfg.outline_near_mm)
+    if outs and outs[0].side_mm <= extent:
+        return tile_outline(grey, cpx, origin, np.asarray(centre), grid.angle_rad, cfg, cfg.outline_near_mm,
+                            extent) or outs
+    return outs
 
 
 def _spacing(cells: NDArray[np.int64]) -> int:
@@ -891,7 +907,10 @@ def _print_groups(up: list[TileReading], table: NDArray[np.bool_] | None, grid: 
         bx, by, bw, bh = (int(b) for b in box[k, :4])
         pts = mm(slice(by, by + bh), slice(bx, bx + bw))[comp[by:by + bh, bx:bx + bw] == k]
         u, v = pts @ ux, pts @ uy
-        extent = float(max(np.ptp(u), np.ptp(v)))
+        # (a few pixels of a tile's shadowed corners may join its print: they do not
+        # widen it)
+        q = (cfg.print_extent_trim, 1.0 - cfg.print_extent_trim)
+        extent = float(max(np.diff(np.quantile(u, q))[0], np.diff(np.quantile(v, q))[0]))
         if len(members) == 1 and not middle:
             out.append((members[0].centre_mm, extent, 1))
             continue
