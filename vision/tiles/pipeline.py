@@ -200,8 +200,12 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             # cells where the lattice it replaces held them (a square round more than
             # one tile, or a mat's, puts them off to one side)
             again = where(new, prints)
-            same = (sparse[1] <= sum(t.look.has_symbol for t in again) <= sum(t.look.has_symbol for t in found)
-                    and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
+            n_again, n_found = (sum(t.look.has_symbol for t in ts) for ts in (again, found))
+            same = ((sparse[1] <= n_again <= n_found and (_on_lattice(again, cfg) or not _on_lattice(found, cfg)))
+                    # more prints, each mid-cell where the replaced lattice held some off
+                    # their cells' middles: that lattice missed or cut tiles (a tile cut
+                    # up leaves its pieces off their cells' middles)
+                    or (n_again > n_found and _all_mid(again, cfg) and not _all_mid(found, cfg)))
         if same:
             grid = new
     found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px, pale=True, prints=prints,
@@ -931,6 +935,12 @@ def _off_centre(up: list[TileReading], cfg: TilesConfig) -> bool:
     """The symbols sit well off their cells' centres (typically: a lattice at a
     fraction of the pitch cut each tile up, so each cell holds a piece of a symbol)."""
     return float(np.median([math.hypot(*t.look.offset) for t in up])) > cfg.hint_offset
+
+
+def _all_mid(found: list[TileReading], cfg: TilesConfig) -> bool:
+    """Every clear symbol sits near its cell's centre (and there is one)."""
+    offs = [math.hypot(*t.look.offset) for t in found if t.look.has_symbol and not t.look.faint]
+    return bool(offs) and max(offs) < cfg.hint_offset
 
 
 def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:
