@@ -30,3 +30,24 @@ def test_a_lone_pioneer_on_a_face_of_the_tables_colour_is_read_as_one_tile() -> 
     image = _pioneer()
     out = read_tiles(image, locate_table(image, PROFILE), PROFILE, shapes=7, colours=7)
     assert [(t.face_down, t.look.has_symbol) for t in out.tiles] == [(False, True)]
+
+
+@cache
+def _challenge_frame() -> tuple[np.ndarray, dict]:
+    from vision.synth import render_scene
+    from vision.synth.town77_challenge import challenge_game, challenge_scene, challenge_table
+
+    frames = challenge_game(1, "hint", max_moves=14, misplace_at=None)
+    style, env = challenge_table(1, (2304, 1296))
+    scene = challenge_scene(frames[2], style, env, seed=1002, wobble=1.0, flat=False)
+    return render_scene(scene).image, scene["meta"]
+
+
+def test_few_tiles_far_apart_take_the_lattice_of_their_outlines() -> None:
+    """Challenge game 1, two city tiles and three pile tops well apart: the lattice that
+    holds all five prints mid-cell is taken over one turned 6.7 degrees that cut a pile
+    top in two (pitch within 5%, turn within 2 degrees of the truth)."""
+    image, meta = _challenge_frame()
+    out = read_tiles(image, locate_table(image, PROFILE), PROFILE, shapes=7, colours=7)
+    turn = (np.degrees(out.grid.angle_rad) - meta["grid"]["angle_deg"] + 45.0) % 90.0 - 45.0
+    assert abs(out.grid.pitch_mm / meta["pitch_mm"] - 1.0) < 0.05 and abs(turn) < 2.0
