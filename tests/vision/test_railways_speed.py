@@ -328,3 +328,84 @@ def test_band_maps_half_pixel_shift_is_warpaffine() -> None:
                 want = cv2.warpAffine(part, m, (w, y1 - y0), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                       borderMode=cv2.BORDER_REPLICATE)
                 assert g.dtype == np.float32 and np.array_equal(g, want)
+
+
+def _dp_smooth_reference(scores: Arr, qmin: int, qmax: int, lam: float, start_ok: Arr, end_ok: Arr,
+                         per_row: float) -> tuple[float, list[tuple[int, int]]]:
+    """clip_counter._dp_smooth as it was (session 26): the argmax over the gap before
+    made for every state of every block, and kept for the traceback."""
+    import math
+    n = len(scores)
+    Q = qmax - qmin + 1
+    neg = np.float32(-1e9)
+    qs = np.arange(qmin, qmax + 1)
+    gain = (scores - np.float32(lam)).astype(np.float32)
+    first = np.full(n, neg, np.float32)
+    k = min(n, len(start_ok))
+    first[:k] = np.maximum(start_ok[:k] + gain[:k], neg)
+    best = np.full((n, Q), neg, np.float32)
+    back = np.full((n, Q), -2, np.int32)
+    change = (np.float32(per_row) * np.abs(qs[:, None] - qs[None, :])).astype(np.float32)
+    for b0 in range(qmin, n, qmin):
+        b1 = min(n, b0 + qmin)
+        us = np.arange(b0, b1)
+        prev = us[:, None] - qs[None, :]
+        valid = prev >= 0
+        pc = np.clip(prev, 0, n - 1)
+        pv = best[pc] - change[None]
+        arg = pv.argmax(axis=2)
+        val = np.take_along_axis(pv, arg[..., None], axis=2)[..., 0]
+        fv = first[pc]
+        use_first = fv >= val
+        val = np.where(valid, np.maximum(val, fv), neg)
+        best[us] = np.maximum(val + gain[us, None], neg)
+        back[us] = np.where(use_first, -1, arg)
+    fin_first = np.maximum(first + end_ok, neg)
+    fin = np.maximum(best + end_ok[:, None], neg)
+    u1 = int(np.argmax(fin_first))
+    idx = int(np.argmax(fin))
+    u, qi = divmod(idx, Q)
+    if float(fin_first[u1]) >= float(fin[u, qi]):
+        total = float(fin_first[u1])
+        return (total, [(u1, 0)]) if total > -1e8 else (-math.inf, [])
+    total = float(fin[u, qi])
+    if total <= -1e8:
+        return -math.inf, []
+    seq = [(u, 0)]
+    while True:
+        pq = int(back[u, qi])
+        u = u - int(qs[qi])
+        seq.append((u, 0))
+        if pq < 0:
+            break
+        qi = pq
+    seq.reverse()
+    return total, seq
+
+
+def test_dp_smooth_is_the_per_block_argmax_form() -> None:
+    """_dp_smooth (the max over the gap before made once per row, the argmax only at the
+    traceback) gives the older form's total and sequence exactly: strips shorter than a
+    gap, as long as a few, and long; ends ruled out or free; ties (scores on a coarse grid)."""
+    from vision.railways.clip_counter import _dp_smooth
+    rng = np.random.default_rng(27)
+    lengths = 0
+    for trial in range(300):
+        qmin = int(rng.integers(3, 40))
+        qmax = qmin + int(rng.integers(0, qmin))
+        n = int(rng.integers(1, 12 * qmin))
+        scores = rng.uniform(-3.0, 3.0, n).astype(np.float32)
+        if trial % 3 == 0:
+            scores = np.round(scores).astype(np.float32)      # many ties
+        start_ok = np.where(rng.random(n) < 0.3, 0.0, -1e9).astype(np.float32)
+        end_ok = np.where(rng.random(n) < 0.3, rng.uniform(-1, 0, n), -1e9).astype(np.float32)
+        if trial % 7 == 0:
+            start_ok[:] = 0.0
+            end_ok[:] = 0.0
+        lam = float(rng.uniform(0.5, 3.0))
+        per_row = float(rng.uniform(0.0, 0.5))
+        got = _dp_smooth(scores, qmin, qmax, lam, start_ok, end_ok, per_row)
+        want = _dp_smooth_reference(scores, qmin, qmax, lam, start_ok, end_ok, per_row)
+        assert got == want
+        lengths += len(got[1]) > 2
+    assert lengths > 50                 # many sequences of several clips were compared

@@ -447,23 +447,37 @@ def _dp_smooth(scores: F32, qmin: int, qmax: int, lam: float, start_ok: F32, end
     first = np.full(n, neg, np.float32)
     k = min(n, len(start_ok))
     first[:k] = np.maximum(start_ok[:k] + gain[:k], neg)
-    best = np.full((n, Q), neg, np.float32)             # last gap q led to a clip at row u
-    back = np.full((n, Q), -2, np.int32)                 # the gap before (-1: from the first clip)
     change = (np.float32(per_row) * np.abs(qs[:, None] - qs[None, :])).astype(np.float32)     # (q, q')
+    # Why this form: row u's best from gap q is max over q' of best[u - q, q'] - change[q, q'];
+    # that max over q' is made once per row (u - q) as soon as the row is final
+    # (`reach`, reduced over a leading axis), and the argmax only for the few states the
+    # best sequence passes through (at the traceback), where the whole-block argmax along
+    # a 27-long last axis was most of the counter's time. Same float operations, same
+    # values, the same first argmax: the same sequences (a test pins it against _dp_smooth_ref)
+    change_t = np.ascontiguousarray(change.T)[:, None, :]                                    # (q', 1, q)
+    best_t = np.full((Q, n), neg, np.float32)           # best transposed: [last gap q, row u]
+    reach = np.empty((n, Q), np.float32)                # max over q' of best[r, q'] - change[q, q']
+
+    def fill(r0: int, r1: int) -> None:
+        reach[r0:r1] = (best_t[:, r0:r1, None] - change_t).max(axis=0)
+    fill(0, min(qmin, n))
+    back_rows = np.arange(qmin)[:, None] - qs[None, :]   # (B, Q): row of the clip before, less b0
+    qcol = np.arange(Q)[None, :]
     for b0 in range(qmin, n, qmin):
         b1 = min(n, b0 + qmin)
-        us = np.arange(b0, b1)
-        prev = us[:, None] - qs[None, :]                 # (B, Q)
-        valid = prev >= 0
-        pc = np.clip(prev, 0, n - 1)
-        pv = best[pc] - change[None]                     # (B, Q, Q')
-        arg = pv.argmax(axis=2)
-        val = np.take_along_axis(pv, arg[..., None], axis=2)[..., 0]
-        fv = first[pc]
-        use_first = fv >= val
-        val = np.where(valid, np.maximum(val, fv), neg)
-        best[us] = np.maximum(val + gain[us, None], neg)
-        back[us] = np.where(use_first, -1, arg)
+        prev = back_rows[:b1 - b0] + b0
+        early = b0 < qmax                                # some rows before the table's first
+        pc = np.clip(prev, 0, n - 1) if early else prev
+        val = reach[pc, qcol]
+        np.maximum(val, first[pc], out=val)
+        if early:
+            val[prev < 0] = neg
+        val += gain[b0:b1, None]
+        np.maximum(val, neg, out=val)
+        best_t[:, b0:b1] = val.T
+        if b1 < n:
+            fill(b0, b1)
+    best = np.ascontiguousarray(best_t.T)
     fin_first = np.maximum(first + end_ok, neg)
     fin = np.maximum(best + end_ok[:, None], neg)
     u1 = int(np.argmax(fin_first))
@@ -477,8 +491,11 @@ def _dp_smooth(scores: F32, qmin: int, qmax: int, lam: float, start_ok: F32, end
         return -math.inf, []
     seq = [(u, 0)]
     while True:
-        pq = int(back[u, qi])
-        u = u - int(qs[qi])
+        r = u - int(qs[qi])
+        row = best[r] - change[qi]                       # the forward pass's candidates for (u, q)
+        arg = int(np.argmax(row))
+        pq = -1 if first[r] >= row[arg] else arg         # -1: from the first clip
+        u = r
         seq.append((u, 0))
         if pq < 0:
             break
