@@ -241,15 +241,21 @@ def colour_costs_per_slice(px_lab: F32, bg_lab: F32, refs: dict[str, tuple[int, 
     cut = np.maximum(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share), axis=1), cfg.ink_threshold)
     keep = n >= cut[:, None]
     cnt = keep.sum(axis=1)
+    # each colour's fit is worked only on the kept pixels (a third of them), then put back
+    # among zeros and summed as the whole (r2 * keep) was: the same numbers in the same order
+    bg = np.asarray(bg_lab)
+    bk = bg[keep] if bg.shape[:2] == keep.shape else np.broadcast_to(bg, d.shape)[keep]
+    dk, nk = d[keep], n[keep]
+    part = np.zeros(n.shape, np.float64)
     out: dict[str, F64] = {}
     for name, bgr in refs.items():
-        v = lab_of(bgr)[None, None, :] - bg_lab
-        vv = np.einsum("spk,spk->sp", v, v)
-        a = np.clip(np.einsum("spk,spk->sp", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
-        r = d - a[..., None] * v
-        r2 = np.einsum("spk,spk->sp", r, r)
-        r2 = np.where(vv < cfg.blind_contrast ** 2, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
-        out[name] = np.where(cnt > 0, (r2 * keep).sum(axis=1) / np.maximum(cnt, 1), np.inf)
+        v = lab_of(bgr)[None, :] - bk
+        vv = np.einsum("pk,pk->p", v, v)
+        a = np.clip(np.einsum("pk,pk->p", dk, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
+        r = dk - a[:, None] * v
+        r2 = np.einsum("pk,pk->p", r, r)
+        part[keep] = np.where(vv < cfg.blind_contrast ** 2, np.maximum(nk - cfg.blind_shading, 0.0) ** 2, r2)
+        out[name] = np.where(cnt > 0, part.sum(axis=1) / np.maximum(cnt, 1), np.inf)
     return out
 
 
