@@ -229,28 +229,48 @@ def sample(values: Sampled, mx: F32, my: F32) -> F32:
     """`values` at the strip grid (bilinear, 0 outside the map)."""
     if mx.shape[0] == 0:
         return np.zeros((0, 1), np.float32)
-    if isinstance(values, LazyMap) and mx.shape[0] > SAMPLE_ROWS:
-        # a long chain a few rows at a time: each piece's window is small, where the whole
-        # strip's bounding box was up to the table (a diagonal River: 36 MB of Lab)
-        return np.concatenate([sample(values, mx[i:i + SAMPLE_ROWS], my[i:i + SAMPLE_ROWS])
-                               for i in range(0, mx.shape[0], SAMPLE_ROWS)], axis=0)
     if isinstance(values, LazyMap):
-        # make only the window the samples reach (+2 px for the bilinear neighbours);
-        # float32 minus a whole number is exact, so remap samples the very same values
-        h, w = values.shape
-        x0 = min(max(0, int(np.floor(mx.min())) - 2), w)
-        y0 = min(max(0, int(np.floor(my.min())) - 2), h)
-        x1 = max(min(w, int(np.floor(mx.max())) + 3), x0)
-        y1 = max(min(h, int(np.floor(my.max())) + 3), y0)
-        if x1 - x0 < 1 or y1 - y0 < 1:
-            return np.zeros(mx.shape, np.float32)
-        src = values.make(slice(y0, y1), slice(x0, x1))
-        mx = mx - np.float32(x0)
-        my = my - np.float32(y0)
-    else:
-        src = values
-    s = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+        return _sample_lazy(values, mx, my)
+    s = cv2.remap(values, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
     return np.asarray(s, dtype=np.float32)
+
+
+def _sample_lazy(values: LazyMap, mx: F32, my: F32) -> F32:
+    """sample() of a LazyMap, SAMPLE_ROWS rows at a time: each piece's window is small,
+    where the whole strip's bounding box was up to the table (a diagonal River: 36 MB of
+    Lab). Each window is what the samples reach (+2 px for the bilinear neighbours), and
+    float32 minus a whole number is exact, so remap samples the very same values. The
+    windows' bounds are found for every piece at once (four reductions a piece were most
+    of a short strip's time), each piece remapped into its rows of the output."""
+    h, w = values.shape
+    n = mx.shape[0]
+    starts = np.arange(0, n, SAMPLE_ROWS)
+    bounds = []
+    for m, red in ((mx, np.minimum), (my, np.minimum), (mx, np.maximum), (my, np.maximum)):
+        per_row = red.reduce(m.reshape(n, -1), axis=1)
+        bounds.append(np.floor(red.reduceat(per_row, starts)).astype(np.int64).tolist())
+    out: F32 | None = None                  # made at the first window (its channels)
+    empty: list[tuple[int, int]] = []
+    for i, r0 in enumerate(starts.tolist()):
+        r1 = min(n, r0 + SAMPLE_ROWS)
+        x0 = min(max(0, bounds[0][i] - 2), w)
+        y0 = min(max(0, bounds[1][i] - 2), h)
+        x1 = max(min(w, bounds[2][i] + 3), x0)
+        y1 = max(min(h, bounds[3][i] + 3), y0)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            empty.append((r0, r1))
+            continue
+        src = values.make(slice(y0, y1), slice(x0, x1))
+        got = cv2.remap(src, mx[r0:r1] - np.float32(x0), my[r0:r1] - np.float32(y0), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+        if out is None:
+            out = np.empty(mx.shape + got.shape[mx.ndim:], np.float32)
+        out[r0:r1] = got
+    if out is None:
+        return np.zeros(mx.shape, np.float32)
+    for r0, r1 in empty:
+        out[r0:r1] = 0.0
+    return out
 
 
 def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F64, F64]:
