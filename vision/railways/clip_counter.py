@@ -182,8 +182,35 @@ def _all_windows(ev: F32) -> F32:
     return np.asarray(np.hstack(out), dtype=np.float32)
 
 
-def bend_logits(ev: F32, det: BendDetector) -> F32:
-    """Per row: the detector's log-odds that a clip's near end (its bend) lies there."""
+def _folds(det: BendDetector) -> bool:
+    """Whether the detector's first layer is mirror-symmetric across the strip (training
+    folds the mirrored features into it), so that bend_logits may fold each window."""
+    key = id(det.w1)
+    got = _FOLDS.get(key)
+    if got is None or got[0] is not det.w1:
+        chans = len(det.w1) // ((BEND_BEFORE + BEND_AFTER) * BEND_COLS)
+        w = det.w1.reshape(chans, BEND_BEFORE + BEND_AFTER, BEND_COLS, -1)
+        got = (det.w1, not BEND_COLS % 2 and bool(np.array_equal(w, w[:, :, ::-1])))
+        _FOLDS[key] = got
+    return got[1]
+
+
+_FOLDS: dict[int, tuple[F32, bool]] = {}
+
+
+def folded_channels(ev: F32) -> list[F32]:
+    """bend_channels(ev), each folded across the strip (column c plus column
+    BEND_COLS-1-c). Why apart: every row of a channel is made from that row alone (the
+    across-resize, the across-blur) but for `across`'s shifts along, whose max of both
+    ways is the same either way round, so the channels of the strip read backwards are
+    these read backwards, to the bit: end_scores makes them once for both ways."""
+    half = BEND_COLS // 2
+    return [np.ascontiguousarray(ch[:, :half] + ch[:, ::-1][:, :half]) for ch in bend_channels(ev)]
+
+
+def bend_logits(ev: F32, det: BendDetector, folded: list[F32] | None = None) -> F32:
+    """Per row: the detector's log-odds that a clip's near end (its bend) lies there.
+    folded: folded_channels(ev) when the caller has them."""
     if ev.shape[0] == 0:
         return np.zeros(0, np.float32)
     # the first layer's weights are mirror-symmetric across the strip (training folds the
@@ -191,18 +218,16 @@ def bend_logits(ev: F32, det: BendDetector) -> F32:
     # BEND_COLS-1-c, against half the weights: half the product, the same sums but for
     # float rounding (_all_windows @ w1 is the unfolded form)
     chans = len(det.w1) // ((BEND_BEFORE + BEND_AFTER) * BEND_COLS)
-    w = det.w1.reshape(chans, BEND_BEFORE + BEND_AFTER, BEND_COLS, -1)
     half = BEND_COLS // 2
-    if BEND_COLS % 2 or ev.shape[0] < 3 or not np.array_equal(w, w[:, :, ::-1]):     # (fewer rows: as before)
+    if ev.shape[0] < 3 or not _folds(det):                  # (fewer rows: as before)
         x, w1 = _all_windows(ev), det.w1
     else:
+        w = det.w1.reshape(chans, BEND_BEFORE + BEND_AFTER, BEND_COLS, -1)
         k = BEND_BEFORE + BEND_AFTER
         n = ev.shape[0]
         x = np.empty((n, chans, k, half), np.float32)
-        for i, ch in enumerate(bend_channels(ev)):
-            folded = ch[:, :half] + ch[:, ::-1][:, :half]
-            pad = cv2.copyMakeBorder(np.ascontiguousarray(folded), BEND_BEFORE, BEND_AFTER - 1, 0, 0,
-                                     cv2.BORDER_CONSTANT, value=(0.0,))
+        for i, fch in enumerate(folded if folded is not None else folded_channels(ev)):
+            pad = cv2.copyMakeBorder(fch, BEND_BEFORE, BEND_AFTER - 1, 0, 0, cv2.BORDER_CONSTANT, value=(0.0,))
             x[:, i] = sliding_window_view(pad, (k, half))[:, 0]
         x = x.reshape(n, -1)
         w1 = np.ascontiguousarray(w[:, :, :half].reshape(-1, w.shape[-1]))
@@ -219,8 +244,13 @@ def end_scores(evidence: F32, weight: F32, det: BendDetector, cap: float) -> tup
     The detector was trained on such rows; trusting it there took dev 4608x2592 counts
     on true paths from 61.1% to 68.4% (2304x1296: 44.8 -> 46.7%)."""
     ev = normalised(evidence, weight)
-    near = bend_logits(ev, det)
-    far = bend_logits(np.ascontiguousarray(ev[::-1]), det)[::-1]
+    fwd: list[F32] | None = None
+    back: list[F32] | None = None
+    if ev.shape[0] >= 3 and _folds(det):
+        fwd = folded_channels(ev)
+        back = [np.ascontiguousarray(f[::-1]) for f in fwd]
+    near = bend_logits(ev, det, fwd)
+    far = bend_logits(np.ascontiguousarray(ev[::-1]), det, back)[::-1]
     return np.clip(near, -cap, cap).astype(np.float32), np.clip(far, -cap, cap).astype(np.float32)
 
 
