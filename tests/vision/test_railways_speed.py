@@ -409,3 +409,86 @@ def test_dp_smooth_is_the_per_block_argmax_form() -> None:
         assert got == want
         lengths += len(got[1]) > 2
     assert lengths > 50                 # many sequences of several clips were compared
+
+
+def _table_near_reference(bg: Arr, colours: dict[str, tuple[int, int, int]], players: tuple[str, ...],
+                          contrast: float) -> dict[str, Arr]:
+    """trace.table_near as it was (session 26): int32 planes, squared by numpy."""
+    chans = [c.astype(np.int32) for c in cv2.split(bg)]
+    best = np.full(bg.shape[:2], np.iinfo(np.int32).max, np.int32)
+    near = np.full(bg.shape[:2], -1, np.int8)
+    d2 = np.empty(bg.shape[:2], np.int32)
+    t = np.empty(bg.shape[:2], np.int32)
+    for i, p in enumerate(players):
+        d2.fill(0)
+        for c, ref in zip(chans, colours[p]):
+            np.subtract(c, ref, out=t)
+            np.multiply(t, t, out=t)
+            d2 += t
+        better = d2 < best
+        best[better] = d2[better]
+        near[better] = i
+    near[best > contrast * contrast] = -1
+    return {p: (near == i).astype(np.uint8) for i, p in enumerate(players)}
+
+
+def test_table_near_by_lookup_is_the_int32_form() -> None:
+    """trace.table_near (squares looked up per byte) gives the older maps exactly: noise,
+    a flat table, and coarse levels full of ties between players."""
+    from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS
+    from vision.railways.trace import table_near
+    rng = np.random.default_rng(27)
+    for kind in range(4):
+        bg = rng.integers(0, 256, (97, 131, 3), dtype=np.uint8)
+        if kind == 1:
+            bg[:] = bg[:1, :1]
+        elif kind == 2:
+            bg = (bg // 64 * 64).astype(np.uint8)
+        elif kind == 3:
+            bg = np.asarray(CLIP_COLOURS["white"], np.uint8)[None, None] + rng.integers(0, 3, (97, 131, 3), dtype=np.uint8)
+        for contrast in (0.0, 22.0, 400.0):
+            got = table_near(bg, CLIP_COLOURS, PLAYER_COLOURS, contrast)
+            want = _table_near_reference(bg, CLIP_COLOURS, PLAYER_COLOURS, contrast)
+            assert got.keys() == want.keys()
+            for k in want:
+                assert got[k].dtype == want[k].dtype and np.array_equal(got[k], want[k])
+
+
+def _colour_costs_reference(px_lab: Arr, bg_lab: Arr, refs: dict[str, tuple[int, int, int]],
+                            cfg: Any) -> dict[str, Arr]:
+    """trace.colour_costs_per_slice as it was (session 26): every pixel fitted per colour."""
+    from vision.railways.frame import lab_of
+    d = np.asarray(px_lab, dtype=np.float64) - bg_lab
+    n = np.sqrt(np.einsum("spk,spk->sp", d, d))
+    if n.shape[1] == 0:
+        return {k: np.full(n.shape[0], np.inf) for k in refs}
+    cut = np.maximum(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share), axis=1), cfg.ink_threshold)
+    keep = n >= cut[:, None]
+    cnt = keep.sum(axis=1)
+    out: dict[str, Arr] = {}
+    for name, bgr in refs.items():
+        v = lab_of(bgr)[None, None, :] - bg_lab
+        vv = np.einsum("spk,spk->sp", v, v)
+        a = np.clip(np.einsum("spk,spk->sp", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
+        r = d - a[..., None] * v
+        r2 = np.einsum("spk,spk->sp", r, r)
+        r2 = np.where(vv < cfg.blind_contrast ** 2, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
+        out[name] = np.where(cnt > 0, (r2 * keep).sum(axis=1) / np.maximum(cnt, 1), np.inf)
+    return out
+
+
+def test_colour_costs_on_kept_pixels_are_the_whole_form() -> None:
+    """trace.colour_costs_per_slice (each colour fitted on the kept pixels only) gives the
+    older costs to the bit: one slice and many, plain and textured tables, slices with no
+    pixel differing enough (infinite), and no pixels at all."""
+    from vision.railways.config import CLIP_COLOURS, RailwaysConfig
+    from vision.railways.trace import colour_costs_per_slice
+    cfg = RailwaysConfig()
+    rng = np.random.default_rng(27)
+    for slices, pixels, spread in ((1, 900, 60.0), (7, 120, 30.0), (3, 50, 2.0), (2, 0, 10.0), (1, 4000, 90.0)):
+        bg = (np.array([70.0, 128.0, 135.0], np.float32) + rng.normal(0, 3, (slices, pixels, 3))).astype(np.float32)
+        px = (bg + rng.normal(0, spread, (slices, pixels, 3))).astype(np.float32)
+        got = colour_costs_per_slice(px, bg, CLIP_COLOURS, cfg)
+        want = _colour_costs_reference(px, bg, CLIP_COLOURS, cfg)
+        for k in want:
+            assert np.array_equal(got[k], want[k])

@@ -379,20 +379,25 @@ def table_near(bg: U8, colours: dict[str, tuple[int, int, int]], players: tuple[
                contrast: float) -> dict[str, U8]:
     """Per player colour, where the table (its background, BGR) is nearer that colour than
     any other player's and within `contrast` of it (0/1, the background's size)."""
-    chans = [c.astype(np.int32) for c in cv2.split(bg)]
+    # squared distances in whole numbers: each channel's (byte - ref)^2 looked up from a
+    # 256-entry table (int32; the sums stay below 2^18), the nearest player kept in order
+    # (a later one only when strictly nearer, as before)
+    chans = cv2.split(bg)
     best = np.full(bg.shape[:2], np.iinfo(np.int32).max, np.int32)
     near = np.full(bg.shape[:2], -1, np.int8)
     d2 = np.empty(bg.shape[:2], np.int32)
-    t = np.empty(bg.shape[:2], np.int32)
-    for i, p in enumerate(players):            # squared distances in whole numbers, channel by channel
-        d2.fill(0)
-        for c, ref in zip(chans, colours[p]):
-            np.subtract(c, ref, out=t)
-            np.multiply(t, t, out=t)
-            d2 += t
-        better = d2 < best
-        best[better] = d2[better]
-        near[better] = i
+    better = np.empty(bg.shape[:2], bool)
+    levels = np.arange(256, dtype=np.int32)
+    for i, p in enumerate(players):
+        for c, (chan, ref) in enumerate(zip(chans, colours[p])):
+            sq = cv2.LUT(chan, ((levels - int(ref)) ** 2).astype(np.int32).reshape(1, 256))
+            if c == 0:
+                d2[...] = sq
+            else:
+                d2 += sq
+        np.less(d2, best, out=better)
+        np.copyto(near, np.int8(i), where=better)
+        np.minimum(best, d2, out=best)
     near[best > contrast * contrast] = -1
     return {p: (near == i).astype(np.uint8) for i, p in enumerate(players)}
 
