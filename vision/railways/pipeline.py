@@ -695,10 +695,16 @@ def _cover(wires: dict[str, U8], colour: str) -> LazyMap:
     colours' maximum too: a whole-table one was 4 MB)."""
     wire = wires[colour]
 
+    mine = colour in CLIP_COLOURS
+
     def make(r: slice, c: slice) -> F32:
         stack_max = wires[CLIP_COLOURS_FIRST][r, c].copy()
         for name in CLIP_COLOURS:
             np.maximum(stack_max, wires[name][r, c], out=stack_max)
+        if mine:
+            # the maximum is at least the colour's own, so the byte difference is the
+            # float one (a whole number), and over 255 it lies in 0..1 already
+            return np.asarray(cv2.subtract(stack_max, wire[r, c]).astype(np.float32) / 255.0, dtype=np.float32)
         return np.clip((stack_max.astype(np.float32) - wire[r, c].astype(np.float32)) / 255.0, 0.0, 1.0)
     return LazyMap(wire.shape, make)
 
