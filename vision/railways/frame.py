@@ -105,13 +105,14 @@ class _BandMaps:
                     and ix + 1 + self.w <= part.shape[1]):
                 # a shift by half a pixel each way: warpAffine's bilinear weights are all a
                 # quarter, summed in this order (its bytes: a test pins them), without its
-                # per-pixel coordinate work (a third of the top view's time)
-                q = np.float32(0.25)
+                # per-pixel coordinate work (a third of the top view's time). A quarter is a
+                # power of two, so each term's scaling is exact and commutes with the
+                # rounding of each sum: the sum scaled once at the end is the same floats
                 h_out = y1 - y0
-                acc = part[iy:iy + h_out, ix:ix + self.w] * q
-                acc += part[iy:iy + h_out, ix + 1:ix + 1 + self.w] * q
-                acc += part[iy + 1:iy + 1 + h_out, ix:ix + self.w] * q
-                acc += part[iy + 1:iy + 1 + h_out, ix + 1:ix + 1 + self.w] * q
+                acc = part[iy:iy + h_out, ix:ix + self.w] + part[iy:iy + h_out, ix + 1:ix + 1 + self.w]
+                acc += part[iy + 1:iy + 1 + h_out, ix:ix + self.w]
+                acc += part[iy + 1:iy + 1 + h_out, ix + 1:ix + 1 + self.w]
+                acc *= np.float32(0.25)
                 out.append(acc)
             else:
                 out.append(np.asarray(cv2.warpAffine(part, m, (self.w, y1 - y0),
