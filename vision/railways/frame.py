@@ -208,14 +208,18 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
             gain, out, idx = gain_buf[:y1 - y0], out_buf[:y1 - y0], idx_buf[:y1 - y0]
             np.multiply(white[y0:y1], one_minus[c], out=gain)
             np.divide(span, gain, out=gain)                 # span / (white * (1 - rho))
-            cv2.LUT(np.ascontiguousarray(view[y0:y1, :, c]), dec, dst=out)
+            band = view[y0:y1]
+            cv2.LUT(cv2.extractChannel(band, c), dec, dst=out)
             out *= gain
             out += offset[c]
             out *= steps
             out += np.float32(0.5)
-            np.clip(out, 0, _ENCODE_STEPS, out=out)
+            np.maximum(out, np.float32(0.0), out=out)      # np.clip(out, 0, _ENCODE_STEPS), in two passes
+            np.minimum(out, np.float32(_ENCODE_STEPS), out=out)
             idx[...] = out
-            view[y0:y1, :, c] = np.take(_ENCODE_LUT, idx)
+            got_c = cv2.insertChannel(np.take(_ENCODE_LUT, idx), band, c)   # in place (the band's rows are contiguous)
+            if not np.shares_memory(got_c, view):
+                view[y0:y1, :, c] = got_c[..., c]
     del white
 
 
