@@ -345,8 +345,8 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
         m = wires[name]
         dens = box_area(m, k, f, (w, h))       # the whole map's box filter and INTER_AREA, band by band
         better = dens > best
-        best[better] = dens[better]
-        label[better] = i
+        np.copyto(label, np.int16(i), where=better)
+        np.maximum(best, dens, out=best)        # (densities are never negative zero or NaN)
         if name in ("white", "silver"):
             pale[name] = dens
             if len(pale) == 2:          # only where white's evidence is pale enough is kept (1 MB, not 8)
