@@ -128,12 +128,13 @@ def remap_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int
 
 
 def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfig,
-             band_rows: int = BAND_ROWS) -> TopView:
+             band_rows: int = BAND_ROWS, keep_lab: bool = False) -> TopView:
     """Rectify the play area (plus a margin) and normalise its colour from the markers.
 
     Made band by band and channel by channel: no whole-view float image ever exists
     except one channel of the white map (see normalise_in_place), and the bytes are
-    those of calibration.colour.normalise_rectified on the whole view."""
+    those of calibration.colour.normalise_rectified on the whole view. keep_lab: the
+    whole view's Lab, made band by band for small_lab anyway, is kept too (TopView.lab)."""
     ox = profile.area_origin_mm[0] - cfg.margin_mm
     oy = profile.area_origin_mm[1] - cfg.margin_mm
     sw = profile.area_size_mm[0] + 2 * cfg.margin_mm
@@ -158,11 +159,14 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
     # blocks, so bands of whole blocks give the very same bytes) instead of a whole-view Lab
     if abs(cfg.px_per_mm - f) < 1e-9 and f >= 1 and h % f == 0 and w % f == 0 and band_rows % f == 0:
         small = np.empty((h // f, w // f, 3), np.uint8)
+        full = np.empty((h, w, 3), np.uint8) if keep_lab else _NO_LAB
         for y0 in range(0, h, band_rows):
             y1 = min(h, y0 + band_rows)
-            small[y0 // f:y1 // f] = cv2.resize(cv2.cvtColor(norm[y0:y1], cv2.COLOR_BGR2Lab),
-                                                (w // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
-        return TopView(norm, _NO_LAB, (ox, oy), cfg.px_per_mm, small)
+            lab = cv2.cvtColor(norm[y0:y1], cv2.COLOR_BGR2Lab)
+            if keep_lab:
+                full[y0:y1] = lab
+            small[y0 // f:y1 // f] = cv2.resize(lab, (w // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
+        return TopView(norm, full, (ox, oy), cfg.px_per_mm, small)
     lab = np.asarray(cv2.cvtColor(norm, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     small = np.asarray(cv2.resize(lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
                                   interpolation=cv2.INTER_AREA), dtype=np.uint8)

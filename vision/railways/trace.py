@@ -30,10 +30,12 @@ F64 = NDArray[Any]
 _ONES3 = np.ones((1, 3), np.float32)
 
 
-def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS) -> F32:
+def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS, image_lab: U8 | None = None) -> F32:
     """How far each millimetre differs from the table under it (mean Lab distance, at
     1 px/mm). The distance is taken at full resolution before averaging: a white clip's
-    highlight and shadow would cancel if the colours were averaged first."""
+    highlight and shadow would cancel if the colours were averaged first. image_lab: the
+    image's Lab when the caller has it (the top view makes it anyway: cvtColor works pixel
+    by pixel, so its rows are the bytes made here)."""
     f = int(round(px_per_mm))
     h, w = image.shape[:2]
     out = np.zeros((h // f, w // f), np.float32)
@@ -42,8 +44,9 @@ def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS) -> F32:
         y1 = min(h - h % f, y0 + step)
         # |Lab difference|^2 of 8-bit Lab is a whole number below 2^24: exact in float32
         # in any order (squares of the bytes' absdiff summed by cv2.transform)
-        a = cv2.absdiff(cv2.cvtColor(image[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab),
-                        cv2.cvtColor(bg[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab)).astype(np.float32)
+        lab = (image_lab[y0:y1, :w - w % f] if image_lab is not None and image_lab.shape == image.shape
+               else cv2.cvtColor(image[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab))
+        a = cv2.absdiff(lab, cv2.cvtColor(bg[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab)).astype(np.float32)
         a *= a
         d = np.sqrt(cv2.transform(a, _ONES3).reshape(a.shape[:2]))
         out[y0 // f:y1 // f] = cv2.resize(d, ((w - w % f) // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
