@@ -55,17 +55,25 @@ class Station:
     cubes: list[str] = field(default_factory=list)
     cube_boxes_mm: list[F64] = field(default_factory=list)
     player: str | None = None
+    _outline_f32: tuple[F64, F32] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def outline(self) -> F32:
+        """polygon_mm as an OpenCV float32 contour, made once per outline (the reader asks
+        a station for its distance tens of thousands of times a frame)."""
+        got = self._outline_f32
+        if got is None or got[0] is not self.polygon_mm:
+            got = (self.polygon_mm, self.polygon_mm.astype(np.float32).reshape(-1, 1, 2))
+            self._outline_f32 = got
+        return got[1]
 
     def contains(self, pts_mm: F64, grow_mm: float = 0.0) -> NDArray[np.bool_]:
-        poly = grown(self.polygon_mm, grow_mm) if grow_mm else self.polygon_mm
-        cnt = poly.astype(np.float32).reshape(-1, 1, 2)
+        cnt = grown(self.polygon_mm, grow_mm).astype(np.float32).reshape(-1, 1, 2) if grow_mm else self.outline()
         return np.array([cv2.pointPolygonTest(cnt, (float(p[0]), float(p[1])), False) >= 0
                          for p in np.asarray(pts_mm).reshape(-1, 2)], dtype=bool)
 
     def distance(self, pt_mm: F64) -> float:
         """Signed distance (mm) of a point to the outline: negative inside."""
-        cnt = self.polygon_mm.astype(np.float32).reshape(-1, 1, 2)
-        return -float(cv2.pointPolygonTest(cnt, (float(pt_mm[0]), float(pt_mm[1])), True))
+        return -float(cv2.pointPolygonTest(self.outline(), (float(pt_mm[0]), float(pt_mm[1])), True))
 
 
 def table_colour(small_lab: NDArray[np.uint8], cfg: RailwaysConfig, scale: float) -> NDArray[np.uint8]:
