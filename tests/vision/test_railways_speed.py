@@ -492,3 +492,45 @@ def test_colour_costs_on_kept_pixels_are_the_whole_form() -> None:
         want = _colour_costs_reference(px, bg, CLIP_COLOURS, cfg)
         for k in want:
             assert np.array_equal(got[k], want[k])
+
+
+def _sample_reference(values: Any, mx: Arr, my: Arr) -> Arr:
+    """chains.sample of a LazyMap as it was (session 26): recursive, SAMPLE_ROWS rows a
+    piece, each piece's window from its own four reductions, the pieces concatenated."""
+    from vision.railways.chains import SAMPLE_ROWS
+    if mx.shape[0] == 0:
+        return np.zeros((0, 1), np.float32)
+    if mx.shape[0] > SAMPLE_ROWS:
+        return np.concatenate([_sample_reference(values, mx[i:i + SAMPLE_ROWS], my[i:i + SAMPLE_ROWS])
+                               for i in range(0, mx.shape[0], SAMPLE_ROWS)], axis=0)
+    h, w = values.shape
+    x0 = min(max(0, int(np.floor(mx.min())) - 2), w)
+    y0 = min(max(0, int(np.floor(my.min())) - 2), h)
+    x1 = max(min(w, int(np.floor(mx.max())) + 3), x0)
+    y1 = max(min(h, int(np.floor(my.max())) + 3), y0)
+    if x1 - x0 < 1 or y1 - y0 < 1:
+        return np.zeros(mx.shape, np.float32)
+    src = values.make(slice(y0, y1), slice(x0, x1))
+    s = cv2.remap(src, mx - np.float32(x0), my - np.float32(y0), cv2.INTER_LINEAR,
+                  borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+    return np.asarray(s, dtype=np.float32)
+
+
+def test_lazy_sample_is_the_recursive_form() -> None:
+    """chains.sample of a LazyMap (every piece's window bounds at once, remapped into its
+    rows) gives the recursive form's values bit for bit: strips of one row to many
+    pieces, one column to many, inside, across the edge of and wholly off the map."""
+    rng = np.random.default_rng(27)
+    vals = rng.random((300, 350)).astype(np.float32)
+    lazy = LazyMap(vals.shape, lambda r, c: vals[r, c].copy())
+    off = 0
+    for n in (1, 5, 63, 64, 65, 128, 129, 400):
+        for cols in (1, 17, 40):
+            mx = (rng.uniform(-60, 400, (n, 1)) + rng.uniform(0, 9, (n, cols))).astype(np.float32)
+            my = (rng.uniform(-60, 350, (n, 1)) + rng.uniform(0, 9, (n, cols))).astype(np.float32)
+            if n == 65 and cols == 17:
+                mx -= 1000.0
+            got, want = sample(lazy, mx, my), _sample_reference(lazy, mx, my)
+            off += int(not want.any())
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert off > 0

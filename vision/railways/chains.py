@@ -245,10 +245,14 @@ def _sample_lazy(values: LazyMap, mx: F32, my: F32) -> F32:
     h, w = values.shape
     n = mx.shape[0]
     starts = np.arange(0, n, SAMPLE_ROWS)
+    full = n // SAMPLE_ROWS                 # whole pieces: each one long row of the maps
     bounds = []
     for m, red in ((mx, np.minimum), (my, np.minimum), (mx, np.maximum), (my, np.maximum)):
-        per_row = red.reduce(m.reshape(n, -1), axis=1)
-        bounds.append(np.floor(red.reduceat(per_row, starts)).astype(np.int64).tolist())
+        flat = m.reshape(n, -1)
+        got = red.reduce(flat[:full * SAMPLE_ROWS].reshape(full, -1), axis=1) if full else np.zeros(0, m.dtype)
+        if n > full * SAMPLE_ROWS:
+            got = np.append(got, red.reduce(flat[full * SAMPLE_ROWS:], axis=None))
+        bounds.append(np.floor(got).astype(np.int64).tolist())
     out: F32 | None = None                  # made at the first window (its channels)
     empty: list[tuple[int, int]] = []
     for i, r0 in enumerate(starts.tolist()):
