@@ -312,15 +312,14 @@ def carry_by_wire(path: F64, wire: Sampled, view: TopView, half_mm: float, reach
         runs: list[tuple[float, int, F64]] = []
         degs = np.arange(-fan_deg, fan_deg + 1e-9, 5.0)
         rays, profs = _fan(wire, view, e, d0, degs, steps, half_mm)
-        for deg, ray, prof in zip(degs, rays, profs):
-            last, miss = 0, 0
-            for i in range(1, len(prof)):
-                if prof[i] > wire_min:
-                    last, miss = i, 0
-                else:
-                    miss += 1
-                    if miss > gap:
-                        break
+        # each ray's wire runs from its start until more than `gap` samples in a row miss:
+        # `last` is its last sample with wire (0: none). Compared in float64, as a float32
+        # sample against the Python float always was
+        seen = np.asarray(profs, dtype=np.float64) > wire_min
+        for deg, ray, hit in zip(degs, rays, seen):
+            at = np.concatenate([[0], np.flatnonzero(hit[1:]) + 1])
+            broken = np.flatnonzero(np.diff(at) > gap + 1)
+            last = int(at[broken[0]] if len(broken) else at[-1])
             runs.append((abs(float(deg)), last, ray[1:last + 1]))
         longest = max(r[1] for r in runs)
         best = min((r for r in runs if r[1] >= straight_share * longest), key=lambda r: r[0])[1:]
