@@ -534,3 +534,24 @@ def test_lazy_sample_is_the_recursive_form() -> None:
             off += int(not want.any())
             assert got.dtype == want.dtype and np.array_equal(got, want)
     assert off > 0
+
+
+def test_opened_blobs_is_the_whole_opening() -> None:
+    """stations.opened_blobs (the ellipse opening made round the blobs it fits) gives
+    cv2.morphologyEx's opening of the whole filled mask bit for bit: speckle, blobs of
+    every size, card-like boxes cut by the mask's edges, ellipses of several sizes."""
+    from vision.railways.stations import opened_blobs
+    rng = np.random.default_rng(27)
+    for t in range(120):
+        h, w = int(rng.integers(20, 260)), int(rng.integers(20, 260))
+        m = (cv2.GaussianBlur(rng.random((h, w)).astype(np.float32), (0, 0), float(rng.uniform(0.8, 6)))
+             > float(rng.uniform(0.5, 0.75))).astype(np.uint8)
+        if t % 3 == 0:
+            for _ in range(3):
+                x, y = int(rng.integers(-10, w)), int(rng.integers(-10, h))
+                m[max(0, y):y + int(rng.integers(5, 80)), max(0, x):x + int(rng.integers(5, 80))] = 1
+        outer, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(m, outer, -1, (1,), thickness=cv2.FILLED)
+        for k in (3, 5, 13, 15):
+            want = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+            assert np.array_equal(opened_blobs(m, outer, k), want)
