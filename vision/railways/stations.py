@@ -288,6 +288,11 @@ def _other_places(first: list[Rect], more: list[Rect]) -> list[Rect]:
                                            for q in first)]
 
 
+BLOB_CALL_PIXELS = 12000
+"""What one more opening call costs, in pixels of opening (about 30 us against 2.5 ns a
+pixel): opened_blobs works the whole map at once when its blobs' boxes would cost more."""
+
+
 def opened_blobs(filled: NDArray[Any], outer: Any, k: int) -> NDArray[Any]:
     """cv2.morphologyEx(filled, MORPH_OPEN, the k x k ellipse) of a 0/1 mask whose blobs
     are the filled outer contours `outer`, worked only round the blobs the ellipse fits.
@@ -303,13 +308,25 @@ def opened_blobs(filled: NDArray[Any], outer: Any, k: int) -> NDArray[Any]:
     h, w = filled.shape[:2]
     r = k // 2
     ell = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    out = np.zeros_like(filled)
+    need = int(np.count_nonzero(ell))
+    boxes: list[tuple[int, int, int, int, int, int, int, int]] = []
+    cost = 0
     for c in outer:
         x, y, bw, bh = cv2.boundingRect(c)
-        if (bw < k and 0 < x and x + bw < w) or (bh < k and 0 < y and y + bh < h):
+        inner_x, inner_y = 0 < x and x + bw < w, 0 < y and y + bh < h
+        if (bw < k and inner_x) or (bh < k and inner_y):
             continue                    # no ellipse fits (at the mask's edge, the border counts as set)
+        if inner_x and inner_y and np.count_nonzero(filled[y:y + bh, x:x + bw]) < need:
+            continue                    # fewer set pixels in the whole box than an ellipse holds
         x0, y0 = max(0, x - 2 * r), max(0, y - 2 * r)
         x1, y1 = min(w, x + bw + 2 * r), min(h, y + bh + 2 * r)
+        boxes.append((x, y, bw, bh, x0, y0, x1, y1))
+        cost += (x1 - x0) * (y1 - y0) + BLOB_CALL_PIXELS
+    if cost >= h * w:
+        # many blobs (a mat's texture): the whole map at once is cheaper, and the same
+        return np.asarray(cv2.morphologyEx(filled, cv2.MORPH_OPEN, ell), dtype=filled.dtype)
+    out = np.zeros_like(filled)
+    for x, y, bw, bh, x0, y0, x1, y1 in boxes:
         got = cv2.morphologyEx(filled[y0:y1, x0:x1], cv2.MORPH_OPEN, ell)
         box = out[y:y + bh, x:x + bw]
         np.maximum(box, got[y - y0:y - y0 + bh, x - x0:x - x0 + bw], out=box)
