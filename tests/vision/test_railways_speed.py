@@ -555,3 +555,23 @@ def test_opened_blobs_is_the_whole_opening() -> None:
         for k in (3, 5, 13, 15):
             want = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
             assert np.array_equal(opened_blobs(m, outer, k), want)
+
+
+def test_river_cell_sums_at_points_are_the_box_filters() -> None:
+    """river._cell_sums (box sums made at the sampled pixels alone) gives the whole-map
+    cv2.boxFilter sums at those pixels to the bit, edges (reflect-101) included."""
+    from vision.railways.river import _cell_sums
+    rng = np.random.default_rng(27)
+    for _ in range(60):
+        h, w = int(rng.integers(14, 200)), int(rng.integers(14, 200))
+        band = (rng.random((h, w)) < rng.uniform(0.05, 0.9)).astype(np.uint8)
+        k = int(rng.choice([3, 9, 13]))
+        iy, ix = rng.integers(0, h, 200), rng.integers(0, w, 200)
+        iy[:4], ix[:4] = [0, 1, h - 1, h - 2], [w - 1, 0, 1, w - 2]
+        f = band.astype(np.float32)
+        xs = np.arange(w, dtype=np.float32)[None, :] + 0.5
+        ys = np.arange(h, dtype=np.float32)[:, None] + 0.5
+        want = [cv2.boxFilter(m, -1, (k, k), normalize=False)[iy, ix] for m in (f, f * xs, f * ys)]
+        got = _cell_sums(band, iy, ix, k)
+        for g, x in zip(got, want):
+            assert g.dtype == np.float32 and np.array_equal(g, x)
