@@ -393,11 +393,12 @@ def table_near(bg: U8, colours: dict[str, tuple[int, int, int]], players: tuple[
     levels = np.arange(256, dtype=np.int32)
     for i, p in enumerate(players):
         for c, (chan, ref) in enumerate(zip(chans, colours[p])):
-            sq = cv2.LUT(chan, ((levels - int(ref)) ** 2).astype(np.int32).reshape(1, 256))
+            table = ((levels - int(ref)) ** 2).astype(np.int32).reshape(1, 256)
+            sq: NDArray[np.int32] = np.asarray(cv2.LUT(chan, table), dtype=np.int32)
             if c == 0:
                 d2[...] = sq
             else:
-                d2 += sq
+                np.add(d2, sq, out=d2)
         np.less(d2, best, out=better)
         np.copyto(near, np.int8(i), where=better)
         np.minimum(best, d2, out=best)
