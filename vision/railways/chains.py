@@ -229,28 +229,52 @@ def sample(values: Sampled, mx: F32, my: F32) -> F32:
     """`values` at the strip grid (bilinear, 0 outside the map)."""
     if mx.shape[0] == 0:
         return np.zeros((0, 1), np.float32)
-    if isinstance(values, LazyMap) and mx.shape[0] > SAMPLE_ROWS:
-        # a long chain a few rows at a time: each piece's window is small, where the whole
-        # strip's bounding box was up to the table (a diagonal River: 36 MB of Lab)
-        return np.concatenate([sample(values, mx[i:i + SAMPLE_ROWS], my[i:i + SAMPLE_ROWS])
-                               for i in range(0, mx.shape[0], SAMPLE_ROWS)], axis=0)
     if isinstance(values, LazyMap):
-        # make only the window the samples reach (+2 px for the bilinear neighbours);
-        # float32 minus a whole number is exact, so remap samples the very same values
-        h, w = values.shape
-        x0 = min(max(0, int(np.floor(mx.min())) - 2), w)
-        y0 = min(max(0, int(np.floor(my.min())) - 2), h)
-        x1 = max(min(w, int(np.floor(mx.max())) + 3), x0)
-        y1 = max(min(h, int(np.floor(my.max())) + 3), y0)
-        if x1 - x0 < 1 or y1 - y0 < 1:
-            return np.zeros(mx.shape, np.float32)
-        src = values.make(slice(y0, y1), slice(x0, x1))
-        mx = mx - np.float32(x0)
-        my = my - np.float32(y0)
-    else:
-        src = values
-    s = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+        return _sample_lazy(values, mx, my)
+    s = cv2.remap(values, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
     return np.asarray(s, dtype=np.float32)
+
+
+def _sample_lazy(values: LazyMap, mx: F32, my: F32) -> F32:
+    """sample() of a LazyMap, SAMPLE_ROWS rows at a time: each piece's window is small,
+    where the whole strip's bounding box was up to the table (a diagonal River: 36 MB of
+    Lab). Each window is what the samples reach (+2 px for the bilinear neighbours), and
+    float32 minus a whole number is exact, so remap samples the very same values. The
+    windows' bounds are found for every piece at once (four reductions a piece were most
+    of a short strip's time), each piece remapped into its rows of the output."""
+    h, w = values.shape
+    n = mx.shape[0]
+    starts = np.arange(0, n, SAMPLE_ROWS)
+    full = n // SAMPLE_ROWS                 # whole pieces: each one long row of the maps
+    bounds = []
+    for m, red in ((mx, np.minimum), (my, np.minimum), (mx, np.maximum), (my, np.maximum)):
+        flat = m.reshape(n, -1)
+        got = red.reduce(flat[:full * SAMPLE_ROWS].reshape(full, -1), axis=1) if full else np.zeros(0, m.dtype)
+        if n > full * SAMPLE_ROWS:
+            got = np.append(got, red.reduce(flat[full * SAMPLE_ROWS:], axis=None))
+        bounds.append(np.floor(got).astype(np.int64).tolist())
+    out: F32 | None = None                  # made at the first window (its channels)
+    empty: list[tuple[int, int]] = []
+    for i, r0 in enumerate(starts.tolist()):
+        r1 = min(n, r0 + SAMPLE_ROWS)
+        x0 = min(max(0, bounds[0][i] - 2), w)
+        y0 = min(max(0, bounds[1][i] - 2), h)
+        x1 = max(min(w, bounds[2][i] + 3), x0)
+        y1 = max(min(h, bounds[3][i] + 3), y0)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            empty.append((r0, r1))
+            continue
+        src = values.make(slice(y0, y1), slice(x0, x1))
+        got = cv2.remap(src, mx[r0:r1] - np.float32(x0), my[r0:r1] - np.float32(y0), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+        if out is None:
+            out = np.empty(mx.shape + got.shape[mx.ndim:], np.float32)
+        out[r0:r1] = got
+    if out is None:
+        return np.zeros(mx.shape, np.float32)
+    for r0, r1 in empty:
+        out[r0:r1] = 0.0
+    return out
 
 
 def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F64, F64]:
@@ -288,15 +312,14 @@ def carry_by_wire(path: F64, wire: Sampled, view: TopView, half_mm: float, reach
         runs: list[tuple[float, int, F64]] = []
         degs = np.arange(-fan_deg, fan_deg + 1e-9, 5.0)
         rays, profs = _fan(wire, view, e, d0, degs, steps, half_mm)
-        for deg, ray, prof in zip(degs, rays, profs):
-            last, miss = 0, 0
-            for i in range(1, len(prof)):
-                if prof[i] > wire_min:
-                    last, miss = i, 0
-                else:
-                    miss += 1
-                    if miss > gap:
-                        break
+        # each ray's wire runs from its start until more than `gap` samples in a row miss:
+        # `last` is its last sample with wire (0: none). Compared in float64, as a float32
+        # sample against the Python float always was
+        seen = np.asarray(profs, dtype=np.float64) > wire_min
+        for deg, ray, hit in zip(degs, rays, seen):
+            at = np.concatenate([[0], np.flatnonzero(hit[1:]) + 1])
+            broken = np.flatnonzero(np.diff(at) > gap + 1)
+            last = int(at[broken[0]] if len(broken) else at[-1])
             runs.append((abs(float(deg)), last, ray[1:last + 1]))
         longest = max(r[1] for r in runs)
         best = min((r for r in runs if r[1] >= straight_share * longest), key=lambda r: r[0])[1:]

@@ -552,13 +552,14 @@ def _uncovered(shape: tuple[int, ...]) -> LazyMap:
 
 def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
                previous: U8 | None = None) -> dict[str, Any]:
-    view = top_view(image, fit, profile, cfg)
+    view = top_view(image, fit, profile, cfg, keep_lab=True)
     small_lab: U8 = (view.small_lab if view.small_lab is not None else
                      cv2.resize(view.lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
                                 interpolation=cv2.INTER_AREA))
     changed: U8 | None = None
     if previous is not None:
         changed = _changed(view, previous, fit, profile, cfg)
+    view_lab_full = view.lab                # for the ink alone (it would make it again)
     view.lab = view.small_lab = _NO_PIXELS  # every later stage reads small_lab or the wires
     classes = nearest_class(small_lab, cfg, 1.0)       # the stations' and the obstacles' map
     stations = find_stations(view, cfg, small_lab, 1.0, classes)
@@ -572,8 +573,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     # one is brought to full size (never both full-size backgrounds at once)
     bg_ink = upsized(tex_small if tex_small is not None else bg_small, size)
     del tex_small
-    ink_mm = ink(view.image, bg_ink, cfg.px_per_mm)
-    del bg_ink
+    ink_mm = ink(view.image, bg_ink, cfg.px_per_mm, image_lab=view_lab_full if view_lab_full.size else None)
+    del bg_ink, view_lab_full
     # the full-size background is never made when the half-size one gives its rows and
     # windows to the byte (upsized_window): the wire maps take it a band of rows at a
     # time (frame.mixing_evidence, as chains.wire_maps does with the whole), and its Lab
@@ -695,10 +696,16 @@ def _cover(wires: dict[str, U8], colour: str) -> LazyMap:
     colours' maximum too: a whole-table one was 4 MB)."""
     wire = wires[colour]
 
+    mine = colour in CLIP_COLOURS
+
     def make(r: slice, c: slice) -> F32:
         stack_max = wires[CLIP_COLOURS_FIRST][r, c].copy()
         for name in CLIP_COLOURS:
             np.maximum(stack_max, wires[name][r, c], out=stack_max)
+        if mine:
+            # the maximum is at least the colour's own, so the byte difference is the
+            # float one (a whole number), and over 255 it lies in 0..1 already
+            return np.asarray(cv2.subtract(stack_max, wire[r, c]).astype(np.float32) / 255.0, dtype=np.float32)
         return np.clip((stack_max.astype(np.float32) - wire[r, c].astype(np.float32)) / 255.0, 0.0, 1.0)
     return LazyMap(wire.shape, make)
 
