@@ -256,6 +256,9 @@ class RailwaysConfig:
     cross_other_colour: bool = False    # a link whose pixels name another colour is in other links' crossing lists
     join_anchored_turn_deg: float = 45.0    # two free ends whose pieces each join a station at their other end may
     join_anchored_reach_mm: float = 200.0   # be joined turning this much, this far apart (0: off)
+    # R27l
+    chain_hole_mm2: float = 20.0        # holes in a colour's band blob this small are filled before thinning (0: off;
+                                        # dev 2100-2139 at 4608: found 463 -> 466 of 525, exact 364 -> 368; 40: the same)
     # R12
     obstacle_not_board: bool = True     # an obstacle-coloured area holding a read Metropolis square is the board
     station_overlap_mm: float = 2.0     # a card other than a link's ends is in its list when the link's clips (half a
