@@ -2,7 +2,8 @@
 
 Dev 2100-2139 at 4608x2592: a white link on a pale mat was traced 50 mm of its 122 mm
 because pinholes in its band (cells lost to another colour's specks) made loops of the
-skeleton (2139).
+skeleton (2139); short links between two cards, aslant, thinned to 10 mm of their 60 mm
+band (2128, 2131) and were dropped.
 """
 
 from __future__ import annotations
@@ -38,6 +39,22 @@ def _pinholed_arc(seed: int) -> tuple[np.ndarray, float]:  # type: ignore[type-a
     return band, float(np.hypot(*np.diff(pts, axis=0).T).sum())
 
 
+def _ragged_strip(seed: int) -> tuple[np.ndarray, float]:  # type: ignore[type-arg]
+    """An 8 mm band about 60 mm long at about 30 degrees, its edges ragged with 40 bumps."""
+    rng = np.random.default_rng(seed)
+    band = np.zeros((120, 120), np.uint8)
+    a = np.radians(30 + rng.uniform(-5, 5))
+    length = 60 + rng.uniform(-5, 5)
+    d = np.array([np.cos(a), np.sin(a)])
+    p0, p1 = 60.0 - d * length / 2, 60.0 + d * length / 2
+    cv2.line(band, tuple(int(v) for v in np.round(p0)), tuple(int(v) for v in np.round(p1)), (1,), 8)
+    n = np.array([-d[1], d[0]])
+    for t in rng.uniform(0, 1, 40):
+        q = p0 + (p1 - p0) * t + n * rng.choice([-1, 1]) * rng.uniform(3, 6)
+        cv2.circle(band, tuple(int(v) for v in np.round(q)), int(rng.integers(1, 3)), (1,), -1)
+    return band, length
+
+
 @pytest.mark.parametrize("seed", [1, 3, 5])
 def test_a_pinholed_band_thins_to_one_line(seed: int) -> None:
     """The longest line runs the arc's length; without filling the pinholes it is cut short or doubles back."""
@@ -54,3 +71,12 @@ def test_only_small_holes_are_filled() -> None:
     blob[30, 8] = 0
     out = fill_small_holes(blob, 20.0)
     assert out[30, 8] == 1 and out[30, 30] == 0
+
+
+@pytest.mark.parametrize("seed", [2, 3, 5])
+def test_a_short_ragged_band_aslant_keeps_its_length(seed: int) -> None:
+    """The line runs most of the strip; the plain thinning keeps under half of it."""
+    band, length = _ragged_strip(seed)
+    cfg = RailwaysConfig()
+    assert _longest(band, cfg) >= 0.75 * length
+    assert _longest(band, dataclasses.replace(cfg, unstair_short_share=0.0)) < 0.5 * length

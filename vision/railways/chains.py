@@ -85,10 +85,18 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
         args = (crop, cfg.spur_mm, cfg.cross_mid_mm, cfg.cross_turn_deg, int(cfg.cross_skip_mm),
                 int(cfg.cross_span_mm))
         got = sk.paths(*args)
-        if cfg.unstair_lost and not any(sk.path_length(p) >= 10 for p in got):
+        longest = max((sk.path_length(p) for p in got), default=0.0)
+        if cfg.unstair_lost and longest < 10:
             # the blob's line was lost whole (a short chain thinned to a staircase whose
             # steps are all junctions): taken again without the staircase's corners
             got = sk.paths(*args, unstaired=True)
+        elif cfg.unstair_short_share > 0 and longest < cfg.unstair_short_share * max(w, h):
+            # or lost mostly: the longest line is far shorter than the blob (a short link
+            # between two cards, aslant: dev 2128's 60 mm band gave 10 mm); taken again
+            # without the corners when that gives a longer line
+            again = sk.paths(*args, unstaired=True)
+            if max((sk.path_length(p) for p in again), default=0.0) > longest:
+                got = again
         for p in got:
             if sk.path_length(p) < 10:
                 continue

@@ -259,6 +259,9 @@ class RailwaysConfig:
     # R27l
     chain_hole_mm2: float = 20.0        # holes in a colour's band blob this small are filled before thinning (0: off;
                                         # dev 2100-2139 at 4608: found 463 -> 466 of 525, exact 364 -> 368; 40: the same)
+    unstair_short_share: float = 0.5    # a blob whose longest line is shorter than this share of its box's longer
+                                        # side is thinned again without the staircase's corners too (0: off; dev
+                                        # 2100-2139 at 4608: found 466 -> 469, exact 368 -> 369, colour+ends 447 -> 451)
     # R12
     obstacle_not_board: bool = True     # an obstacle-coloured area holding a read Metropolis square is the board
     station_overlap_mm: float = 2.0     # a card other than a link's ends is in its list when the link's clips (half a
