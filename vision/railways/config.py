@@ -184,6 +184,9 @@ class RailwaysConfig:
     walk_arrive_mm: float = 2.0         # the walk has reached a station this near its outline
     walk_cover_mm: float = 6.0          # a chain of the link's colour this near a walked path
     walk_cover_share: float = 0.8       # along this share of it is a piece of that link
+    walk_band: bool = True              # where the walk on the wire gives out, the end is walked on its colour band
+                                        # (dev 2100-2139 at 4608: found 469 -> 478 of 525, colour+ends 451 -> 459,
+                                        # crossings 329 -> 337, exact 369 -> 370)
     pale_white_min: float = 12.0        # a band cell silver wins away from the River is white when white's
     pale_white_share: float = 0.1       # evidence density is at least this (0..255) and this share of silver's
     shared_station_grow_mm: float = 6.0  # two links into one station touch only outside it grown by this
