@@ -44,6 +44,25 @@ def wire_maps(view: TopView, colours: dict[str, tuple[int, int, int]], cfg: Rail
     return mixing_evidence(view.image, bg, colours)
 
 
+def fill_small_holes(blob: U8, max_area: float) -> U8:
+    """The blob (0/1, one cell per mm, its border clear) with every hole of at most
+    max_area cells filled. Why: a few band cells inside a chain lost to another colour's
+    speck or to no evidence (a white chain on a pale mat) leave pinholes; each is a loop
+    of the skeleton, whose junctions cut the chain's line into pieces too short to keep
+    (dev 2139: a 122 mm link traced as 50 mm). A real hole in a band (chains of one
+    colour closing a loop) is far larger than a clip's width squared."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((blob == 0).astype(np.uint8), connectivity=4)
+    if n <= 2:
+        return blob
+    small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= max_area)
+    small = small[(small != 0) & (small != lab[0, 0])]     # 0: the blob itself; lab[0, 0]: the outside
+    if not len(small):
+        return blob
+    out = blob.copy()
+    out[np.isin(lab, small)] = 1
+    return out
+
+
 def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -> list[F64]:
     """Centre lines (table mm) of every band blob big enough to be a chain."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
@@ -61,13 +80,23 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
             continue
         crop = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
         crop = np.pad(crop, 2)
+        if cfg.chain_hole_mm2 > 0:
+            crop = fill_small_holes(crop, cfg.chain_hole_mm2)
         args = (crop, cfg.spur_mm, cfg.cross_mid_mm, cfg.cross_turn_deg, int(cfg.cross_skip_mm),
                 int(cfg.cross_span_mm))
         got = sk.paths(*args)
-        if cfg.unstair_lost and not any(sk.path_length(p) >= 10 for p in got):
+        longest = max((sk.path_length(p) for p in got), default=0.0)
+        if cfg.unstair_lost and longest < 10:
             # the blob's line was lost whole (a short chain thinned to a staircase whose
             # steps are all junctions): taken again without the staircase's corners
             got = sk.paths(*args, unstaired=True)
+        elif cfg.unstair_short_share > 0 and longest < cfg.unstair_short_share * max(w, h):
+            # or lost mostly: the longest line is far shorter than the blob (a short link
+            # between two cards, aslant: dev 2128's 60 mm band gave 10 mm); taken again
+            # without the corners when that gives a longer line
+            again = sk.paths(*args, unstaired=True)
+            if max((sk.path_length(p) for p in again), default=0.0) > longest:
+                got = again
         for p in got:
             if sk.path_length(p) < 10:
                 continue

@@ -369,10 +369,18 @@ def _nearest_on(poly: F64, pt: F64) -> F64:
 
 
 def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
-               cfg: RailwaysConfig) -> tuple[F64, bool]:
+               cfg: RailwaysConfig, band: U8 | None = None) -> tuple[F64, bool]:
     """The path with each end that joins no station walked on along its wire to the
-    station it reaches (chains.walk_by_wire), and whether any end was."""
+    station it reaches (chains.walk_by_wire), and whether any end was. band: the chain's
+    colour band (1 px/mm, trace.colour_bands), walked the same way where the wire walk
+    gives out (walk_band)."""
     walked = False
+    maps: list[tuple[Sampled, TopView]] = [(wire, view)]
+    if band is not None and cfg.walk_band:
+        # the wire evidence of a chain near the table's own colour (black on a dark mat,
+        # white on a pale one, red on dark red wood) is too faint to walk, where its band
+        # (the colour-blind ink coloured by the evidence around it) still runs on
+        maps.append((LazyMap.of(band), TopView(_NO_PIXELS, _NO_PIXELS, view.origin_mm, 1.0)))
     for _ in range(2):
         path = path[::-1]                                  # the start end, then the other
         if _end_station(path[-1], sk.end_direction(path, False, 10.0), stations, cfg) is not None:
@@ -381,11 +389,13 @@ def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
 
         def arrived(p: F64, _other: Station | None = other) -> bool:
             return any(s is not _other and s.distance(p) <= cfg.walk_arrive_mm for s in stations)
-        got = walk_by_wire(path, wire, view, cfg.default_clip_mm * cfg.clip_width_ratio / 2, arrived,
-                           cfg.walk_reach_mm, cfg.walk_step_mm, cfg.walk_look_mm, cfg.walk_turn_deg,
-                           cfg.walk_gap_mm, cfg.walk_min)
-        if got is not None:
-            path, walked = got, True
+        for values, grid in maps:
+            got = walk_by_wire(path, values, grid, cfg.default_clip_mm * cfg.clip_width_ratio / 2, arrived,
+                               cfg.walk_reach_mm, cfg.walk_step_mm, cfg.walk_look_mm, cfg.walk_turn_deg,
+                               cfg.walk_gap_mm, cfg.walk_min)
+            if got is not None:
+                path, walked = got, True
+                break
     return path, walked
 
 
@@ -641,7 +651,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
             path = carry_by_wire(path, named[colour], view, cfg.default_clip_mm * cfg.clip_width_ratio / 2,
                                  cfg.link_wire_reach_mm, cfg.link_wire_fan_deg, cfg.link_wire_gap_mm,
                                  cfg.link_wire_min, straight_share=cfg.link_wire_straight_share)
-        path, walked = _walk_ends(path, named[colour], view, stations, cfg)
+        path, walked = _walk_ends(path, named[colour], view, stations, cfg, per_colour[colour])
         carried.append((colour, path, pieces, share, walked))
     if cfg.join_reach_mm > 0:
         carried = _joined(carried, named, per_colour, view, stations, cfg)
