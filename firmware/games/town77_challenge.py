@@ -290,7 +290,8 @@ class Town77ChallengeSession(RecordsMoves):
             got = labels.tile(*raw[cell])
             name = got.token if got else "tile"
             if self.tops is None:
-                return Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
+                asked = self._first_from_unseen_piles(cell, seen, labels, got, footprint, pitch)
+                return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
             return Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         if len(options) > 1:
             # labels alone cannot tell (group ids with nothing in the city to anchor them):
@@ -314,6 +315,28 @@ class Town77ChallengeSession(RecordsMoves):
         return Illegal(move, reason.short,
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint)
+
+    def _first_from_unseen_piles(self, cell: Cell, seen: _Seen, labels: Labels, tile: Tile | None,
+                                 footprint: tuple[Rect, ...], pitch: float) -> Verdict | None:
+        """The Pioneering House laid before the piles were ever read (a hand over them, or
+        a misread first look): it came from one of the piles now in view (the rulebook:
+        chosen from among the 3 piles), so the players are asked which; each answer
+        carries the tops as they were before it was taken. None: nothing to offer."""
+        if not self.city.is_empty or tile is None or not seen.pile_raw:
+            return None
+        after = self._seen_tops(labels, seen)
+        if after is None or any(t == tile for t in after):
+            return None
+        moves: list[Move] = []
+        names: list[str] = []
+        for p in sorted(seen.pile_raw):
+            before = list(after)
+            before[p] = tile
+            moves.append(dict(self._place_move(p, tile, cell, after, "confirmed", seen),
+                              tops_before=[_tok(t) for t in before]))
+            names.append(f"{tile.token} from pile {p + 1}")
+        footprint += self._pile_rects(sorted(seen.pile_raw), seen, pitch)
+        return Ask(f"Which pile went to {cell.name}?", tuple(moves), tuple(names), footprint)
 
     def _pile_rects(self, piles: list[int], seen: _Seen, pitch: float) -> tuple[Rect, ...]:
         """Where taking from these piles changes pixels: the old and the new top, with room
@@ -435,6 +458,9 @@ class Town77ChallengeSession(RecordsMoves):
         tile = Tile.parse(str(move["tile"]))
         cell = Cell.parse(str(move["cell"]))
         pile = move.get("pile")
+        if self.tops is None and self.city.is_empty and move.get("tops_before") is not None:
+            # the pioneer laid before the piles were read: the players said which pile
+            self.tops = _tops_of(move.get("tops_before"))
         if self.held is not None and pile is None:
             if self.held[1] != tile:
                 raise CouldNotRead(f"{tile.token} is not the tile in hand [{self.notation()}]")

@@ -97,6 +97,19 @@ def test_pioneer_from_pile_2_then_a_legal_take_is_proposed() -> None:
     assert s.placed == 2 and s.tops == (Tile.parse("a0"), Tile.parse("d3"), None)
 
 
+def test_a_pioneer_laid_before_the_piles_were_read_asks_which_pile() -> None:
+    """The piles never read before the pioneer (a hand over them): the players are asked
+    which pile it came from, and the answer sets the tops as they were before it."""
+    s = Town77ChallengeSession({})
+    v = s.interpret(PIONEER)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A1?"
+    assert v.labels == ("b1 from pile 1", "b1 from pile 2", "b1 from pile 3")
+    s.apply(v.candidates[1])
+    assert s.placed == 1 and s.tops == (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("c2"))
+    v = s.interpret(_obs({"A1": "b1", "B1": "c2"}, ("a0", "d3", None)))
+    assert isinstance(v, Proposed) and v.move["pile"] == 2
+
+
 def test_tops_are_reread_every_frame_with_group_labels() -> None:
     """Per-frame group ids: the known tiles vote the labels back, so the same table is
     NoChange; with shapes the city has never seen, the pile whose top moved is the one."""

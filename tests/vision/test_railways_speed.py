@@ -328,3 +328,250 @@ def test_band_maps_half_pixel_shift_is_warpaffine() -> None:
                 want = cv2.warpAffine(part, m, (w, y1 - y0), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                       borderMode=cv2.BORDER_REPLICATE)
                 assert g.dtype == np.float32 and np.array_equal(g, want)
+
+
+def _dp_smooth_reference(scores: Arr, qmin: int, qmax: int, lam: float, start_ok: Arr, end_ok: Arr,
+                         per_row: float) -> tuple[float, list[tuple[int, int]]]:
+    """clip_counter._dp_smooth as it was (session 26): the argmax over the gap before
+    made for every state of every block, and kept for the traceback."""
+    import math
+    n = len(scores)
+    Q = qmax - qmin + 1
+    neg = np.float32(-1e9)
+    qs = np.arange(qmin, qmax + 1)
+    gain = (scores - np.float32(lam)).astype(np.float32)
+    first = np.full(n, neg, np.float32)
+    k = min(n, len(start_ok))
+    first[:k] = np.maximum(start_ok[:k] + gain[:k], neg)
+    best = np.full((n, Q), neg, np.float32)
+    back = np.full((n, Q), -2, np.int32)
+    change = (np.float32(per_row) * np.abs(qs[:, None] - qs[None, :])).astype(np.float32)
+    for b0 in range(qmin, n, qmin):
+        b1 = min(n, b0 + qmin)
+        us = np.arange(b0, b1)
+        prev = us[:, None] - qs[None, :]
+        valid = prev >= 0
+        pc = np.clip(prev, 0, n - 1)
+        pv = best[pc] - change[None]
+        arg = pv.argmax(axis=2)
+        val = np.take_along_axis(pv, arg[..., None], axis=2)[..., 0]
+        fv = first[pc]
+        use_first = fv >= val
+        val = np.where(valid, np.maximum(val, fv), neg)
+        best[us] = np.maximum(val + gain[us, None], neg)
+        back[us] = np.where(use_first, -1, arg)
+    fin_first = np.maximum(first + end_ok, neg)
+    fin = np.maximum(best + end_ok[:, None], neg)
+    u1 = int(np.argmax(fin_first))
+    idx = int(np.argmax(fin))
+    u, qi = divmod(idx, Q)
+    if float(fin_first[u1]) >= float(fin[u, qi]):
+        total = float(fin_first[u1])
+        return (total, [(u1, 0)]) if total > -1e8 else (-math.inf, [])
+    total = float(fin[u, qi])
+    if total <= -1e8:
+        return -math.inf, []
+    seq = [(u, 0)]
+    while True:
+        pq = int(back[u, qi])
+        u = u - int(qs[qi])
+        seq.append((u, 0))
+        if pq < 0:
+            break
+        qi = pq
+    seq.reverse()
+    return total, seq
+
+
+def test_dp_smooth_is_the_per_block_argmax_form() -> None:
+    """_dp_smooth (the max over the gap before made once per row, the argmax only at the
+    traceback) gives the older form's total and sequence exactly: strips shorter than a
+    gap, as long as a few, and long; ends ruled out or free; ties (scores on a coarse grid)."""
+    from vision.railways.clip_counter import _dp_smooth
+    rng = np.random.default_rng(27)
+    lengths = 0
+    for trial in range(300):
+        qmin = int(rng.integers(3, 40))
+        qmax = qmin + int(rng.integers(0, qmin))
+        n = int(rng.integers(1, 12 * qmin))
+        scores = rng.uniform(-3.0, 3.0, n).astype(np.float32)
+        if trial % 3 == 0:
+            scores = np.round(scores).astype(np.float32)      # many ties
+        start_ok = np.where(rng.random(n) < 0.3, 0.0, -1e9).astype(np.float32)
+        end_ok = np.where(rng.random(n) < 0.3, rng.uniform(-1, 0, n), -1e9).astype(np.float32)
+        if trial % 7 == 0:
+            start_ok[:] = 0.0
+            end_ok[:] = 0.0
+        lam = float(rng.uniform(0.5, 3.0))
+        per_row = float(rng.uniform(0.0, 0.5))
+        got = _dp_smooth(scores, qmin, qmax, lam, start_ok, end_ok, per_row)
+        want = _dp_smooth_reference(scores, qmin, qmax, lam, start_ok, end_ok, per_row)
+        assert got == want
+        lengths += len(got[1]) > 2
+    assert lengths > 50                 # many sequences of several clips were compared
+
+
+def _table_near_reference(bg: Arr, colours: dict[str, tuple[int, int, int]], players: tuple[str, ...],
+                          contrast: float) -> dict[str, Arr]:
+    """trace.table_near as it was (session 26): int32 planes, squared by numpy."""
+    chans = [c.astype(np.int32) for c in cv2.split(bg)]
+    best = np.full(bg.shape[:2], np.iinfo(np.int32).max, np.int32)
+    near = np.full(bg.shape[:2], -1, np.int8)
+    d2 = np.empty(bg.shape[:2], np.int32)
+    t = np.empty(bg.shape[:2], np.int32)
+    for i, p in enumerate(players):
+        d2.fill(0)
+        for c, ref in zip(chans, colours[p]):
+            np.subtract(c, ref, out=t)
+            np.multiply(t, t, out=t)
+            d2 += t
+        better = d2 < best
+        best[better] = d2[better]
+        near[better] = i
+    near[best > contrast * contrast] = -1
+    return {p: (near == i).astype(np.uint8) for i, p in enumerate(players)}
+
+
+def test_table_near_by_lookup_is_the_int32_form() -> None:
+    """trace.table_near (squares looked up per byte) gives the older maps exactly: noise,
+    a flat table, and coarse levels full of ties between players."""
+    from vision.railways.config import CLIP_COLOURS, PLAYER_COLOURS
+    from vision.railways.trace import table_near
+    rng = np.random.default_rng(27)
+    for kind in range(4):
+        bg = rng.integers(0, 256, (97, 131, 3), dtype=np.uint8)
+        if kind == 1:
+            bg[:] = bg[:1, :1]
+        elif kind == 2:
+            bg = (bg // 64 * 64).astype(np.uint8)
+        elif kind == 3:
+            bg = np.asarray(CLIP_COLOURS["white"], np.uint8)[None, None] + rng.integers(0, 3, (97, 131, 3), dtype=np.uint8)
+        for contrast in (0.0, 22.0, 400.0):
+            got = table_near(bg, CLIP_COLOURS, PLAYER_COLOURS, contrast)
+            want = _table_near_reference(bg, CLIP_COLOURS, PLAYER_COLOURS, contrast)
+            assert got.keys() == want.keys()
+            for k in want:
+                assert got[k].dtype == want[k].dtype and np.array_equal(got[k], want[k])
+
+
+def _colour_costs_reference(px_lab: Arr, bg_lab: Arr, refs: dict[str, tuple[int, int, int]],
+                            cfg: Any) -> dict[str, Arr]:
+    """trace.colour_costs_per_slice as it was (session 26): every pixel fitted per colour."""
+    from vision.railways.frame import lab_of
+    d = np.asarray(px_lab, dtype=np.float64) - bg_lab
+    n = np.sqrt(np.einsum("spk,spk->sp", d, d))
+    if n.shape[1] == 0:
+        return {k: np.full(n.shape[0], np.inf) for k in refs}
+    cut = np.maximum(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share), axis=1), cfg.ink_threshold)
+    keep = n >= cut[:, None]
+    cnt = keep.sum(axis=1)
+    out: dict[str, Arr] = {}
+    for name, bgr in refs.items():
+        v = lab_of(bgr)[None, None, :] - bg_lab
+        vv = np.einsum("spk,spk->sp", v, v)
+        a = np.clip(np.einsum("spk,spk->sp", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
+        r = d - a[..., None] * v
+        r2 = np.einsum("spk,spk->sp", r, r)
+        r2 = np.where(vv < cfg.blind_contrast ** 2, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
+        out[name] = np.where(cnt > 0, (r2 * keep).sum(axis=1) / np.maximum(cnt, 1), np.inf)
+    return out
+
+
+def test_colour_costs_on_kept_pixels_are_the_whole_form() -> None:
+    """trace.colour_costs_per_slice (each colour fitted on the kept pixels only) gives the
+    older costs to the bit: one slice and many, plain and textured tables, slices with no
+    pixel differing enough (infinite), and no pixels at all."""
+    from vision.railways.config import CLIP_COLOURS, RailwaysConfig
+    from vision.railways.trace import colour_costs_per_slice
+    cfg = RailwaysConfig()
+    rng = np.random.default_rng(27)
+    for slices, pixels, spread in ((1, 900, 60.0), (7, 120, 30.0), (3, 50, 2.0), (2, 0, 10.0), (1, 4000, 90.0)):
+        bg = (np.array([70.0, 128.0, 135.0], np.float32) + rng.normal(0, 3, (slices, pixels, 3))).astype(np.float32)
+        px = (bg + rng.normal(0, spread, (slices, pixels, 3))).astype(np.float32)
+        got = colour_costs_per_slice(px, bg, CLIP_COLOURS, cfg)
+        want = _colour_costs_reference(px, bg, CLIP_COLOURS, cfg)
+        for k in want:
+            assert np.array_equal(got[k], want[k])
+
+
+def _sample_reference(values: Any, mx: Arr, my: Arr) -> Arr:
+    """chains.sample of a LazyMap as it was (session 26): recursive, SAMPLE_ROWS rows a
+    piece, each piece's window from its own four reductions, the pieces concatenated."""
+    from vision.railways.chains import SAMPLE_ROWS
+    if mx.shape[0] == 0:
+        return np.zeros((0, 1), np.float32)
+    if mx.shape[0] > SAMPLE_ROWS:
+        return np.concatenate([_sample_reference(values, mx[i:i + SAMPLE_ROWS], my[i:i + SAMPLE_ROWS])
+                               for i in range(0, mx.shape[0], SAMPLE_ROWS)], axis=0)
+    h, w = values.shape
+    x0 = min(max(0, int(np.floor(mx.min())) - 2), w)
+    y0 = min(max(0, int(np.floor(my.min())) - 2), h)
+    x1 = max(min(w, int(np.floor(mx.max())) + 3), x0)
+    y1 = max(min(h, int(np.floor(my.max())) + 3), y0)
+    if x1 - x0 < 1 or y1 - y0 < 1:
+        return np.zeros(mx.shape, np.float32)
+    src = values.make(slice(y0, y1), slice(x0, x1))
+    s = cv2.remap(src, mx - np.float32(x0), my - np.float32(y0), cv2.INTER_LINEAR,
+                  borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+    return np.asarray(s, dtype=np.float32)
+
+
+def test_lazy_sample_is_the_recursive_form() -> None:
+    """chains.sample of a LazyMap (every piece's window bounds at once, remapped into its
+    rows) gives the recursive form's values bit for bit: strips of one row to many
+    pieces, one column to many, inside, across the edge of and wholly off the map."""
+    rng = np.random.default_rng(27)
+    vals = rng.random((300, 350)).astype(np.float32)
+    lazy = LazyMap(vals.shape, lambda r, c: vals[r, c].copy())
+    off = 0
+    for n in (1, 5, 63, 64, 65, 128, 129, 400):
+        for cols in (1, 17, 40):
+            mx = (rng.uniform(-60, 400, (n, 1)) + rng.uniform(0, 9, (n, cols))).astype(np.float32)
+            my = (rng.uniform(-60, 350, (n, 1)) + rng.uniform(0, 9, (n, cols))).astype(np.float32)
+            if n == 65 and cols == 17:
+                mx -= 1000.0
+            got, want = sample(lazy, mx, my), _sample_reference(lazy, mx, my)
+            off += int(not want.any())
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert off > 0
+
+
+def test_opened_blobs_is_the_whole_opening() -> None:
+    """stations.opened_blobs (the ellipse opening made round the blobs it fits) gives
+    cv2.morphologyEx's opening of the whole filled mask bit for bit: speckle, blobs of
+    every size, card-like boxes cut by the mask's edges, ellipses of several sizes."""
+    from vision.railways.stations import opened_blobs
+    rng = np.random.default_rng(27)
+    for t in range(120):
+        h, w = int(rng.integers(20, 260)), int(rng.integers(20, 260))
+        m = (cv2.GaussianBlur(rng.random((h, w)).astype(np.float32), (0, 0), float(rng.uniform(0.8, 6)))
+             > float(rng.uniform(0.5, 0.75))).astype(np.uint8)
+        if t % 3 == 0:
+            for _ in range(3):
+                x, y = int(rng.integers(-10, w)), int(rng.integers(-10, h))
+                m[max(0, y):y + int(rng.integers(5, 80)), max(0, x):x + int(rng.integers(5, 80))] = 1
+        outer, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(m, outer, -1, (1,), thickness=cv2.FILLED)
+        for k in (3, 5, 13, 15):
+            want = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+            assert np.array_equal(opened_blobs(m, outer, k), want)
+
+
+def test_river_cell_sums_at_points_are_the_box_filters() -> None:
+    """river._cell_sums (box sums made at the sampled pixels alone) gives the whole-map
+    cv2.boxFilter sums at those pixels to the bit, edges (reflect-101) included."""
+    from vision.railways.river import _cell_sums
+    rng = np.random.default_rng(27)
+    for _ in range(60):
+        h, w = int(rng.integers(14, 200)), int(rng.integers(14, 200))
+        band = (rng.random((h, w)) < rng.uniform(0.05, 0.9)).astype(np.uint8)
+        k = int(rng.choice([3, 9, 13]))
+        iy, ix = rng.integers(0, h, 200), rng.integers(0, w, 200)
+        iy[:4], ix[:4] = [0, 1, h - 1, h - 2], [w - 1, 0, 1, w - 2]
+        f = band.astype(np.float32)
+        xs = np.arange(w, dtype=np.float32)[None, :] + 0.5
+        ys = np.arange(h, dtype=np.float32)[:, None] + 0.5
+        want = [cv2.boxFilter(m, -1, (k, k), normalize=False)[iy, ix] for m in (f, f * xs, f * ys)]
+        got = _cell_sums(band, iy, ix, k)
+        for g, x in zip(got, want):
+            assert g.dtype == np.float32 and np.array_equal(g, x)

@@ -44,6 +44,25 @@ def wire_maps(view: TopView, colours: dict[str, tuple[int, int, int]], cfg: Rail
     return mixing_evidence(view.image, bg, colours)
 
 
+def fill_small_holes(blob: U8, max_area: float) -> U8:
+    """The blob (0/1, one cell per mm, its border clear) with every hole of at most
+    max_area cells filled. Why: a few band cells inside a chain lost to another colour's
+    speck or to no evidence (a white chain on a pale mat) leave pinholes; each is a loop
+    of the skeleton, whose junctions cut the chain's line into pieces too short to keep
+    (dev 2139: a 122 mm link traced as 50 mm). A real hole in a band (chains of one
+    colour closing a loop) is far larger than a clip's width squared."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((blob == 0).astype(np.uint8), connectivity=4)
+    if n <= 2:
+        return blob
+    small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= max_area)
+    small = small[(small != 0) & (small != lab[0, 0])]     # 0: the blob itself; lab[0, 0]: the outside
+    if not len(small):
+        return blob
+    out = blob.copy()
+    out[np.isin(lab, small)] = 1
+    return out
+
+
 def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -> list[F64]:
     """Centre lines (table mm) of every band blob big enough to be a chain."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
@@ -61,13 +80,23 @@ def chain_paths(band: U8, origin_mm: tuple[float, float], cfg: RailwaysConfig) -
             continue
         crop = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
         crop = np.pad(crop, 2)
+        if cfg.chain_hole_mm2 > 0:
+            crop = fill_small_holes(crop, cfg.chain_hole_mm2)
         args = (crop, cfg.spur_mm, cfg.cross_mid_mm, cfg.cross_turn_deg, int(cfg.cross_skip_mm),
                 int(cfg.cross_span_mm))
         got = sk.paths(*args)
-        if cfg.unstair_lost and not any(sk.path_length(p) >= 10 for p in got):
+        longest = max((sk.path_length(p) for p in got), default=0.0)
+        if cfg.unstair_lost and longest < 10:
             # the blob's line was lost whole (a short chain thinned to a staircase whose
             # steps are all junctions): taken again without the staircase's corners
             got = sk.paths(*args, unstaired=True)
+        elif cfg.unstair_short_share > 0 and longest < cfg.unstair_short_share * max(w, h):
+            # or lost mostly: the longest line is far shorter than the blob (a short link
+            # between two cards, aslant: dev 2128's 60 mm band gave 10 mm); taken again
+            # without the corners when that gives a longer line
+            again = sk.paths(*args, unstaired=True)
+            if max((sk.path_length(p) for p in again), default=0.0) > longest:
+                got = again
         for p in got:
             if sk.path_length(p) < 10:
                 continue
@@ -229,28 +258,52 @@ def sample(values: Sampled, mx: F32, my: F32) -> F32:
     """`values` at the strip grid (bilinear, 0 outside the map)."""
     if mx.shape[0] == 0:
         return np.zeros((0, 1), np.float32)
-    if isinstance(values, LazyMap) and mx.shape[0] > SAMPLE_ROWS:
-        # a long chain a few rows at a time: each piece's window is small, where the whole
-        # strip's bounding box was up to the table (a diagonal River: 36 MB of Lab)
-        return np.concatenate([sample(values, mx[i:i + SAMPLE_ROWS], my[i:i + SAMPLE_ROWS])
-                               for i in range(0, mx.shape[0], SAMPLE_ROWS)], axis=0)
     if isinstance(values, LazyMap):
-        # make only the window the samples reach (+2 px for the bilinear neighbours);
-        # float32 minus a whole number is exact, so remap samples the very same values
-        h, w = values.shape
-        x0 = min(max(0, int(np.floor(mx.min())) - 2), w)
-        y0 = min(max(0, int(np.floor(my.min())) - 2), h)
-        x1 = max(min(w, int(np.floor(mx.max())) + 3), x0)
-        y1 = max(min(h, int(np.floor(my.max())) + 3), y0)
-        if x1 - x0 < 1 or y1 - y0 < 1:
-            return np.zeros(mx.shape, np.float32)
-        src = values.make(slice(y0, y1), slice(x0, x1))
-        mx = mx - np.float32(x0)
-        my = my - np.float32(y0)
-    else:
-        src = values
-    s = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+        return _sample_lazy(values, mx, my)
+    s = cv2.remap(values, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
     return np.asarray(s, dtype=np.float32)
+
+
+def _sample_lazy(values: LazyMap, mx: F32, my: F32) -> F32:
+    """sample() of a LazyMap, SAMPLE_ROWS rows at a time: each piece's window is small,
+    where the whole strip's bounding box was up to the table (a diagonal River: 36 MB of
+    Lab). Each window is what the samples reach (+2 px for the bilinear neighbours), and
+    float32 minus a whole number is exact, so remap samples the very same values. The
+    windows' bounds are found for every piece at once (four reductions a piece were most
+    of a short strip's time), each piece remapped into its rows of the output."""
+    h, w = values.shape
+    n = mx.shape[0]
+    starts = np.arange(0, n, SAMPLE_ROWS)
+    full = n // SAMPLE_ROWS                 # whole pieces: each one long row of the maps
+    bounds = []
+    for m, red in ((mx, np.minimum), (my, np.minimum), (mx, np.maximum), (my, np.maximum)):
+        flat = m.reshape(n, -1)
+        got = red.reduce(flat[:full * SAMPLE_ROWS].reshape(full, -1), axis=1) if full else np.zeros(0, m.dtype)
+        if n > full * SAMPLE_ROWS:
+            got = np.append(got, red.reduce(flat[full * SAMPLE_ROWS:], axis=None))
+        bounds.append(np.floor(got).astype(np.int64).tolist())
+    out: F32 | None = None                  # made at the first window (its channels)
+    empty: list[tuple[int, int]] = []
+    for i, r0 in enumerate(starts.tolist()):
+        r1 = min(n, r0 + SAMPLE_ROWS)
+        x0 = min(max(0, bounds[0][i] - 2), w)
+        y0 = min(max(0, bounds[1][i] - 2), h)
+        x1 = max(min(w, bounds[2][i] + 3), x0)
+        y1 = max(min(h, bounds[3][i] + 3), y0)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            empty.append((r0, r1))
+            continue
+        src = values.make(slice(y0, y1), slice(x0, x1))
+        got = cv2.remap(src, mx[r0:r1] - np.float32(x0), my[r0:r1] - np.float32(y0), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+        if out is None:
+            out = np.empty(mx.shape + got.shape[mx.ndim:], np.float32)
+        out[r0:r1] = got
+    if out is None:
+        return np.zeros(mx.shape, np.float32)
+    for r0, r1 in empty:
+        out[r0:r1] = 0.0
+    return out
 
 
 def strip(values: Sampled, view: TopView, path_mm: F64, half_mm: float) -> tuple[F32, F64, F64]:
@@ -288,15 +341,14 @@ def carry_by_wire(path: F64, wire: Sampled, view: TopView, half_mm: float, reach
         runs: list[tuple[float, int, F64]] = []
         degs = np.arange(-fan_deg, fan_deg + 1e-9, 5.0)
         rays, profs = _fan(wire, view, e, d0, degs, steps, half_mm)
-        for deg, ray, prof in zip(degs, rays, profs):
-            last, miss = 0, 0
-            for i in range(1, len(prof)):
-                if prof[i] > wire_min:
-                    last, miss = i, 0
-                else:
-                    miss += 1
-                    if miss > gap:
-                        break
+        # each ray's wire runs from its start until more than `gap` samples in a row miss:
+        # `last` is its last sample with wire (0: none). Compared in float64, as a float32
+        # sample against the Python float always was
+        seen = np.asarray(profs, dtype=np.float64) > wire_min
+        for deg, ray, hit in zip(degs, rays, seen):
+            at = np.concatenate([[0], np.flatnonzero(hit[1:]) + 1])
+            broken = np.flatnonzero(np.diff(at) > gap + 1)
+            last = int(at[broken[0]] if len(broken) else at[-1])
             runs.append((abs(float(deg)), last, ray[1:last + 1]))
         longest = max(r[1] for r in runs)
         best = min((r for r in runs if r[1] >= straight_share * longest), key=lambda r: r[0])[1:]

@@ -131,13 +131,27 @@ def _array(d: dict[str, Any]) -> F32:
     return np.frombuffer(raw, dtype=np.float32).reshape(d["shape"]).copy()
 
 
+DEAD_WEIGHT = 1e-20
+"""First-layer weights smaller than this are read as 0. Why: training leaves a fifth of
+the link detector's weights dead, near 1e-38 (many subnormal), and a product with a
+subnormal operand or result costs x86 a hundred times a normal one: the detector's one
+matrix product per strip took a third of the reader's time. Their products (the inputs
+are at most 2) are 1e-11 of a float32 step of any sum the detector sees, so its log-odds
+are unchanged (checked to the bit on every strip of the issue tables)."""
+
+
+def _flushed(w: F32) -> F32:
+    """w with its dead weights (DEAD_WEIGHT) set to 0."""
+    return np.where(np.abs(w) < DEAD_WEIGHT, np.float32(0.0), w).astype(np.float32)
+
+
 @lru_cache(maxsize=2)
 def load_detector(path: str = str(DETECTOR_FILE)) -> BendDetector:
     """The trained bend detector (written by firmware/bench/clip_bends_train.py)."""
     try:
         with open(path, encoding="utf-8") as f:
             d = json.load(f)
-        return BendDetector(_array(d["w1"]), _array(d["b1"]), _array(d["w2"]), float(d["b2"]))
+        return BendDetector(_flushed(_array(d["w1"])), _array(d["b1"]), _array(d["w2"]), float(d["b2"]))
     except (OSError, ValueError, KeyError) as e:
         raise RuntimeError(f"railways: clip end detector {path} is missing or damaged ({e}); "
                            "reinstall tableref") from e
@@ -168,8 +182,35 @@ def _all_windows(ev: F32) -> F32:
     return np.asarray(np.hstack(out), dtype=np.float32)
 
 
-def bend_logits(ev: F32, det: BendDetector) -> F32:
-    """Per row: the detector's log-odds that a clip's near end (its bend) lies there."""
+def _folds(det: BendDetector) -> bool:
+    """Whether the detector's first layer is mirror-symmetric across the strip (training
+    folds the mirrored features into it), so that bend_logits may fold each window."""
+    key = id(det.w1)
+    got = _FOLDS.get(key)
+    if got is None or got[0] is not det.w1:
+        chans = len(det.w1) // ((BEND_BEFORE + BEND_AFTER) * BEND_COLS)
+        w = det.w1.reshape(chans, BEND_BEFORE + BEND_AFTER, BEND_COLS, -1)
+        got = (det.w1, not BEND_COLS % 2 and bool(np.array_equal(w, w[:, :, ::-1])))
+        _FOLDS[key] = got
+    return got[1]
+
+
+_FOLDS: dict[int, tuple[F32, bool]] = {}
+
+
+def folded_channels(ev: F32) -> list[F32]:
+    """bend_channels(ev), each folded across the strip (column c plus column
+    BEND_COLS-1-c). Why apart: every row of a channel is made from that row alone (the
+    across-resize, the across-blur) but for `across`'s shifts along, whose max of both
+    ways is the same either way round, so the channels of the strip read backwards are
+    these read backwards, to the bit: end_scores makes them once for both ways."""
+    half = BEND_COLS // 2
+    return [np.ascontiguousarray(ch[:, :half] + ch[:, ::-1][:, :half]) for ch in bend_channels(ev)]
+
+
+def bend_logits(ev: F32, det: BendDetector, folded: list[F32] | None = None) -> F32:
+    """Per row: the detector's log-odds that a clip's near end (its bend) lies there.
+    folded: folded_channels(ev) when the caller has them."""
     if ev.shape[0] == 0:
         return np.zeros(0, np.float32)
     # the first layer's weights are mirror-symmetric across the strip (training folds the
@@ -177,18 +218,16 @@ def bend_logits(ev: F32, det: BendDetector) -> F32:
     # BEND_COLS-1-c, against half the weights: half the product, the same sums but for
     # float rounding (_all_windows @ w1 is the unfolded form)
     chans = len(det.w1) // ((BEND_BEFORE + BEND_AFTER) * BEND_COLS)
-    w = det.w1.reshape(chans, BEND_BEFORE + BEND_AFTER, BEND_COLS, -1)
     half = BEND_COLS // 2
-    if BEND_COLS % 2 or ev.shape[0] < 3 or not np.array_equal(w, w[:, :, ::-1]):     # (fewer rows: as before)
+    if ev.shape[0] < 3 or not _folds(det):                  # (fewer rows: as before)
         x, w1 = _all_windows(ev), det.w1
     else:
+        w = det.w1.reshape(chans, BEND_BEFORE + BEND_AFTER, BEND_COLS, -1)
         k = BEND_BEFORE + BEND_AFTER
         n = ev.shape[0]
         x = np.empty((n, chans, k, half), np.float32)
-        for i, ch in enumerate(bend_channels(ev)):
-            folded = ch[:, :half] + ch[:, ::-1][:, :half]
-            pad = cv2.copyMakeBorder(np.ascontiguousarray(folded), BEND_BEFORE, BEND_AFTER - 1, 0, 0,
-                                     cv2.BORDER_CONSTANT, value=(0.0,))
+        for i, fch in enumerate(folded if folded is not None else folded_channels(ev)):
+            pad = cv2.copyMakeBorder(fch, BEND_BEFORE, BEND_AFTER - 1, 0, 0, cv2.BORDER_CONSTANT, value=(0.0,))
             x[:, i] = sliding_window_view(pad, (k, half))[:, 0]
         x = x.reshape(n, -1)
         w1 = np.ascontiguousarray(w[:, :, :half].reshape(-1, w.shape[-1]))
@@ -205,8 +244,13 @@ def end_scores(evidence: F32, weight: F32, det: BendDetector, cap: float) -> tup
     The detector was trained on such rows; trusting it there took dev 4608x2592 counts
     on true paths from 61.1% to 68.4% (2304x1296: 44.8 -> 46.7%)."""
     ev = normalised(evidence, weight)
-    near = bend_logits(ev, det)
-    far = bend_logits(np.ascontiguousarray(ev[::-1]), det)[::-1]
+    fwd: list[F32] | None = None
+    back: list[F32] | None = None
+    if ev.shape[0] >= 3 and _folds(det):
+        fwd = folded_channels(ev)
+        back = [np.ascontiguousarray(f[::-1]) for f in fwd]
+    near = bend_logits(ev, det, fwd)
+    far = bend_logits(np.ascontiguousarray(ev[::-1]), det, back)[::-1]
     return np.clip(near, -cap, cap).astype(np.float32), np.clip(far, -cap, cap).astype(np.float32)
 
 
@@ -433,23 +477,37 @@ def _dp_smooth(scores: F32, qmin: int, qmax: int, lam: float, start_ok: F32, end
     first = np.full(n, neg, np.float32)
     k = min(n, len(start_ok))
     first[:k] = np.maximum(start_ok[:k] + gain[:k], neg)
-    best = np.full((n, Q), neg, np.float32)             # last gap q led to a clip at row u
-    back = np.full((n, Q), -2, np.int32)                 # the gap before (-1: from the first clip)
     change = (np.float32(per_row) * np.abs(qs[:, None] - qs[None, :])).astype(np.float32)     # (q, q')
+    # Why this form: row u's best from gap q is max over q' of best[u - q, q'] - change[q, q'];
+    # that max over q' is made once per row (u - q) as soon as the row is final
+    # (`reach`, reduced over a leading axis), and the argmax only for the few states the
+    # best sequence passes through (at the traceback), where the whole-block argmax along
+    # a 27-long last axis was most of the counter's time. Same float operations, same
+    # values, the same first argmax: the same sequences (a test pins it against _dp_smooth_ref)
+    change_t = np.ascontiguousarray(change.T)[:, None, :]                                    # (q', 1, q)
+    best_t = np.full((Q, n), neg, np.float32)           # best transposed: [last gap q, row u]
+    reach = np.empty((n, Q), np.float32)                # max over q' of best[r, q'] - change[q, q']
+
+    def fill(r0: int, r1: int) -> None:
+        reach[r0:r1] = (best_t[:, r0:r1, None] - change_t).max(axis=0)
+    fill(0, min(qmin, n))
+    back_rows = np.arange(qmin)[:, None] - qs[None, :]   # (B, Q): row of the clip before, less b0
+    qcol = np.arange(Q)[None, :]
     for b0 in range(qmin, n, qmin):
         b1 = min(n, b0 + qmin)
-        us = np.arange(b0, b1)
-        prev = us[:, None] - qs[None, :]                 # (B, Q)
-        valid = prev >= 0
-        pc = np.clip(prev, 0, n - 1)
-        pv = best[pc] - change[None]                     # (B, Q, Q')
-        arg = pv.argmax(axis=2)
-        val = np.take_along_axis(pv, arg[..., None], axis=2)[..., 0]
-        fv = first[pc]
-        use_first = fv >= val
-        val = np.where(valid, np.maximum(val, fv), neg)
-        best[us] = np.maximum(val + gain[us, None], neg)
-        back[us] = np.where(use_first, -1, arg)
+        prev = back_rows[:b1 - b0] + b0
+        early = b0 < qmax                                # some rows before the table's first
+        pc = np.clip(prev, 0, n - 1) if early else prev
+        val = reach[pc, qcol]
+        np.maximum(val, first[pc], out=val)
+        if early:
+            val[prev < 0] = neg
+        val += gain[b0:b1, None]
+        np.maximum(val, neg, out=val)
+        best_t[:, b0:b1] = val.T
+        if b1 < n:
+            fill(b0, b1)
+    best = np.ascontiguousarray(best_t.T)
     fin_first = np.maximum(first + end_ok, neg)
     fin = np.maximum(best + end_ok[:, None], neg)
     u1 = int(np.argmax(fin_first))
@@ -463,8 +521,11 @@ def _dp_smooth(scores: F32, qmin: int, qmax: int, lam: float, start_ok: F32, end
         return -math.inf, []
     seq = [(u, 0)]
     while True:
-        pq = int(back[u, qi])
-        u = u - int(qs[qi])
+        r = u - int(qs[qi])
+        row = best[r] - change[qi]                       # the forward pass's candidates for (u, q)
+        arg = int(np.argmax(row))
+        pq = -1 if first[r] >= row[arg] else arg         # -1: from the first clip
+        u = r
         seq.append((u, 0))
         if pq < 0:
             break

@@ -184,6 +184,9 @@ class RailwaysConfig:
     walk_arrive_mm: float = 2.0         # the walk has reached a station this near its outline
     walk_cover_mm: float = 6.0          # a chain of the link's colour this near a walked path
     walk_cover_share: float = 0.8       # along this share of it is a piece of that link
+    walk_band: bool = True              # where the walk on the wire gives out, the end is walked on its colour band
+                                        # (dev 2100-2139 at 4608: found 469 -> 478 of 525, colour+ends 451 -> 459,
+                                        # crossings 329 -> 337, exact 369 -> 370)
     pale_white_min: float = 12.0        # a band cell silver wins away from the River is white when white's
     pale_white_share: float = 0.1       # evidence density is at least this (0..255) and this share of silver's
     shared_station_grow_mm: float = 6.0  # two links into one station touch only outside it grown by this
@@ -256,6 +259,12 @@ class RailwaysConfig:
     cross_other_colour: bool = False    # a link whose pixels name another colour is in other links' crossing lists
     join_anchored_turn_deg: float = 45.0    # two free ends whose pieces each join a station at their other end may
     join_anchored_reach_mm: float = 200.0   # be joined turning this much, this far apart (0: off)
+    # R27l
+    chain_hole_mm2: float = 20.0        # holes in a colour's band blob this small are filled before thinning (0: off;
+                                        # dev 2100-2139 at 4608: found 463 -> 466 of 525, exact 364 -> 368; 40: the same)
+    unstair_short_share: float = 0.5    # a blob whose longest line is shorter than this share of its box's longer
+                                        # side is thinned again without the staircase's corners too (0: off; dev
+                                        # 2100-2139 at 4608: found 466 -> 469, exact 368 -> 369, colour+ends 447 -> 451)
     # R12
     obstacle_not_board: bool = True     # an obstacle-coloured area holding a read Metropolis square is the board
     station_overlap_mm: float = 2.0     # a card other than a link's ends is in its list when the link's clips (half a

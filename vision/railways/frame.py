@@ -105,13 +105,14 @@ class _BandMaps:
                     and ix + 1 + self.w <= part.shape[1]):
                 # a shift by half a pixel each way: warpAffine's bilinear weights are all a
                 # quarter, summed in this order (its bytes: a test pins them), without its
-                # per-pixel coordinate work (a third of the top view's time)
-                q = np.float32(0.25)
+                # per-pixel coordinate work (a third of the top view's time). A quarter is a
+                # power of two, so each term's scaling is exact and commutes with the
+                # rounding of each sum: the sum scaled once at the end is the same floats
                 h_out = y1 - y0
-                acc = part[iy:iy + h_out, ix:ix + self.w] * q
-                acc += part[iy:iy + h_out, ix + 1:ix + 1 + self.w] * q
-                acc += part[iy + 1:iy + 1 + h_out, ix:ix + self.w] * q
-                acc += part[iy + 1:iy + 1 + h_out, ix + 1:ix + 1 + self.w] * q
+                acc = part[iy:iy + h_out, ix:ix + self.w] + part[iy:iy + h_out, ix + 1:ix + 1 + self.w]
+                acc += part[iy + 1:iy + 1 + h_out, ix:ix + self.w]
+                acc += part[iy + 1:iy + 1 + h_out, ix + 1:ix + 1 + self.w]
+                acc *= np.float32(0.25)
                 out.append(acc)
             else:
                 out.append(np.asarray(cv2.warpAffine(part, m, (self.w, y1 - y0),
@@ -127,12 +128,13 @@ def remap_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int
 
 
 def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfig,
-             band_rows: int = BAND_ROWS) -> TopView:
+             band_rows: int = BAND_ROWS, keep_lab: bool = False) -> TopView:
     """Rectify the play area (plus a margin) and normalise its colour from the markers.
 
     Made band by band and channel by channel: no whole-view float image ever exists
     except one channel of the white map (see normalise_in_place), and the bytes are
-    those of calibration.colour.normalise_rectified on the whole view."""
+    those of calibration.colour.normalise_rectified on the whole view. keep_lab: the
+    whole view's Lab, made band by band for small_lab anyway, is kept too (TopView.lab)."""
     ox = profile.area_origin_mm[0] - cfg.margin_mm
     oy = profile.area_origin_mm[1] - cfg.margin_mm
     sw = profile.area_size_mm[0] + 2 * cfg.margin_mm
@@ -157,11 +159,14 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
     # blocks, so bands of whole blocks give the very same bytes) instead of a whole-view Lab
     if abs(cfg.px_per_mm - f) < 1e-9 and f >= 1 and h % f == 0 and w % f == 0 and band_rows % f == 0:
         small = np.empty((h // f, w // f, 3), np.uint8)
+        full = np.empty((h, w, 3), np.uint8) if keep_lab else _NO_LAB
         for y0 in range(0, h, band_rows):
             y1 = min(h, y0 + band_rows)
-            small[y0 // f:y1 // f] = cv2.resize(cv2.cvtColor(norm[y0:y1], cv2.COLOR_BGR2Lab),
-                                                (w // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
-        return TopView(norm, _NO_LAB, (ox, oy), cfg.px_per_mm, small)
+            lab = cv2.cvtColor(norm[y0:y1], cv2.COLOR_BGR2Lab)
+            if keep_lab:
+                full[y0:y1] = lab
+            small[y0 // f:y1 // f] = cv2.resize(lab, (w // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
+        return TopView(norm, full, (ox, oy), cfg.px_per_mm, small)
     lab = np.asarray(cv2.cvtColor(norm, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     small = np.asarray(cv2.resize(lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
                                   interpolation=cv2.INTER_AREA), dtype=np.uint8)
@@ -207,14 +212,18 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
             gain, out, idx = gain_buf[:y1 - y0], out_buf[:y1 - y0], idx_buf[:y1 - y0]
             np.multiply(white[y0:y1], one_minus[c], out=gain)
             np.divide(span, gain, out=gain)                 # span / (white * (1 - rho))
-            cv2.LUT(np.ascontiguousarray(view[y0:y1, :, c]), dec, dst=out)
+            band = view[y0:y1]
+            cv2.LUT(cv2.extractChannel(band, c), dec, dst=out)
             out *= gain
             out += offset[c]
             out *= steps
             out += np.float32(0.5)
-            np.clip(out, 0, _ENCODE_STEPS, out=out)
+            np.maximum(out, np.float32(0.0), out=out)      # np.clip(out, 0, _ENCODE_STEPS), in two passes
+            np.minimum(out, np.float32(_ENCODE_STEPS), out=out)
             idx[...] = out
-            view[y0:y1, :, c] = np.take(_ENCODE_LUT, idx)
+            got_c = cv2.insertChannel(np.take(_ENCODE_LUT, idx), band, c)   # in place (the band's rows are contiguous)
+            if not np.shares_memory(got_c, view):
+                view[y0:y1, :, c] = got_c[..., c]
     del white
 
 

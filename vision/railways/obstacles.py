@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.railways.config import OBSTACLE_COLOURS, RailwaysConfig
-from vision.railways.stations import Classes, nearest_class
+from vision.railways.stations import Classes, nearest_class, opened_blobs
 
 F64 = NDArray[Any]
 
@@ -47,7 +47,7 @@ def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
         own = mask.copy() if cfg.obstacle_fill_share > 0 else mask    # the tile's colour, before the fill
         outer, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(mask, outer, -1, (1,), thickness=cv2.FILLED)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko)))
+        mask = opened_blobs(mask, outer, ko)
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for c in cnts:
             area = cv2.contourArea(c) / (scale * scale)

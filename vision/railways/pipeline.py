@@ -369,10 +369,18 @@ def _nearest_on(poly: F64, pt: F64) -> F64:
 
 
 def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
-               cfg: RailwaysConfig) -> tuple[F64, bool]:
+               cfg: RailwaysConfig, band: U8 | None = None) -> tuple[F64, bool]:
     """The path with each end that joins no station walked on along its wire to the
-    station it reaches (chains.walk_by_wire), and whether any end was."""
+    station it reaches (chains.walk_by_wire), and whether any end was. band: the chain's
+    colour band (1 px/mm, trace.colour_bands), walked the same way where the wire walk
+    gives out (walk_band)."""
     walked = False
+    maps: list[tuple[Sampled, TopView]] = [(wire, view)]
+    if band is not None and cfg.walk_band:
+        # the wire evidence of a chain near the table's own colour (black on a dark mat,
+        # white on a pale one, red on dark red wood) is too faint to walk, where its band
+        # (the colour-blind ink coloured by the evidence around it) still runs on
+        maps.append((LazyMap.of(band), TopView(_NO_PIXELS, _NO_PIXELS, view.origin_mm, 1.0)))
     for _ in range(2):
         path = path[::-1]                                  # the start end, then the other
         if _end_station(path[-1], sk.end_direction(path, False, 10.0), stations, cfg) is not None:
@@ -381,11 +389,13 @@ def _walk_ends(path: F64, wire: Sampled, view: TopView, stations: list[Station],
 
         def arrived(p: F64, _other: Station | None = other) -> bool:
             return any(s is not _other and s.distance(p) <= cfg.walk_arrive_mm for s in stations)
-        got = walk_by_wire(path, wire, view, cfg.default_clip_mm * cfg.clip_width_ratio / 2, arrived,
-                           cfg.walk_reach_mm, cfg.walk_step_mm, cfg.walk_look_mm, cfg.walk_turn_deg,
-                           cfg.walk_gap_mm, cfg.walk_min)
-        if got is not None:
-            path, walked = got, True
+        for values, grid in maps:
+            got = walk_by_wire(path, values, grid, cfg.default_clip_mm * cfg.clip_width_ratio / 2, arrived,
+                               cfg.walk_reach_mm, cfg.walk_step_mm, cfg.walk_look_mm, cfg.walk_turn_deg,
+                               cfg.walk_gap_mm, cfg.walk_min)
+            if got is not None:
+                path, walked = got, True
+                break
     return path, walked
 
 
@@ -552,13 +562,14 @@ def _uncovered(shape: tuple[int, ...]) -> LazyMap:
 
 def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
                previous: U8 | None = None) -> dict[str, Any]:
-    view = top_view(image, fit, profile, cfg)
+    view = top_view(image, fit, profile, cfg, keep_lab=True)
     small_lab: U8 = (view.small_lab if view.small_lab is not None else
                      cv2.resize(view.lab, None, fx=1.0 / cfg.px_per_mm, fy=1.0 / cfg.px_per_mm,
                                 interpolation=cv2.INTER_AREA))
     changed: U8 | None = None
     if previous is not None:
         changed = _changed(view, previous, fit, profile, cfg)
+    view_lab_full = view.lab                # for the ink alone (it would make it again)
     view.lab = view.small_lab = _NO_PIXELS  # every later stage reads small_lab or the wires
     classes = nearest_class(small_lab, cfg, 1.0)       # the stations' and the obstacles' map
     stations = find_stations(view, cfg, small_lab, 1.0, classes)
@@ -572,8 +583,8 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     # one is brought to full size (never both full-size backgrounds at once)
     bg_ink = upsized(tex_small if tex_small is not None else bg_small, size)
     del tex_small
-    ink_mm = ink(view.image, bg_ink, cfg.px_per_mm)
-    del bg_ink
+    ink_mm = ink(view.image, bg_ink, cfg.px_per_mm, image_lab=view_lab_full if view_lab_full.size else None)
+    del bg_ink, view_lab_full
     # the full-size background is never made when the half-size one gives its rows and
     # windows to the byte (upsized_window): the wire maps take it a band of rows at a
     # time (frame.mixing_evidence, as chains.wire_maps does with the whole), and its Lab
@@ -640,7 +651,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
             path = carry_by_wire(path, named[colour], view, cfg.default_clip_mm * cfg.clip_width_ratio / 2,
                                  cfg.link_wire_reach_mm, cfg.link_wire_fan_deg, cfg.link_wire_gap_mm,
                                  cfg.link_wire_min, straight_share=cfg.link_wire_straight_share)
-        path, walked = _walk_ends(path, named[colour], view, stations, cfg)
+        path, walked = _walk_ends(path, named[colour], view, stations, cfg, per_colour[colour])
         carried.append((colour, path, pieces, share, walked))
     if cfg.join_reach_mm > 0:
         carried = _joined(carried, named, per_colour, view, stations, cfg)
@@ -695,10 +706,16 @@ def _cover(wires: dict[str, U8], colour: str) -> LazyMap:
     colours' maximum too: a whole-table one was 4 MB)."""
     wire = wires[colour]
 
+    mine = colour in CLIP_COLOURS
+
     def make(r: slice, c: slice) -> F32:
         stack_max = wires[CLIP_COLOURS_FIRST][r, c].copy()
         for name in CLIP_COLOURS:
             np.maximum(stack_max, wires[name][r, c], out=stack_max)
+        if mine:
+            # the maximum is at least the colour's own, so the byte difference is the
+            # float one (a whole number), and over 255 it lies in 0..1 already
+            return np.asarray(cv2.subtract(stack_max, wire[r, c]).astype(np.float32) / 255.0, dtype=np.float32)
         return np.clip((stack_max.astype(np.float32) - wire[r, c].astype(np.float32)) / 255.0, 0.0, 1.0)
     return LazyMap(wire.shape, make)
 

@@ -119,19 +119,13 @@ def _centred(path: F64, band: U8, origin_mm: tuple[float, float], cfg: RailwaysC
     if len(p) < 5:
         return path
     k = int(cfg.river_centre_mm) * 2 + 1
-    f = band.astype(np.float32)
     h, w = band.shape[:2]
-    xs = np.arange(w, dtype=np.float32)[None, :] + 0.5
-    ys = np.arange(h, dtype=np.float32)[:, None] + 0.5
-    cnt = cv2.boxFilter(f, -1, (k, k), normalize=False)
-    sx = cv2.boxFilter(f * xs, -1, (k, k), normalize=False)
-    sy = cv2.boxFilter(f * ys, -1, (k, k), normalize=False)
     q = p - np.asarray(origin_mm)
     ix = np.clip(q[:, 0].astype(int), 0, w - 1)
     iy = np.clip(q[:, 1].astype(int), 0, h - 1)
-    c = cnt[iy, ix]
+    c, sx, sy = _cell_sums(band, iy, ix, k)
     ok = c >= 0.25 * k * k
-    cen = np.stack([sx[iy, ix], sy[iy, ix]], axis=1) / np.maximum(c, 1.0)[:, None]
+    cen = np.stack([sx, sy], axis=1) / np.maximum(c, 1.0)[:, None]
     tang = np.gradient(p, axis=0)
     tang /= np.maximum(np.linalg.norm(tang, axis=1, keepdims=True), 1e-9)
     nrm = np.stack([-tang[:, 1], tang[:, 0]], axis=1)
@@ -139,6 +133,37 @@ def _centred(path: F64, band: U8, origin_mm: tuple[float, float], cfg: RailwaysC
     shift = np.where(ok, np.clip(shift, -cfg.river_centre_mm, cfg.river_centre_mm), 0.0)
     shift = np.convolve(np.pad(shift, 4, mode="edge"), np.ones(9) / 9, mode="valid")
     return np.asarray(p + shift[:, None] * nrm, dtype=np.float64)
+
+
+def _cell_sums(band: U8, iy: NDArray[Any], ix: NDArray[Any], k: int) -> tuple[F32, F32, F32]:
+    """At pixels (iy, ix): the k x k box sums (cv2.boxFilter, unnormalised, its default
+    reflect-101 border) of the 0/1 band, of band * (x + 0.5) and of band * (y + 0.5), as
+    float32. Why only there: the River's path samples a few hundred pixels, where the
+    whole-map filters were three million sums. Why the same floats: every term is a whole
+    number or a half and every sum stays below 2^22, so float32 holds each partial sum
+    exactly in any order (else, or on a map narrower than the box, the whole filters)."""
+    h, w = band.shape[:2]
+    r = k // 2
+    if h <= k or w <= k or len(iy) == 0 or int(band.max(initial=0)) > 1 or (k * k) * (max(h, w) + 1) >= 2 ** 22:
+        f = band.astype(np.float32)
+        xs = np.arange(w, dtype=np.float32)[None, :] + 0.5
+        ys = np.arange(h, dtype=np.float32)[:, None] + 0.5
+        cnt = cv2.boxFilter(f, -1, (k, k), normalize=False)
+        sx = cv2.boxFilter(f * xs, -1, (k, k), normalize=False)
+        sy = cv2.boxFilter(f * ys, -1, (k, k), normalize=False)
+        return cnt[iy, ix], sx[iy, ix], sy[iy, ix]
+    offs = np.arange(-r, r + 1)
+
+    def reflect(i: NDArray[Any], n: int) -> NDArray[Any]:
+        i = np.abs(i)                                   # -j -> j
+        return np.where(i > n - 1, 2 * (n - 1) - i, i)  # n - 1 + j -> n - 1 - j
+    rows = reflect(np.asarray(iy)[:, None] + offs[None, :], h)
+    cols = reflect(np.asarray(ix)[:, None] + offs[None, :], w)
+    win = band[rows[:, :, None], cols[:, None, :]].astype(np.float64)          # (points, k, k)
+    cnt = win.sum(axis=(1, 2))
+    sx = (win * (cols.astype(np.float64) + 0.5)[:, None, :]).sum(axis=(1, 2))
+    sy = (win * (rows.astype(np.float64) + 0.5)[:, :, None]).sum(axis=(1, 2))
+    return cnt.astype(np.float32), sx.astype(np.float32), sy.astype(np.float32)
 
 
 class _Buckets:

@@ -30,10 +30,12 @@ F64 = NDArray[Any]
 _ONES3 = np.ones((1, 3), np.float32)
 
 
-def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS) -> F32:
+def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS, image_lab: U8 | None = None) -> F32:
     """How far each millimetre differs from the table under it (mean Lab distance, at
     1 px/mm). The distance is taken at full resolution before averaging: a white clip's
-    highlight and shadow would cancel if the colours were averaged first."""
+    highlight and shadow would cancel if the colours were averaged first. image_lab: the
+    image's Lab when the caller has it (the top view makes it anyway: cvtColor works pixel
+    by pixel, so its rows are the bytes made here)."""
     f = int(round(px_per_mm))
     h, w = image.shape[:2]
     out = np.zeros((h // f, w // f), np.float32)
@@ -42,8 +44,9 @@ def ink(image: U8, bg: U8, px_per_mm: float, band_rows: int = BAND_ROWS) -> F32:
         y1 = min(h - h % f, y0 + step)
         # |Lab difference|^2 of 8-bit Lab is a whole number below 2^24: exact in float32
         # in any order (squares of the bytes' absdiff summed by cv2.transform)
-        a = cv2.absdiff(cv2.cvtColor(image[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab),
-                        cv2.cvtColor(bg[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab)).astype(np.float32)
+        lab = (image_lab[y0:y1, :w - w % f] if image_lab is not None and image_lab.shape == image.shape
+               else cv2.cvtColor(image[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab))
+        a = cv2.absdiff(lab, cv2.cvtColor(bg[y0:y1, :w - w % f], cv2.COLOR_BGR2Lab)).astype(np.float32)
         a *= a
         d = np.sqrt(cv2.transform(a, _ONES3).reshape(a.shape[:2]))
         out[y0 // f:y1 // f] = cv2.resize(d, ((w - w % f) // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
@@ -241,15 +244,21 @@ def colour_costs_per_slice(px_lab: F32, bg_lab: F32, refs: dict[str, tuple[int, 
     cut = np.maximum(np.percentile(n, 100.0 * (1.0 - cfg.colour_top_share), axis=1), cfg.ink_threshold)
     keep = n >= cut[:, None]
     cnt = keep.sum(axis=1)
+    # each colour's fit is worked only on the kept pixels (a third of them), then put back
+    # among zeros and summed as the whole (r2 * keep) was: the same numbers in the same order
+    bg = np.asarray(bg_lab)
+    bk = bg[keep] if bg.shape[:2] == keep.shape else np.broadcast_to(bg, d.shape)[keep]
+    dk, nk = d[keep], n[keep]
+    part = np.zeros(n.shape, np.float64)
     out: dict[str, F64] = {}
     for name, bgr in refs.items():
-        v = lab_of(bgr)[None, None, :] - bg_lab
-        vv = np.einsum("spk,spk->sp", v, v)
-        a = np.clip(np.einsum("spk,spk->sp", d, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
-        r = d - a[..., None] * v
-        r2 = np.einsum("spk,spk->sp", r, r)
-        r2 = np.where(vv < cfg.blind_contrast ** 2, np.maximum(n - cfg.blind_shading, 0.0) ** 2, r2)
-        out[name] = np.where(cnt > 0, (r2 * keep).sum(axis=1) / np.maximum(cnt, 1), np.inf)
+        v = lab_of(bgr)[None, :] - bk
+        vv = np.einsum("pk,pk->p", v, v)
+        a = np.clip(np.einsum("pk,pk->p", dk, v) / np.maximum(vv, 1e-6), 0.0, 1.0)
+        r = dk - a[:, None] * v
+        r2 = np.einsum("pk,pk->p", r, r)
+        part[keep] = np.where(vv < cfg.blind_contrast ** 2, np.maximum(nk - cfg.blind_shading, 0.0) ** 2, r2)
+        out[name] = np.where(cnt > 0, part.sum(axis=1) / np.maximum(cnt, 1), np.inf)
     return out
 
 
@@ -339,8 +348,8 @@ def colour_bands(band: U8, wires: dict[str, U8], px_per_mm: float, cfg: Railways
         m = wires[name]
         dens = box_area(m, k, f, (w, h))       # the whole map's box filter and INTER_AREA, band by band
         better = dens > best
-        best[better] = dens[better]
-        label[better] = i
+        np.copyto(label, np.int16(i), where=better)
+        np.maximum(best, dens, out=best)        # (densities are never negative zero or NaN)
         if name in ("white", "silver"):
             pale[name] = dens
             if len(pale) == 2:          # only where white's evidence is pale enough is kept (1 MB, not 8)
@@ -373,20 +382,26 @@ def table_near(bg: U8, colours: dict[str, tuple[int, int, int]], players: tuple[
                contrast: float) -> dict[str, U8]:
     """Per player colour, where the table (its background, BGR) is nearer that colour than
     any other player's and within `contrast` of it (0/1, the background's size)."""
-    chans = [c.astype(np.int32) for c in cv2.split(bg)]
+    # squared distances in whole numbers: each channel's (byte - ref)^2 looked up from a
+    # 256-entry table (int32; the sums stay below 2^18), the nearest player kept in order
+    # (a later one only when strictly nearer, as before)
+    chans = cv2.split(bg)
     best = np.full(bg.shape[:2], np.iinfo(np.int32).max, np.int32)
     near = np.full(bg.shape[:2], -1, np.int8)
     d2 = np.empty(bg.shape[:2], np.int32)
-    t = np.empty(bg.shape[:2], np.int32)
-    for i, p in enumerate(players):            # squared distances in whole numbers, channel by channel
-        d2.fill(0)
-        for c, ref in zip(chans, colours[p]):
-            np.subtract(c, ref, out=t)
-            np.multiply(t, t, out=t)
-            d2 += t
-        better = d2 < best
-        best[better] = d2[better]
-        near[better] = i
+    better = np.empty(bg.shape[:2], bool)
+    levels = np.arange(256, dtype=np.int32)
+    for i, p in enumerate(players):
+        for c, (chan, ref) in enumerate(zip(chans, colours[p])):
+            table = ((levels - int(ref)) ** 2).astype(np.int32).reshape(1, 256)
+            sq: NDArray[np.int32] = np.asarray(cv2.LUT(chan, table), dtype=np.int32)
+            if c == 0:
+                d2[...] = sq
+            else:
+                np.add(d2, sq, out=d2)
+        np.less(d2, best, out=better)
+        np.copyto(near, np.int8(i), where=better)
+        np.minimum(best, d2, out=best)
     near[best > contrast * contrast] = -1
     return {p: (near == i).astype(np.uint8) for i, p in enumerate(players)}
 
