@@ -937,15 +937,20 @@ def _off_centre(up: list[TileReading], cfg: TilesConfig) -> bool:
     return float(np.median([math.hypot(*t.look.offset) for t in up])) > cfg.hint_offset
 
 
+def _symbol_offsets(found: list[TileReading]) -> list[float]:
+    """How far each clear symbol lies from its cell's centre (in pitches)."""
+    return [math.hypot(*t.look.offset) for t in found if t.look.has_symbol and not t.look.faint]
+
+
 def _all_mid(found: list[TileReading], cfg: TilesConfig) -> bool:
     """Every clear symbol sits near its cell's centre (and there is one)."""
-    offs = [math.hypot(*t.look.offset) for t in found if t.look.has_symbol and not t.look.faint]
+    offs = _symbol_offsets(found)
     return bool(offs) and max(offs) < cfg.hint_offset
 
 
 def _on_lattice(found: list[TileReading], cfg: TilesConfig) -> bool:
     """The face-up tiles sit in their cells (symbols near the cell centres)."""
-    offs = [math.hypot(*t.look.offset) for t in found if t.look.has_symbol and not t.look.faint]
+    offs = _symbol_offsets(found)
     return bool(offs) and float(np.median(offs)) < cfg.hint_offset
 
 
