@@ -206,6 +206,10 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
                     # their cells' middles: that lattice missed or cut tiles (a tile cut
                     # up leaves its pieces off their cells' middles)
                     or (n_again > n_found and _all_mid(again, cfg) and not _all_mid(found, cfg)))
+            # and it must not lose a print (a faint one too: a tile in a lamp's spot) that
+            # the lattice it replaces read while holding every clear symbol mid-cell: a
+            # tile's outline measured a little wide in the glare moves the cells off it
+            same = same and not (n_again < n_found and _all_mid(found, cfg))
         if same:
             grid = new
     found = _read_cells(image, fit, ref, halved, grid, area, cfg, cfg.crop_px, pale=True, prints=prints,
