@@ -151,6 +151,9 @@ class TilesConfig:
     hint_offset: float = 0.12
     """A previous reading's lattice is kept while the symbols sit within this many
     pitches (median) of their cell centres."""
+    hint_city: int = 3
+    """A previous reading's lattice is kept for a city group of at least this many prints
+    sitting in their cells, however many prints lie apart from it (a cup's rim, a hand)."""
     reread_pitch: float = 0.01
     reread_angle: float = 0.01
     reread_shift: float = 0.1

@@ -105,6 +105,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     grid: GridFit | None = None
     found: list[TileReading] = []
     apart = False     # the hint holds the city but not what lies apart from it
+    settled = False   # the hint holds the city, outnumbered by prints apart: no refit
     if grid_hint is not None:
         found = where(grid_hint)
         # the city's symbols sit in their cells; a cup or a hand beside it, read on the
@@ -115,10 +116,15 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         held = sum(t.look.has_symbol and not t.look.faint for t in city)
         if _on_lattice(found, cfg):
             grid = grid_hint
-        elif held >= 2 and 2 * held >= printed_ and _on_lattice(city, cfg):
+        elif held >= 2 and (2 * held >= printed_ or held >= cfg.hint_city) and _on_lattice(city, cfg):
             # (the city's group must hold at least half the prints: one tile that
-            # happens to sit mid-cell among many that do not says nothing)
+            # happens to sit mid-cell among many that do not says nothing; but a
+            # group of a few tiles side by side in their cells is the city, however
+            # many pieces of print a cup's rim or a hand scatters beside it)
             grid, apart = grid_hint, True
+            # outnumbered, the city is not refitted: a few tiles' refit follows the one
+            # a hand left askew (its diagonal neighbours count as sides) off the rest
+            settled = 2 * held < printed_
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
     if grid is None:
@@ -166,7 +172,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg, where)
     if coarser is not None:
         grid, found = coarser
-    for _ in range(cfg.refits):
+    for _ in range(0 if settled else cfg.refits):
         main = _main_group(found, cfg) if apart else set(range(len(found)))
         up = [t.centre_mm for i, t in enumerate(found) if t.look.has_symbol and i in main]
         if not up:
