@@ -105,7 +105,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     grid: GridFit | None = None
     found: list[TileReading] = []
     apart = False     # the hint holds the city but not what lies apart from it
-    settled = False   # the hint holds the city, outnumbered by prints apart: no refit
+    settled = False   # the hint holds the city, outnumbered by prints apart: kept as it is
     if grid_hint is not None:
         found = where(grid_hint)
         # the city's symbols sit in their cells; a cup or a hand beside it, read on the
@@ -122,8 +122,9 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             # group of a few tiles side by side in their cells is the city, however
             # many pieces of print a cup's rim or a hand scatters beside it)
             grid, apart = grid_hint, True
-            # outnumbered, the city is not refitted: a few tiles' refit follows the one
-            # a hand left askew (its diagonal neighbours count as sides) off the rest
+            # outnumbered, the city's lattice is not refitted: a few tiles' refit follows
+            # the one a hand left askew (its diagonal neighbours count as sides), and the
+            # few tiles' outline lattice (_sparse_grid) takes the strays for tiles
             settled = 2 * held < printed_
     white = float(np.mean(ref.white_at(centre)[0]))
     grey = np.asarray(cv2.cvtColor(coarse, cv2.COLOR_BGR2GRAY), dtype=np.float32) / max(white, 1.0)
@@ -195,7 +196,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     whole = _whole_prints(found, grid, lab, cpx, (x0, y0), cfg, where)
     if whole is not None:
         grid, found, prints = whole
-    sparse = _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
+    sparse = None if settled else _sparse_grid(found, grid, grey, near, cpx, (x0, y0), cfg)
     if sparse is not None:
         new = sparse[0]
         same = (abs(new.pitch_mm - grid.pitch_mm) <= cfg.reread_pitch * grid.pitch_mm
