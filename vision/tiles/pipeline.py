@@ -116,11 +116,14 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         held = sum(t.look.has_symbol and not t.look.faint for t in city)
         if _on_lattice(found, cfg):
             grid = grid_hint
-        elif held >= 2 and (2 * held >= printed_ or held >= cfg.hint_city) and _on_lattice(city, cfg):
+        elif held >= 2 and (2 * held >= printed_ or (held >= cfg.hint_city and _alone(found, main)))  \
+                and _on_lattice(city, cfg):
             # (the city's group must hold at least half the prints: one tile that
             # happens to sit mid-cell among many that do not says nothing; but a
-            # group of a few tiles side by side in their cells is the city, however
-            # many pieces of print a cup's rim or a hand scatters beside it)
+            # group of a few tiles side by side in their cells, no other print in a
+            # cell beside it, is the city, however many pieces of print a cup's rim or
+            # a hand scatters apart from it; a lattice half a pitch off cuts every
+            # tile of a city into printed cells side by side)
             grid, apart = grid_hint, True
             # outnumbered, the city's lattice is not refitted: a few tiles' refit follows
             # the one a hand left askew (its diagonal neighbours count as sides), and the
@@ -951,6 +954,13 @@ def _off_centre(up: list[TileReading], cfg: TilesConfig) -> bool:
 def _symbol_offsets(found: list[TileReading]) -> list[float]:
     """How far each clear symbol lies from its cell's centre (in pitches)."""
     return [math.hypot(*t.look.offset) for t in found if t.look.has_symbol and not t.look.faint]
+
+
+def _alone(found: list[TileReading], group: set[int]) -> bool:
+    """No print outside the group lies in a cell beside (or diagonal to) one of its cells."""
+    cells = [(found[i].row, found[i].col) for i in group]
+    return not any(max(abs(t.row - r), abs(t.col - c)) <= 1 for i, t in enumerate(found)
+                   if i not in group and t.look.has_symbol for r, c in cells)
 
 
 def _all_mid(found: list[TileReading], cfg: TilesConfig) -> bool:
