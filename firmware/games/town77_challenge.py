@@ -50,9 +50,13 @@ SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more
 Tops = tuple[Tile | None, ...]
 
 
-def pile_of(row: int, col: int) -> int | None:
-    """The pile a tile read at lattice (row, col) outside the city belongs to, or None."""
-    if not FIRST_PILE_ROW <= row <= LAST_PILE_ROW or not 0 <= col <= 6:
+def pile_of(row: int, col: int, flagged: bool = False) -> int | None:
+    """The pile a tile read at lattice (row, col) outside the city belongs to, or None.
+    A tile the reader read as a pile's top (`flagged`: vision.tiles.piles) is one
+    whatever its row, its column clamped to the city's."""
+    if flagged:
+        col = min(6, max(0, col))
+    elif not FIRST_PILE_ROW <= row <= LAST_PILE_ROW or not 0 <= col <= 6:
         return None
     return 0 if col <= 1 else (1 if col <= 4 else 2)
 
@@ -80,6 +84,8 @@ def piles_before_pioneer(observation: dict[str, Any]) -> dict[str, Any]:
     tiles = [t for t in observation.get("tiles", []) if isinstance(t, dict)]
     try:
         rows = {int(t["row"]) for t in tiles}
+        if tiles and all(t.get("pile") for t in tiles):
+            rows = {0}          # the reader read them all as tops (vision.tiles.piles)
         cols = sorted(int(t["col"]) for t in tiles)
     except (KeyError, TypeError, ValueError):
         return observation
@@ -120,13 +126,13 @@ def _read(observation: dict[str, Any], trusted: set[Cell]) -> _Seen:
         c = point_mm(t.get("centre_mm"))
         if c is not None:
             seen.centres[cell] = c
-        if cell.in_area:
+        if cell.in_area and not t.get("pile"):
             if t.get("face_down"):
                 seen.face_down.add(cell)
             else:
                 seen.city_raw[cell] = (t.get("shape"), t.get("colour"))
             continue
-        pile = pile_of(cell.row, cell.col)
+        pile = pile_of(cell.row, cell.col, bool(t.get("pile")))
         if pile is None:
             seen.stray.append(cell)
         elif t.get("face_down"):
@@ -192,6 +198,10 @@ class Town77ChallengeSession(RecordsMoves):
         return hint(self.city, self.candidates(), int(self.options["depth"]))
 
     # -- reading the table ----------------------------------------------------------------
+    def reader_extra(self) -> dict[str, Any]:
+        """The reader reads each pile's top alone (vision.tiles.piles)."""
+        return {"piles": PILES}
+
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         if self.lost is not None or self.finished:
             return NoChange()
