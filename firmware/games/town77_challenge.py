@@ -47,6 +47,7 @@ LAST_PILE_ROW = 9
 # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
 PILE_REACH = 1.5
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
+NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
 Tops = tuple[Tile | None, ...]
 
 
@@ -116,7 +117,20 @@ class _Seen:
         return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
 
 
-def _read(observation: dict[str, Any], trusted: set[Cell]) -> _Seen:
+def _nearest_pile(c: tuple[float, float] | None, tops_mm: list[tuple[float, float] | None]) -> int | None:
+    """The pile whose top last lay clearly nearest this point (piles stay put while their
+    tops are taken; a small city's lattice, turned off the tiles', may put a top in its
+    neighbour's columns), or None."""
+    if c is None:
+        return None
+    d = sorted((((c[0] - m[0]) ** 2 + (c[1] - m[1]) ** 2) ** 0.5, p) for p, m in enumerate(tops_mm) if m is not None)
+    if not d or (len(d) > 1 and d[0][0] > NEAREST_SHARE * d[1][0]):
+        return None
+    return d[0][1]
+
+
+def _read(observation: dict[str, Any], trusted: set[Cell],
+          tops_mm: list[tuple[float, float] | None] | None = None) -> _Seen:
     seen = _Seen({}, set(), {}, {}, [], [], {}, set(trusted))
     for t in observation.get("tiles", []):
         try:
@@ -133,6 +147,9 @@ def _read(observation: dict[str, Any], trusted: set[Cell]) -> _Seen:
                 seen.city_raw[cell] = (t.get("shape"), t.get("colour"))
             continue
         pile = pile_of(cell.row, cell.col, bool(t.get("pile")))
+        if t.get("pile") and tops_mm:
+            near = _nearest_pile(c, tops_mm)
+            pile = pile if near is None else near
         if pile is None:
             seen.stray.append(cell)
         elif t.get("face_down"):
@@ -212,7 +229,7 @@ class Town77ChallengeSession(RecordsMoves):
             observation, kept = self._settled(observation, change)
         # a tile whose cell did not change is what the state says, however it reads now;
         # its reading still votes for what the labels mean
-        seen = _read(observation, kept)
+        seen = _read(observation, kept, self.tops_mm)
         pitch = _pitch(seen.centres)
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:

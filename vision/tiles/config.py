@@ -327,3 +327,12 @@ class TilesConfig:
     middle, where the pile's base lies); the city is read with that box painted over by
     the table round it, blurred in at pile_ring_mm, leaving out pixels pile_paint_de
     (8-bit units) off the ring's median (a marker, the pile's base)."""
+    pile_outline_px: float = 4.0
+    pile_side_agree: float = 0.2
+    pile_city_outlines: int = 8
+    pile_most_enlarged: float = 1.25
+    """A top is read on a cell of the city's pitch times how much larger it looks than
+    the city's tiles (the camera is nearer a tall pile's top, and a shape descriptor
+    spans a share of its cell): its outline's side over the median of up to
+    pile_city_outlines city tiles' (outlines on views of pile_outline_px per mm, within
+    pile_side_agree of the lattice's side), at most pile_most_enlarged."""

@@ -30,11 +30,12 @@ from calibration.colour import ColourReference, measure_reference
 from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
-from vision.tiles.crops import normalise_crop, to_lab
-from vision.tiles.grid import GridFit, table_near
+from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, shoulder, to_lab
+from vision.tiles.face import CellGeometry, analyse_cell, with_pale
+from vision.tiles.grid import GridFit, table_near, tile_outline
 from vision.tiles.palette import name_groups
 from vision.tiles.pipeline import TileReading, TilesReading, _area, _group, _mark_face_down, read_tiles
-from vision.tiles.view import table_view_matrix, warp_view
+from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
 
 F64 = NDArray[np.float64]
 
@@ -172,7 +173,7 @@ def painted(image: NDArray[np.uint8], fit: TableFit, which: list[Blob], area: tu
         if bx1 <= bx0 or by1 <= by0:
             continue
         mask = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
-        cv2.fillPoly(mask, [np.round(inner - [bx0, by0]).astype(np.int32).reshape(-1, 1, 2)], 1)
+        cv2.fillPoly(mask, [np.round(inner - [bx0, by0]).astype(np.int32).reshape(-1, 1, 2)], (1,))
         if not np.any(mask) or np.all(mask):
             continue
         roi = out[by0:by1, bx0:bx1].astype(np.float32)
@@ -210,6 +211,76 @@ def _alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Bl
         return None
     best = min(up, key=lambda t: math.dist(t.centre_mm, b.centre_mm))
     return best, r.grid.pitch_mm
+
+
+def read_at(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference, centre: tuple[float, float],
+            angle: float, pitch: float, cfg: TilesConfig) -> TileReading | None:
+    """One tile read on a cell of `pitch` centred on `centre` (table mm), as the
+    reader's last read reads each cell (pipeline._read_cells: normalised for the light
+    there, a lamp's spot scaled to fit where its clip erased the print, a pale print
+    looked for). The shape descriptor spans a share of the cell, so tiles read at one
+    pitch compare (the city's; each top's own read may take another). None: no print."""
+    n = cfg.crop_px
+    ux = np.array([math.cos(angle), math.sin(angle)])
+    uy = np.array([-math.sin(angle), math.cos(angle)])
+    c = np.asarray(centre, dtype=np.float64)
+    g = GridFit(angle, pitch, tuple(float(v) for v in c - 0.5 * pitch * (ux + uy)), 1.0)  # type: ignore[arg-type]
+    view = warp_view(image, fit, grid_view_matrix(g, 0, 0, n), (n, n))
+    whites = ref.white_at(c.reshape(1, 2))
+    raw = normalise_crops(view.reshape(1, n, n, 3), ref, whites, clip=False)
+    glared, scaled = glared_crops(raw, cfg.glare_over_share)
+    bgr = shoulder(raw, 1.0)[0]
+    lab = to_lab(bgr)
+    geo = CellGeometry.make(n)
+    look = analyse_cell(bgr, lab, geo, cfg, True)
+    if glared and not (look.has_symbol and not look.faint):
+        slab = to_lab(scaled)[0]
+        fitted = analyse_cell(scaled[0], slab, geo, cfg, True)
+        if fitted.has_symbol and not (look.has_symbol and fitted.faint):
+            look, bgr, lab = fitted, scaled[0], slab
+    look = with_pale(look, bgr, lab, geo, cfg)
+    if not look.has_symbol:
+        return None
+    pos = c + pitch * (look.offset[0] * ux + look.offset[1] * uy)
+    return TileReading(0, 0, (float(pos[0]), float(pos[1])), False, look)
+
+
+def outline_side(image: NDArray[np.uint8], fit: TableFit, centre: tuple[float, float], angle: float,
+                 pitch: float, cfg: TilesConfig) -> float | None:
+    """The side (table mm, as the camera sees it) of the tile outline about a print
+    nearest the lattice's side (pitch less gap_mm), among those within pile_side_agree
+    of it; on a view of its own, fine (pile_outline_px per mm), so a top beyond the play
+    area's edge has one too. None: no such outline."""
+    px = cfg.pile_outline_px
+    half = 0.6 * cfg.max_pitch_mm + cfg.outline_near_mm + 2.0
+    origin = (centre[0] - half, centre[1] - half)
+    n = int(math.ceil(2 * half * px))
+    view = warp_view(image, fit, table_view_matrix(origin, px), (n, n))
+    grey = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), dtype=np.float32) / 230.0
+    outs = tile_outline(grey, px, origin, np.asarray(centre, dtype=np.float64), angle, cfg, cfg.outline_near_mm)
+    want = pitch - cfg.gap_mm
+    sides = [o.side_mm for o in outs if abs(o.side_mm - want) <= cfg.pile_side_agree * want]
+    return min(sides, key=lambda v: abs(v - want)) if sides else None
+
+
+def _enlarged(image: NDArray[np.uint8], fit: TableFit, city: list[TileReading], tops: list[TileReading],
+              angle: float, pitch: float, cfg: TilesConfig) -> list[float]:
+    """How much larger than the city's tiles each top looks (the camera is nearer a
+    tall pile's top; a shape descriptor spans a share of its cell, so a top is read on a
+    cell this much wider): the tops' outlines' median side over the city's tiles',
+    within 1 and pile_most_enlarged; 1 when either is not seen."""
+    up = [t for t in city if not t.face_down and t.look.has_symbol][:cfg.pile_city_outlines]
+    base = [v for t in up if (v := outline_side(image, fit, t.centre_mm, angle, pitch, cfg)) is not None]
+    if not base:
+        return [1.0] * len(tops)
+    ref = float(np.median(base))
+    seen = [v for t in tops if (v := outline_side(image, fit, t.centre_mm, angle, pitch, cfg)) is not None]
+    if not seen:
+        return [1.0] * len(tops)
+    # one factor for every top, their median's (piles stand about equally tall, and one
+    # outline's side is a few per cent off)
+    k = min(cfg.pile_most_enlarged, max(1.0, float(np.median(seen)) / ref))
+    return [k] * len(tops)
 
 
 def _joint_colour(tiles: list[TileReading], cfg: TilesConfig) -> bool:
@@ -250,6 +321,7 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
         got = _alone(image, fit, profile, b, ref, cfg)
         if got is not None:
             tops.append(got)
+    tops_angle = float(np.median([b.theta for b in band])) if band else 0.0
     if not tops or near is None:
         return read_tiles(image, fit, profile, cfg, shapes, colours, palette, ref, grid_hint)
     city = read_tiles(painted(image, fit, band, (x0, y0, x1, y1), cfg), fit, profile, cfg,
@@ -267,7 +339,19 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
         ux0, _ = g.axes
         first = min((t for t, _ in tops), key=lambda t: float(np.asarray(t.centre_mm) @ ux0))
         o = np.asarray(first.centre_mm, dtype=np.float64)
-    ux, uy = g.axes
+    # every top re-read on a cell of the city's pitch (or, before the pioneer, of the tops'
+    # own median pitch), enlarged as the top looks, centred on its print
+    pitch = g.pitch_mm if city.tiles and city.grid is not None else float(np.median([p for _, p in tops]))
+    scale = _enlarged(image, fit, city.tiles, [t for t, _ in tops], g.angle_rad, pitch, cfg) \
+        if city.tiles and city.grid is not None else [1.0] * len(tops)
+    again: list[tuple[TileReading, float]] = []
+    for (t, p), k in zip(tops, scale):
+        r = read_at(image, fit, ref, t.centre_mm, tops_angle, pitch * k, cfg)
+        again.append((r if r is not None else t, p))
+    tops = again
+    # the tops' columns along their own rows (the band's turn: a small city's lattice may
+    # be turned off the tiles'), counted in the city's pitch
+    ux, uy = GridFit(tops_angle, 1.0, (0.0, 0.0), 0.0).axes
     for t, _ in tops:
         # the city's cell the top's middle lies in (a top stands off the lattice by its
         # height; the caller knows it for a pile's by the flag)
