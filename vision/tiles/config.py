@@ -331,8 +331,12 @@ class TilesConfig:
     pile_side_agree: float = 0.2
     pile_city_outlines: int = 8
     pile_most_enlarged: float = 1.25
+    pile_first_agree: float = 0.35
     """A top is read on a cell of the city's pitch times how much larger it looks than
     the city's tiles (the camera is nearer a tall pile's top, and a shape descriptor
     spans a share of its cell): its outline's side over the median of up to
     pile_city_outlines city tiles' (outlines on views of pile_outline_px per mm, within
-    pile_side_agree of the lattice's side), at most pile_most_enlarged."""
+    pile_side_agree of the lattice's side), at most pile_most_enlarged. Each top's cell
+    is centred on its own outline. Before the pioneer the tops' cells take their
+    outlines' median side, outlines within pile_first_agree of the tops' own reads'
+    lattice side."""

@@ -32,7 +32,7 @@ from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, shoulder, to_lab
 from vision.tiles.face import CellGeometry, analyse_cell, with_pale
-from vision.tiles.grid import GridFit, table_near, tile_outline
+from vision.tiles.grid import GridFit, Outline, table_near, tile_outline
 from vision.tiles.palette import name_groups
 from vision.tiles.pipeline import TileReading, TilesReading, _area, _group, _mark_face_down, read_tiles
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
@@ -201,15 +201,21 @@ def painted(image: NDArray[np.uint8], fit: TableFit, which: list[Blob], area: tu
 
 def _alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Blob, ref: ColourReference,
            cfg: TilesConfig) -> tuple[TileReading, float] | None:
-    """One pile top read alone: the ordinary reader on the blob's reach_box; the printed
-    tile nearest the blob's middle, and its lattice's pitch."""
+    """One pile top read alone: the ordinary reader on the blob's reach_box; its top's
+    reading, and its lattice's pitch."""
     x0, y0, x1, y1 = reach_box(b, _area(profile), cfg)
     small = replace(profile, area_origin_mm=(x0, y0), area_size_mm=(x1 - x0, y1 - y0))
     r = read_tiles(image, fit, small, cfg, reference=ref)
     up = [t for t in r.tiles if t.look.has_symbol]
     if not up or r.grid is None:
         return None
-    best = min(up, key=lambda t: math.dist(t.centre_mm, b.centre_mm))
+    # the camera looks down on about the play area's middle: a pile's top shows further
+    # out from there than its sides (whose cut edges may read as a print), so the print
+    # lying furthest out is the top's
+    ax0, ay0, ax1, ay1 = _area(profile)
+    out = np.asarray(b.centre_mm) - np.array([0.5 * (ax0 + ax1), 0.5 * (ay0 + ay1)])
+    out /= max(1e-9, float(np.linalg.norm(out)))
+    best = max(up, key=lambda t: float(np.asarray(t.centre_mm) @ out))
     return best, r.grid.pitch_mm
 
 
@@ -245,12 +251,12 @@ def read_at(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference, centr
     return TileReading(0, 0, (float(pos[0]), float(pos[1])), False, look)
 
 
-def outline_side(image: NDArray[np.uint8], fit: TableFit, centre: tuple[float, float], angle: float,
-                 pitch: float, cfg: TilesConfig) -> float | None:
-    """The side (table mm, as the camera sees it) of the tile outline about a print
-    nearest the lattice's side (pitch less gap_mm), among those within pile_side_agree
-    of it; on a view of its own, fine (pile_outline_px per mm), so a top beyond the play
-    area's edge has one too. None: no such outline."""
+def outline_about(image: NDArray[np.uint8], fit: TableFit, centre: tuple[float, float], angle: float,
+                  pitch: float, cfg: TilesConfig, agree: float | None = None) -> Outline | None:
+    """The tile outline about a print (table mm, as the camera sees it) whose side lies
+    nearest the lattice's side (pitch less gap_mm), among those within `agree`
+    (pile_side_agree) of it; on a view of its own, fine (pile_outline_px per mm), so a
+    top beyond the play area's edge has one too. None: no such outline."""
     px = cfg.pile_outline_px
     half = 0.6 * cfg.max_pitch_mm + cfg.outline_near_mm + 2.0
     origin = (centre[0] - half, centre[1] - half)
@@ -259,28 +265,23 @@ def outline_side(image: NDArray[np.uint8], fit: TableFit, centre: tuple[float, f
     grey = np.asarray(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), dtype=np.float32) / 230.0
     outs = tile_outline(grey, px, origin, np.asarray(centre, dtype=np.float64), angle, cfg, cfg.outline_near_mm)
     want = pitch - cfg.gap_mm
-    sides = [o.side_mm for o in outs if abs(o.side_mm - want) <= cfg.pile_side_agree * want]
-    return min(sides, key=lambda v: abs(v - want)) if sides else None
+    near = [o for o in outs if abs(o.side_mm - want) <= (cfg.pile_side_agree if agree is None else agree) * want]
+    return min(near, key=lambda o: abs(o.side_mm - want)) if near else None
 
 
-def _enlarged(image: NDArray[np.uint8], fit: TableFit, city: list[TileReading], tops: list[TileReading],
-              angle: float, pitch: float, cfg: TilesConfig) -> list[float]:
-    """How much larger than the city's tiles each top looks (the camera is nearer a
-    tall pile's top; a shape descriptor spans a share of its cell, so a top is read on a
-    cell this much wider): the tops' outlines' median side over the city's tiles',
-    within 1 and pile_most_enlarged; 1 when either is not seen."""
+def _enlarged(image: NDArray[np.uint8], fit: TableFit, city: list[TileReading], tops: list[Outline | None],
+              angle: float, pitch: float, cfg: TilesConfig) -> float:
+    """How much larger than the city's tiles the tops look (the camera is nearer a tall
+    pile's top; a shape descriptor spans a share of its cell, so a top is read on a cell
+    this much wider): the tops' outlines' median side over the city's tiles', within 1
+    and pile_most_enlarged (piles stand about equally tall, and one outline's side is a
+    few per cent off); 1 when either is not seen."""
     up = [t for t in city if not t.face_down and t.look.has_symbol][:cfg.pile_city_outlines]
-    base = [v for t in up if (v := outline_side(image, fit, t.centre_mm, angle, pitch, cfg)) is not None]
-    if not base:
-        return [1.0] * len(tops)
-    ref = float(np.median(base))
-    seen = [v for t in tops if (v := outline_side(image, fit, t.centre_mm, angle, pitch, cfg)) is not None]
-    if not seen:
-        return [1.0] * len(tops)
-    # one factor for every top, their median's (piles stand about equally tall, and one
-    # outline's side is a few per cent off)
-    k = min(cfg.pile_most_enlarged, max(1.0, float(np.median(seen)) / ref))
-    return [k] * len(tops)
+    base = [o.side_mm for t in up if (o := outline_about(image, fit, t.centre_mm, angle, pitch, cfg)) is not None]
+    seen = [o.side_mm for o in tops if o is not None]
+    if not base or not seen:
+        return 1.0
+    return min(cfg.pile_most_enlarged, max(1.0, float(np.median(seen)) / float(np.median(base))))
 
 
 def _joint_colour(tiles: list[TileReading], cfg: TilesConfig) -> bool:
@@ -339,14 +340,24 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
         ux0, _ = g.axes
         first = min((t for t, _ in tops), key=lambda t: float(np.asarray(t.centre_mm) @ ux0))
         o = np.asarray(first.centre_mm, dtype=np.float64)
-    # every top re-read on a cell of the city's pitch (or, before the pioneer, of the tops'
-    # own median pitch), enlarged as the top looks, centred on its print
-    pitch = g.pitch_mm if city.tiles and city.grid is not None else float(np.median([p for _, p in tops]))
-    scale = _enlarged(image, fit, city.tiles, [t for t, _ in tops], g.angle_rad, pitch, cfg) \
-        if city.tiles and city.grid is not None else [1.0] * len(tops)
+    # every top re-read on a cell of the city's pitch enlarged as the tops look (before
+    # the pioneer, of their outlines' median side), centred on its outline (a top's face
+    # ring is its own, not the table's or its pile's sides), else on its print
+    has_city = bool(city.tiles) and city.grid is not None
+    if has_city:
+        pitch = g.pitch_mm
+        outlines = [outline_about(image, fit, t.centre_mm, tops_angle, pitch, cfg) for t, _ in tops]
+        pitch *= _enlarged(image, fit, city.tiles, outlines, g.angle_rad, g.pitch_mm, cfg)
+    else:
+        guess = float(np.median([b.short_mm for b in band]))      # a top and its pile's sides
+        outlines = [outline_about(image, fit, t.centre_mm, tops_angle, guess, cfg, cfg.pile_first_agree)
+                    for t, _ in tops]
+        sides = [o.side_mm for o in outlines if o is not None]
+        pitch = float(np.median(sides)) + cfg.gap_mm if sides else guess
     again: list[tuple[TileReading, float]] = []
-    for (t, p), k in zip(tops, scale):
-        r = read_at(image, fit, ref, t.centre_mm, tops_angle, pitch * k, cfg)
+    for (t, p), ol in zip(tops, outlines):
+        at, turn = (ol.centre_mm, ol.angle_rad) if ol is not None else (t.centre_mm, tops_angle)
+        r = read_at(image, fit, ref, at, turn, pitch, cfg)
         again.append((r if r is not None else t, p))
     tops = again
     # the tops' columns along their own rows (the band's turn: a small city's lattice may
