@@ -318,6 +318,11 @@ class TilesConfig:
     pile_gap: float = 0.3
     """The piles lie an empty row below the city: at least pile_gap of a tile's side
     between the band and everything above it (a tall pile leans its top towards it)."""
+    pile_clear_share: float = 0.5
+    """Of the prints a pile's own read finds, those at least pile_clear_share as clear
+    (CellLook.contrast) as the clearest may be its top's: the one lying furthest out
+    from the play area's middle is (the camera looks down on about there, so a pile's
+    top shows further out than its sides)."""
     pile_margin: float = 0.35
     pile_base: float = 0.4
     pile_ring_mm: float = 4.0

@@ -215,6 +215,10 @@ def _alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Bl
     ax0, ay0, ax1, ay1 = _area(profile)
     out = np.asarray(b.centre_mm) - np.array([0.5 * (ax0 + ax1), 0.5 * (ay0 + ay1)])
     out /= max(1e-9, float(np.linalg.norm(out)))
+    # (of the prints nearly as clear as the clearest: a cutting mat's lines past the
+    # pile read as a faint print too)
+    clear = max(float(t.look.contrast) for t in up)
+    up = [t for t in up if float(t.look.contrast) >= cfg.pile_clear_share * clear]
     best = max(up, key=lambda t: float(np.asarray(t.centre_mm) @ out))
     return best, r.grid.pitch_mm
 

@@ -1,0 +1,96 @@
+"""The Town 77 solo Challenge's piles read one by one (vision.tiles.piles): the pile
+tops are found as the lowest band of tile-sized patches off the table, each is read
+alone on its own outline's cell, and the city is read with the piles painted out."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from calibration.geometry import locate_table
+from calibration.profile import default_profile
+from firmware.games.town77_challenge import pile_of
+from vision.tiles.config import TilesConfig
+from vision.tiles.piles import blobs, pile_band, read_with_piles
+from vision.tiles.pipeline import read_tiles
+
+PROFILE = default_profile("town77")
+CPX = 1.5
+
+
+def _near(squares: list[tuple[float, float, float]], size: tuple[int, int] = (600, 450)) -> np.ndarray:
+    """A bare table (True) with squares (x, y, side; table mm, origin 0) off its colour."""
+    near = np.ones((int(size[1] * CPX), int(size[0] * CPX)), dtype=bool)
+    for x, y, s in squares:
+        near[int((y - s / 2) * CPX):int((y + s / 2) * CPX), int((x - s / 2) * CPX):int((x + s / 2) * CPX)] = False
+    return near
+
+
+def test_the_piles_are_the_lowest_band_of_tile_sized_patches() -> None:
+    """A city of three tiles side by side and three piles an empty row below it: the band
+    is the three piles, left to right; a tile an empty row above them but no more (the
+    city grown into the pile row) leaves no band."""
+    cfg = TilesConfig()
+    city = [(100.0 + 41 * i, 80.0, 40.0) for i in range(3)]
+    piles = [(100.0, 400.0, 44.0), (223.0, 398.0, 44.0), (346.0, 402.0, 44.0)]
+    found, _ = blobs(_near(city + piles), CPX, (0.0, 0.0), cfg)
+    band = pile_band(found, cfg, 3)
+    assert [round(b.centre_mm[0] / 10) for b in band] == [10, 22, 35]
+    crowded = city + [(100.0, 362.0, 40.0)] + piles
+    found, _ = blobs(_near(crowded), CPX, (0.0, 0.0), cfg)
+    assert pile_band(found, cfg, 3) == []
+
+
+@cache
+def _frame(seed: int, k: int) -> tuple[np.ndarray, dict[str, Any]]:
+    from vision.synth import render_scene
+    from vision.synth.town77_challenge import challenge_game, challenge_scene, challenge_table
+
+    frames = challenge_game(seed, "hint", max_moves=14, misplace_at=None)
+    style, env = challenge_table(seed, (2304, 1296))
+    scene = challenge_scene(frames[k], style, env, seed=seed * 1000 + k, wobble=1.0, flat=False)
+    return render_scene(scene).image, scene["meta"]
+
+
+def _pairs(out: Any) -> dict[int, tuple[str | None, str | None]]:
+    """Pile (0-2) -> its top's (shape, colour) labels, for tops flagged as a pile's."""
+    got: dict[int, tuple[str | None, str | None]] = {}
+    for t in out.tiles:
+        r, c = out.rc(t)
+        p = pile_of(r, c, t.pile)
+        if p is not None:
+            assert p not in got, "two tops in one pile"
+            got[p] = (t.shape, t.colour)
+    return got
+
+
+def test_tall_piles_tops_are_read_one_by_one_beside_a_lone_pioneer() -> None:
+    """Dev Challenge game 5, frame 1: the pioneer and three piles some 16 tiles tall under
+    a lamp. One lattice over all of them (the ordinary reader) cut the tops into pieces
+    (no pile read right); read one by one, each pile shows one face-up top, the pioneer
+    is read alone at A1, and the four tiles' shape and colour labels pair up as the
+    truth's do (two tops share a shape there)."""
+    image, meta = _frame(5, 1)
+    fit = locate_table(image, PROFILE)
+    out = read_with_piles(image, fit, PROFILE, 3, shapes=7, colours=7)
+    tops = _pairs(out)
+    assert sorted(tops) == [0, 1, 2]
+    assert all(not t.face_down for t in out.tiles if t.pile)
+    city = [t for t in out.tiles if not t.pile]
+    assert [out.rc(t) for t in city] == [(0, 0)]
+    read = [(city[0].shape, city[0].colour)] + [tops[p] for p in range(3)]
+    truth = [(meta["tiles"][0]["shape"], meta["tiles"][0]["colour"])] + \
+        [(p["top"]["shape"], p["top"]["colour"]) for p in meta["piles"]]
+    for axis in (0, 1):
+        assert [[a[axis] == b[axis] for b in read] for a in read] == \
+            [[a[axis] == b[axis] for b in truth] for a in truth], (read, truth)
+
+
+def test_the_ordinary_reader_is_unchanged_by_the_pile_reader() -> None:
+    """read_tiles itself does not look for piles: the same frame read the ordinary way
+    gives no tile flagged as a pile's top."""
+    image, _ = _frame(5, 1)
+    out = read_tiles(image, locate_table(image, PROFILE), PROFILE, shapes=7, colours=7)
+    assert not any(t.pile for t in out.tiles)
