@@ -334,14 +334,12 @@ class TilesConfig:
     (8-bit units) off the ring's median (a marker, the pile's base)."""
     pile_outline_px: float = 4.0
     pile_side_agree: float = 0.2
-    pile_city_outlines: int = 8
-    pile_most_enlarged: float = 1.25
     pile_first_agree: float = 0.35
-    """A top is read on a cell of the city's pitch times how much larger it looks than
-    the city's tiles (the camera is nearer a tall pile's top, and a shape descriptor
-    spans a share of its cell): its outline's side over the median of up to
-    pile_city_outlines city tiles' (outlines on views of pile_outline_px per mm, within
-    pile_side_agree of the lattice's side), at most pile_most_enlarged. Each top's cell
-    is centred on its own outline. Before the pioneer the tops' cells take their
-    outlines' median side, outlines within pile_first_agree of the tops' own reads'
-    lattice side."""
+    """Each top is read on a cell centred on its own outline (on a view of
+    pile_outline_px per mm, so a top beyond the play area's edge has one too), the
+    outline's side within pile_side_agree of the city's lattice's; before the pioneer,
+    within pile_first_agree of its pile's patch's side, the cells then as wide as the
+    outlines' median side."""
+    pile_scales: tuple[float, ...] = (1.0, 1.03, 1.06, 1.09, 1.12)
+    """The factors the tops' cells may be wider than the city's pitch by (a tall pile's
+    top looks larger): the one at which the tops' shapes lie nearest the city's is taken."""

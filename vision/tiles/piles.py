@@ -31,7 +31,7 @@ from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, shoulder, to_lab
-from vision.tiles.face import CellGeometry, analyse_cell, with_pale
+from vision.tiles.face import CellGeometry, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import GridFit, Outline, table_near, tile_outline
 from vision.tiles.palette import name_groups
 from vision.tiles.pipeline import TileReading, TilesReading, _area, _group, _mark_face_down, read_tiles
@@ -273,19 +273,33 @@ def outline_about(image: NDArray[np.uint8], fit: TableFit, centre: tuple[float, 
     return min(near, key=lambda o: abs(o.side_mm - want)) if near else None
 
 
-def _enlarged(image: NDArray[np.uint8], fit: TableFit, city: list[TileReading], tops: list[Outline | None],
-              angle: float, pitch: float, cfg: TilesConfig) -> float:
-    """How much larger than the city's tiles the tops look (the camera is nearer a tall
-    pile's top; a shape descriptor spans a share of its cell, so a top is read on a cell
-    this much wider): the tops' outlines' median side over the city's tiles', within 1
-    and pile_most_enlarged (piles stand about equally tall, and one outline's side is a
-    few per cent off); 1 when either is not seen."""
-    up = [t for t in city if not t.face_down and t.look.has_symbol][:cfg.pile_city_outlines]
-    base = [o.side_mm for t in up if (o := outline_about(image, fit, t.centre_mm, angle, pitch, cfg)) is not None]
-    seen = [o.side_mm for o in tops if o is not None]
-    if not base or not seen:
-        return 1.0
-    return min(cfg.pile_most_enlarged, max(1.0, float(np.median(seen)) / float(np.median(base))))
+def _enlarged(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference, city: list[TileReading],
+              at: list[tuple[tuple[float, float], float]], pitch: float,
+              cfg: TilesConfig) -> list[TileReading | None]:
+    """The tops read at how much larger than the city's tiles they look (the camera is
+    nearer a tall pile's top: some 2-13% on the dev tables; a shape descriptor spans a
+    share of its cell, so a top is read on a cell that much wider). One factor for
+    every top (piles stand about equally tall), from pile_scales: the one at which the
+    tops' shapes lie nearest the city's tiles' (the sum over tops of the nearest city
+    tile's shape distance; a top of a shape the city lacks lies far at every factor,
+    one it shares comes close at the right one). An outline's side is a few per cent
+    off (a top's own cut edge and the pile under it widen it), too much to measure it by."""
+    known = [t for t in city if not t.face_down and t.look.has_symbol]
+    scales = cfg.pile_scales if known else (1.0,)
+    best: tuple[float, list[TileReading | None]] | None = None
+    for k in scales:
+        got = [read_at(image, fit, ref, c, turn, pitch * k, cfg) for c, turn in at]
+        up = [t for t in got if t is not None]
+        if not up or not known:
+            score = 0.0
+        else:
+            d = shape_distances(np.array([t.look.shape for t in up]), np.array([t.look.shape for t in known]),
+                                cfg.shape_angles, cfg.shape_shift)
+            score = float(np.sum(d.min(axis=1)))
+        if best is None or score < best[0]:
+            best = (score, got)
+    assert best is not None
+    return best[1]
 
 
 def _joint_colour(tiles: list[TileReading], cfg: TilesConfig) -> bool:
@@ -351,18 +365,16 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
     if has_city:
         pitch = g.pitch_mm
         outlines = [outline_about(image, fit, t.centre_mm, tops_angle, pitch, cfg) for t, _ in tops]
-        pitch *= _enlarged(image, fit, city.tiles, outlines, g.angle_rad, g.pitch_mm, cfg)
     else:
         guess = float(np.median([b.short_mm for b in band]))      # a top and its pile's sides
         outlines = [outline_about(image, fit, t.centre_mm, tops_angle, guess, cfg, cfg.pile_first_agree)
                     for t, _ in tops]
         sides = [o.side_mm for o in outlines if o is not None]
         pitch = float(np.median(sides)) + cfg.gap_mm if sides else guess
-    again: list[tuple[TileReading, float]] = []
-    for (t, p), ol in zip(tops, outlines):
-        at, turn = (ol.centre_mm, ol.angle_rad) if ol is not None else (t.centre_mm, tops_angle)
-        r = read_at(image, fit, ref, at, turn, pitch, cfg)
-        again.append((r if r is not None else t, p))
+    at = [(ol.centre_mm, ol.angle_rad) if ol is not None else (t.centre_mm, tops_angle)
+          for (t, _), ol in zip(tops, outlines)]
+    read = _enlarged(image, fit, ref, city.tiles, at, pitch, cfg)
+    again = [(r if r is not None else t, p) for (t, p), r in zip(tops, read)]
     tops = again
     # the tops' columns along their own rows (the band's turn: a small city's lattice may
     # be turned off the tiles'), counted in the city's pitch
