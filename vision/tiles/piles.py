@@ -91,9 +91,13 @@ def pile_band(found: list[Blob], cfg: TilesConfig, piles: int) -> list[Blob]:
         return []
     theta = float(np.median([b.theta for b in found]))
     side = float(np.median([b.short_mm for b in found]))
+    # pieces of one pile (a lamp's spot splits its top from its sides) joined first, the
+    # tile's size then taken again, and scraps dropped
+    found = _joined(found, cfg.pile_join * side)
+    side = float(np.median([b.short_mm for b in found]))
     if not cfg.min_pitch_mm <= side <= cfg.max_pitch_mm:
         return []
-    found = _joined([b for b in found if b.area_mm2 >= cfg.pile_scrap * side * side], cfg.pile_join * side)
+    found = [b for b in found if b.area_mm2 >= cfg.pile_scrap * side * side]
     uy = np.array([-math.sin(theta), math.cos(theta)])
     v = [b.pts_mm @ uy for b in found]
     mid = np.array([float(np.median(x)) for x in v])
@@ -124,11 +128,12 @@ def _joined(found: list[Blob], reach: float) -> list[Blob]:
                     x, y = out[i], out[j]
                     pts = np.concatenate([x.pts_mm, y.pts_mm])
                     c = pts.mean(axis=0)
-                    big = x if x.area_mm2 >= y.area_mm2 else y
+                    (_, _), (rw, rh), ang = cv2.minAreaRect(pts.astype(np.float32))
+                    area = x.area_mm2 + y.area_mm2
                     out[i] = Blob(x.indices + y.indices, (float(c[0]), float(c[1])),
                                   (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])),
-                                  big.theta, max(x.short_mm, y.short_mm), x.area_mm2 + y.area_mm2,
-                                  min(x.fill, y.fill), pts)
+                                  math.radians((float(ang) + 45.0) % 90.0 - 45.0), min(float(rw), float(rh)),
+                                  area, area / max(1e-9, float(rw) * float(rh)), pts)
                     del out[j]
                     merged = True
                     break
