@@ -340,6 +340,10 @@ class TilesConfig:
     outline's side within pile_side_agree of the city's lattice's; before the pioneer,
     within pile_first_agree of its pile's patch's side, the cells then as wide as the
     outlines' median side."""
+    pile_pitch_agree: float = 0.15
+    """The city read with the piles painted out is taken unless its lattice's pitch lies
+    more than pile_pitch_agree off the tops' outlines' side plus gap_mm while the
+    whole frame's lies within it."""
     pile_scales: tuple[float, ...] = (1.0, 1.03, 1.06, 1.09, 1.12)
     """The factors the tops' cells may be wider than the city's pitch by (a tall pile's
     top looks larger): the one at which the tops' shapes lie nearest the city's is taken."""

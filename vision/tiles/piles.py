@@ -320,6 +320,42 @@ def _joint_colour(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     return on_face
 
 
+def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: list[Blob],
+          tops: list[TileReading], angle: float, ref: ColourReference, cfg: TilesConfig,
+          grid_hint: GridFit | None) -> TilesReading:
+    """The city's reading: on the frame with the piles painted out (their tall tops lie
+    off any lattice the city's tiles sit on, and pull it), unless that lattice's pitch
+    lies more than pile_pitch_agree off the tiles' size as the tops' outlines show it
+    (side plus gap) while the whole frame's does not (a few tiles on a cutting mat: the
+    piles' outlines helped the lattice search to the tiles' pitch); then the whole
+    frame's, without what lies in the piles' boxes."""
+    area = _area(profile)
+    alone = read_tiles(painted(image, fit, band, area, cfg), fit, profile, cfg, reference=ref, grid_hint=grid_hint)
+    guess = float(np.median([b.short_mm for b in band]))
+    sides = [o.side_mm for t in tops
+             if (o := outline_about(image, fit, t.centre_mm, angle, guess, cfg, cfg.pile_first_agree)) is not None]
+    if not sides or alone.grid is None:
+        return alone
+    size = float(np.median(sides)) + cfg.gap_mm
+
+    def off(r: TilesReading) -> bool:
+        return r.grid is None or abs(r.grid.pitch_mm - size) > cfg.pile_pitch_agree * size
+
+    if not off(alone):
+        return alone
+    whole = read_tiles(image, fit, profile, cfg, reference=ref, grid_hint=grid_hint)
+    if off(whole):
+        return alone
+    boxes = [reach_box(b, area, cfg) for b in band]
+    kept = [t for t in whole.tiles
+            if not any(bx[0] <= t.centre_mm[0] <= bx[2] and bx[1] <= t.centre_mm[1] <= bx[3] for bx in boxes)]
+    out = TilesReading(whole.grid, kept, whole.origin_cell, whole.reference)
+    if kept:
+        out.origin_cell = (min(t.col for t in kept), min(t.row for t in kept))
+    out.colour_on_face = whole.colour_on_face
+    return out
+
+
 def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, piles: int,
                     cfg: TilesConfig | None = None, shapes: int | None = None, colours: int | None = None,
                     palette: dict[str, Any] | None = None, grid_hint: GridFit | None = None) -> TilesReading:
@@ -348,8 +384,7 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
     tops_angle = float(np.median([b.theta for b in band])) if band else 0.0
     if not tops or near is None:
         return read_tiles(image, fit, profile, cfg, shapes, colours, palette, ref, grid_hint)
-    city = read_tiles(painted(image, fit, band, (x0, y0, x1, y1), cfg), fit, profile, cfg,
-                      reference=ref, grid_hint=grid_hint)
+    city = _city(image, fit, profile, band, [t for t, _ in tops], tops_angle, ref, cfg, grid_hint)
     out = TilesReading(city.grid, list(city.tiles), city.origin_cell, ref.source)
     if city.tiles and city.grid is not None:
         g = city.grid
