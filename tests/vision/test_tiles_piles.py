@@ -29,16 +29,16 @@ def _near(squares: list[tuple[float, float, float]], size: tuple[int, int] = (60
 
 
 def test_the_piles_are_the_lowest_band_of_tile_sized_patches() -> None:
-    """A city of three tiles side by side and three piles an empty row below it: the band
-    is the three piles, left to right; a tile an empty row above them but no more (the
-    city grown into the pile row) leaves no band."""
+    """A city of three tiles side by side, one of them reaching down to row 6, and three
+    piles an empty row below it: the band is the three piles, left to right; four such
+    patches in the lowest band are no three piles, and leave no band."""
     cfg = TilesConfig()
-    city = [(100.0 + 41 * i, 80.0, 40.0) for i in range(3)]
+    city = [(100.0 + 41 * i, 80.0, 40.0) for i in range(3)] + [(100.0, 80.0 + 41 * k, 40.0) for k in range(1, 7)]
     piles = [(100.0, 400.0, 44.0), (223.0, 398.0, 44.0), (346.0, 402.0, 44.0)]
     found, _ = blobs(_near(city + piles), CPX, (0.0, 0.0), cfg)
     band = pile_band(found, cfg, 3)
     assert [round(b.centre_mm[0] / 10) for b in band] == [10, 22, 35]
-    crowded = city + [(100.0, 362.0, 40.0)] + piles
+    crowded = city + piles + [(469.0, 400.0, 44.0)]
     found, _ = blobs(_near(crowded), CPX, (0.0, 0.0), cfg)
     assert pile_band(found, cfg, 3) == []
 
