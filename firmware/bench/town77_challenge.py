@@ -41,7 +41,7 @@ def score_tops(obs: dict[str, Any], truth: dict[str, Any]) -> tuple[int, int, li
     pairs: list[tuple[Any, Any, int, int]] = []
     for e in obs.get("tiles", []):
         r, c = int(e["row"]), int(e["col"])
-        p = pile_of(r, c) if not (0 <= r < 7 and 0 <= c < 7) else None
+        p = pile_of(r, c, bool(e.get("pile"))) if e.get("pile") or not (0 <= r < 7 and 0 <= c < 7) else None
         if p is not None:
             slots[p].append(e)
             top = truth["piles"][p]["top"]
@@ -119,7 +119,7 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
                 except TableNotFound:
                     notes.append(f"game {gs} frame {k}: markers not found")
                     break
-                obs = reader.analyze(r.image, fit, AnalyzeOptions(profile))
+                obs = reader.analyze(r.image, fit, AnalyzeOptions(profile, extra=session.reader_extra()))
             ok, n, why = score_tops(obs, scene["meta"])
             tops_right += ok
             tops_all += n

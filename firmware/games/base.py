@@ -133,6 +133,10 @@ class RecordsMoves:
         seen on, for the reader to start from; None leaves it the reader's last one."""
         return None
 
+    def reader_extra(self) -> dict[str, Any]:
+        """What the game tells its reader beyond the lattice (AnalyzeOptions.extra)."""
+        return {}
+
     def more_to_read(self) -> bool:
         """Whether the table holds moves the looks so far did not take (the others of
         tiles laid together, once the players applied one): the loop then looks again at
@@ -175,6 +179,10 @@ class GameSession(Protocol):
 
     def lattice_hint(self) -> dict[str, Any] | None:
         """The lattice the game's pieces were seen on (reader's grid format), or None."""
+        ...
+
+    def reader_extra(self) -> dict[str, Any]:
+        """What the game tells its reader beyond the lattice (AnalyzeOptions.extra)."""
         ...
 
     def more_to_read(self) -> bool:

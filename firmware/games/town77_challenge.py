@@ -47,12 +47,17 @@ LAST_PILE_ROW = 9
 # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
 PILE_REACH = 1.5
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
+NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
 Tops = tuple[Tile | None, ...]
 
 
-def pile_of(row: int, col: int) -> int | None:
-    """The pile a tile read at lattice (row, col) outside the city belongs to, or None."""
-    if not FIRST_PILE_ROW <= row <= LAST_PILE_ROW or not 0 <= col <= 6:
+def pile_of(row: int, col: int, flagged: bool = False) -> int | None:
+    """The pile a tile read at lattice (row, col) outside the city belongs to, or None.
+    A tile the reader read as a pile's top (`flagged`: vision.tiles.piles) is one
+    whatever its row, its column clamped to the city's."""
+    if flagged:
+        col = min(6, max(0, col))
+    elif not FIRST_PILE_ROW <= row <= LAST_PILE_ROW or not 0 <= col <= 6:
         return None
     return 0 if col <= 1 else (1 if col <= 4 else 2)
 
@@ -80,6 +85,8 @@ def piles_before_pioneer(observation: dict[str, Any]) -> dict[str, Any]:
     tiles = [t for t in observation.get("tiles", []) if isinstance(t, dict)]
     try:
         rows = {int(t["row"]) for t in tiles}
+        if tiles and all(t.get("pile") for t in tiles):
+            rows = {0}          # the reader read them all as tops (vision.tiles.piles)
         cols = sorted(int(t["col"]) for t in tiles)
     except (KeyError, TypeError, ValueError):
         return observation
@@ -110,7 +117,20 @@ class _Seen:
         return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
 
 
-def _read(observation: dict[str, Any], trusted: set[Cell]) -> _Seen:
+def _nearest_pile(c: tuple[float, float] | None, tops_mm: list[tuple[float, float] | None]) -> int | None:
+    """The pile whose top last lay clearly nearest this point (piles stay put while their
+    tops are taken; a small city's lattice, turned off the tiles', may put a top in its
+    neighbour's columns), or None."""
+    if c is None:
+        return None
+    d = sorted((((c[0] - m[0]) ** 2 + (c[1] - m[1]) ** 2) ** 0.5, p) for p, m in enumerate(tops_mm) if m is not None)
+    if not d or (len(d) > 1 and d[0][0] > NEAREST_SHARE * d[1][0]):
+        return None
+    return d[0][1]
+
+
+def _read(observation: dict[str, Any], trusted: set[Cell],
+          tops_mm: list[tuple[float, float] | None] | None = None) -> _Seen:
     seen = _Seen({}, set(), {}, {}, [], [], {}, set(trusted))
     for t in observation.get("tiles", []):
         try:
@@ -120,13 +140,16 @@ def _read(observation: dict[str, Any], trusted: set[Cell]) -> _Seen:
         c = point_mm(t.get("centre_mm"))
         if c is not None:
             seen.centres[cell] = c
-        if cell.in_area:
+        if cell.in_area and not t.get("pile"):
             if t.get("face_down"):
                 seen.face_down.add(cell)
             else:
                 seen.city_raw[cell] = (t.get("shape"), t.get("colour"))
             continue
-        pile = pile_of(cell.row, cell.col)
+        pile = pile_of(cell.row, cell.col, bool(t.get("pile")))
+        if t.get("pile") and tops_mm:
+            near = _nearest_pile(c, tops_mm)
+            pile = pile if near is None else near
         if pile is None:
             seen.stray.append(cell)
         elif t.get("face_down"):
@@ -192,6 +215,10 @@ class Town77ChallengeSession(RecordsMoves):
         return hint(self.city, self.candidates(), int(self.options["depth"]))
 
     # -- reading the table ----------------------------------------------------------------
+    def reader_extra(self) -> dict[str, Any]:
+        """The reader reads each pile's top alone (vision.tiles.piles)."""
+        return {"piles": PILES}
+
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         if self.lost is not None or self.finished:
             return NoChange()
@@ -202,7 +229,7 @@ class Town77ChallengeSession(RecordsMoves):
             observation, kept = self._settled(observation, change)
         # a tile whose cell did not change is what the state says, however it reads now;
         # its reading still votes for what the labels mean
-        seen = _read(observation, kept)
+        seen = _read(observation, kept, self.tops_mm)
         pitch = _pitch(seen.centres)
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:

@@ -423,3 +423,40 @@ def test_before_the_pioneer_three_tiles_in_a_row_are_the_piles() -> None:
     two = {"tiles": obs["tiles"][:2]}
     v = Town77ChallengeSession({}).interpret(two)
     assert isinstance(v, Ask) and v.text == "2 tiles at once"   # not the piles: players check
+
+
+def _flagged(obs: dict[str, Any], moved: dict[int, tuple[int, int]]) -> dict[str, Any]:
+    """The tops flagged as the reader's pile tops (vision.tiles.piles), some given
+    another (row, col) by the city's lattice (moved: pile -> cell)."""
+    tiles = []
+    for t in obs["tiles"]:
+        t = dict(t)
+        if t["row"] == PILE_ROW:
+            p = PILE_COLS.index(t["col"])
+            t["pile"] = True
+            t["row"], t["col"] = moved.get(p, (t["row"], t["col"]))
+        tiles.append(t)
+    return dict(obs, tiles=tiles)
+
+
+def test_a_top_the_reader_flags_as_a_piles_is_one_whatever_its_row() -> None:
+    """A tall pile's top stands off the city's lattice by its height: read alone, it may
+    land in the city's rows (6) or below the pile rows (10), its column one off the
+    city's (-1). Flagged as a pile's top it is still that pile's: the same table is
+    NoChange (unflagged, row 6 col -1 was a stray tile)."""
+    s = _play(START, PIONEER)
+    moved = {0: (6, -1), 1: (10, 3)}
+    assert isinstance(s.interpret(_flagged(PIONEER, moved)), NoChange)
+    plain = _flagged(PIONEER, moved)
+    plain["tiles"] = [{k: v for k, v in t.items() if k != "pile"} for t in plain["tiles"]]
+    v = s.interpret(plain)
+    assert isinstance(v, Ask) and v.text.startswith("Stray tile at")
+
+
+def test_a_flagged_top_goes_to_the_pile_whose_last_top_lay_nearest() -> None:
+    """A small city's lattice turned off the tiles' gives a top its neighbour's column
+    (pile 3's top read in column 4, pile 2's): the pile whose top last lay clearly
+    nearest is the one (pile 3's); so the same table is NoChange."""
+    s = _play(START, PIONEER)
+    obs = _flagged(PIONEER, {2: (8, 4)})
+    assert isinstance(s.interpret(obs), NoChange)

@@ -299,3 +299,54 @@ class TilesConfig:
     face_majority: float = 0.15
     """A ring colour covering more than half + this share of the face ring is the face
     (a printed border line or a neighbour's edge is thin)."""
+    # -- piles beside a city (vision.tiles.piles; the Town 77 solo Challenge only) ---
+    pile_least: float = 0.6
+    """A patch off the table counts as an object from (pile_least * min_pitch_mm) squared."""
+    pile_fill: float = 0.55
+    pile_scrap: float = 0.4
+    """Only patches filling pile_fill of their smallest rectangle count (not a lamp
+    spot's rim, nor a pile's side seen edge on), and of those only patches of at least
+    pile_scrap of a tile's area (not a scrap of a top a spot cut off)."""
+    pile_join: float = 0.25
+    """Patches within pile_join of a tile's side of each other are one object (a lamp's
+    spot splits a pile's top from its sides; piles stand pitches apart)."""
+    pile_band: float = 0.75
+    """The pile tops: the lowest patches along the tiles' rows, their middles within
+    pile_band of a tile's side of the lowest one's."""
+    pile_most_area: float = 3.0
+    pile_least_side: float = 0.6
+    """Each pile's patch (its top, its sides and shadow) covers at most pile_most_area
+    tiles' areas and is at least pile_least_side of a tile wide (the lowest patch's
+    shorter side sets the tile's size)."""
+    pile_gap: float = 0.3
+    """The piles lie an empty row below the city: at least pile_gap of a tile's side
+    between the band and everything above it (a tall pile leans its top towards it)."""
+    pile_clear_share: float = 0.5
+    """Of the prints a pile's own read finds, those at least pile_clear_share as clear
+    (CellLook.contrast) as the clearest may be its top's: the one lying furthest out
+    from the play area's middle is (the camera looks down on about there, so a pile's
+    top shows further out than its sides)."""
+    pile_margin: float = 0.35
+    pile_base: float = 0.4
+    pile_ring_mm: float = 4.0
+    pile_paint_de: float = 40.0
+    """A pile top is read alone on its patch's box grown by pile_margin of its side (by a
+    whole side past the play area's edge, and by pile_base of it towards the area's
+    middle, where the pile's base lies); the city is read with that box painted over by
+    the table round it, blurred in at pile_ring_mm, leaving out pixels pile_paint_de
+    (8-bit units) off the ring's median (a marker, the pile's base)."""
+    pile_outline_px: float = 4.0
+    pile_side_agree: float = 0.2
+    pile_first_agree: float = 0.35
+    """Each top is read on a cell centred on its own outline (on a view of
+    pile_outline_px per mm, so a top beyond the play area's edge has one too), the
+    outline's side within pile_side_agree of the city's lattice's; before the pioneer,
+    within pile_first_agree of its pile's patch's side, the cells then as wide as the
+    outlines' median side."""
+    pile_pitch_agree: float = 0.15
+    """The city read with the piles painted out is taken unless its lattice's pitch lies
+    more than pile_pitch_agree off the tops' outlines' side plus gap_mm while the
+    whole frame's lies within it."""
+    pile_scales: tuple[float, ...] = (1.0, 1.03, 1.06, 1.09, 1.12)
+    """The factors the tops' cells may be wider than the city's pitch by (a tall pile's
+    top looks larger): the one at which the tops' shapes lie nearest the city's is taken."""

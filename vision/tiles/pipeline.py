@@ -49,6 +49,7 @@ class TileReading:
     # group.OWN_GROUP: one of its own)
     shape_candidates: list[int] = field(default_factory=list)
     colour_candidates: list[int] = field(default_factory=list)
+    pile: bool = False            # a pile's top, read alone (vision.tiles.piles)
 
 
 @dataclass

@@ -48,6 +48,12 @@ def read(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions,
         raise ReadError("expected an 8-bit colour (BGR) image; re-capture or re-export it")
     shapes = shapes if shapes is not None else _count(options.extra, "shapes")
     colours = colours if colours is not None else _count(options.extra, "colours")
+    piles = _count(options.extra, "piles")
+    if piles is not None:
+        # tiles standing on piles below the city (the Town 77 solo Challenge): each top read alone
+        from vision.tiles.piles import read_with_piles
+        return read_with_piles(image, fit, play_area(fit, options), piles, cfg, shapes, colours,
+                               options.palette, grid_hint=grid_from_dict(options.extra.get("grid")))
     return read_tiles(image, fit, play_area(fit, options), cfg, shapes, colours, options.palette,
                       grid_hint=grid_from_dict(options.extra.get("grid")))
 
@@ -107,6 +113,8 @@ def tile_dicts(reading: TilesReading) -> list[dict[str, Any]]:
                              "face_down": t.face_down,
                              "shape": None if t.face_down else t.shape,
                              "colour": None if t.face_down else t.colour}
+        if t.pile:
+            d["pile"] = True
         alt = candidates(reading, t)
         if alt:
             d["candidates"] = alt

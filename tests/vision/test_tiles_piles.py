@@ -1,0 +1,134 @@
+"""The Town 77 solo Challenge's piles read one by one (vision.tiles.piles): the pile
+tops are found as the lowest band of tile-sized patches off the table, each is read
+alone on its own outline's cell, and the city is read with the piles painted out."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from calibration.geometry import locate_table
+from calibration.profile import default_profile
+from firmware.games.town77_challenge import pile_of
+from vision.tiles.config import TilesConfig
+from vision.tiles.piles import blobs, pile_band, read_with_piles
+from vision.tiles.pipeline import read_tiles
+
+PROFILE = default_profile("town77")
+CPX = 1.5
+
+
+def _near(squares: list[tuple[float, float, float]], size: tuple[int, int] = (600, 450)) -> np.ndarray:
+    """A bare table (True) with squares (x, y, side; table mm, origin 0) off its colour."""
+    near = np.ones((int(size[1] * CPX), int(size[0] * CPX)), dtype=bool)
+    for x, y, s in squares:
+        near[int((y - s / 2) * CPX):int((y + s / 2) * CPX), int((x - s / 2) * CPX):int((x + s / 2) * CPX)] = False
+    return near
+
+
+def test_the_piles_are_the_lowest_band_of_tile_sized_patches() -> None:
+    """A city of three tiles side by side, one of them reaching down to row 6, and three
+    piles an empty row below it: the band is the three piles, left to right; four such
+    patches in the lowest band are no three piles, and leave no band."""
+    cfg = TilesConfig()
+    city = [(100.0 + 41 * i, 80.0, 40.0) for i in range(3)] + [(100.0, 80.0 + 41 * k, 40.0) for k in range(1, 7)]
+    piles = [(100.0, 400.0, 44.0), (223.0, 398.0, 44.0), (346.0, 402.0, 44.0)]
+    found, _ = blobs(_near(city + piles), CPX, (0.0, 0.0), cfg)
+    band = pile_band(found, cfg, 3)
+    assert [round(b.centre_mm[0] / 10) for b in band] == [10, 22, 35]
+    crowded = city + piles + [(469.0, 400.0, 44.0)]
+    found, _ = blobs(_near(crowded), CPX, (0.0, 0.0), cfg)
+    assert pile_band(found, cfg, 3) == []
+
+
+@cache
+def _frame(seed: int, k: int) -> tuple[np.ndarray, dict[str, Any]]:
+    from vision.synth import render_scene
+    from vision.synth.town77_challenge import challenge_game, challenge_scene, challenge_table
+
+    frames = challenge_game(seed, "hint", max_moves=14, misplace_at=None)
+    style, env = challenge_table(seed, (2304, 1296))
+    scene = challenge_scene(frames[k], style, env, seed=seed * 1000 + k, wobble=1.0, flat=False)
+    return render_scene(scene).image, scene["meta"]
+
+
+def _pairs(out: Any) -> dict[int, tuple[str | None, str | None]]:
+    """Pile (0-2) -> its top's (shape, colour) labels, for tops flagged as a pile's."""
+    got: dict[int, tuple[str | None, str | None]] = {}
+    for t in out.tiles:
+        r, c = out.rc(t)
+        p = pile_of(r, c, t.pile)
+        if p is not None:
+            assert p not in got, "two tops in one pile"
+            got[p] = (t.shape, t.colour)
+    return got
+
+
+def test_tall_piles_tops_are_read_one_by_one_beside_a_lone_pioneer() -> None:
+    """Dev Challenge game 5, frame 1: the pioneer and three piles some 16 tiles tall under
+    a lamp. One lattice over all of them (the ordinary reader) cut the tops into pieces
+    (no pile read right); read one by one, each pile shows one face-up top, the pioneer
+    is read alone at A1, and the four tiles' shape and colour labels pair up as the
+    truth's do (two tops share a shape there)."""
+    image, meta = _frame(5, 1)
+    fit = locate_table(image, PROFILE)
+    out = read_with_piles(image, fit, PROFILE, 3, shapes=7, colours=7)
+    tops = _pairs(out)
+    assert sorted(tops) == [0, 1, 2]
+    assert all(not t.face_down for t in out.tiles if t.pile)
+    city = [t for t in out.tiles if not t.pile]
+    assert [out.rc(t) for t in city] == [(0, 0)]
+    read = [(city[0].shape, city[0].colour)] + [tops[p] for p in range(3)]
+    truth = [(meta["tiles"][0]["shape"], meta["tiles"][0]["colour"])] + \
+        [(p["top"]["shape"], p["top"]["colour"]) for p in meta["piles"]]
+    for axis in (0, 1):
+        assert [[a[axis] == b[axis] for b in read] for a in read] == \
+            [[a[axis] == b[axis] for b in truth] for a in truth], (read, truth)
+
+
+def test_the_ordinary_reader_is_unchanged_by_the_pile_reader() -> None:
+    """read_tiles itself does not look for piles: the same frame read the ordinary way
+    gives no tile flagged as a pile's top."""
+    image, _ = _frame(5, 1)
+    out = read_tiles(image, locate_table(image, PROFILE), PROFILE, shapes=7, colours=7)
+    assert not any(t.pile for t in out.tiles)
+
+
+def _labels_pair_as_truth(out: Any, meta: dict[str, Any]) -> None:
+    """The city's and the tops' shape and colour labels pair up as the truth's do."""
+    city = sorted((t for t in out.tiles if not t.pile), key=lambda t: out.rc(t))
+    by_cell = {(t["row"], t["col"]): (t["shape"], t["colour"]) for t in meta["tiles"]}
+    tops = _pairs(out)
+    read = [(t.shape, t.colour) for t in city] + [tops[p] for p in sorted(tops)]
+    truth = [by_cell[out.rc(t)] for t in city] + \
+        [(meta["piles"][p]["top"]["shape"], meta["piles"][p]["top"]["colour"]) for p in sorted(tops)]
+    for axis in (0, 1):
+        assert [[a[axis] == b[axis] for b in read] for a in read] == \
+            [[a[axis] == b[axis] for b in truth] for a in truth], (read, truth)
+
+
+def test_a_top_sharing_the_pioneers_shape_is_read_as_wide_as_it_looks() -> None:
+    """Dev game 6, frame 1: the middle pile's top (some 16 tiles up, the camera 0.73 m
+    above the table) looks a few per cent larger than the pioneer, whose shape it shares.
+    Read on a cell of the city's pitch, its shape lay 0.11 from the pioneer's (over the
+    grouping's 0.10) and read as a shape of its own; read on the cell widened by the
+    factor at which the tops' shapes lie nearest the city's, the two share a label."""
+    image, meta = _frame(6, 1)
+    out = read_with_piles(image, locate_table(image, PROFILE), PROFILE, 3, shapes=7, colours=7)
+    assert sorted(_pairs(out)) == [0, 1, 2]
+    _labels_pair_as_truth(out, meta)
+
+
+def test_a_small_city_on_a_mat_keeps_the_lattice_the_piles_helped_to() -> None:
+    """Dev game 6, frame 4: four tiles in a row on a cutting mat. With the piles painted
+    out, the lattice search locked on a 31 mm pitch (the tiles' is 41.5) and read the
+    pioneer face down; the tops' outlines show the tiles' size, so the whole frame's
+    reading (its lattice within 15% of it) is taken, without the piles' boxes."""
+    image, meta = _frame(6, 4)
+    out = read_with_piles(image, locate_table(image, PROFILE), PROFILE, 3, shapes=7, colours=7)
+    assert out.grid is not None and abs(out.grid.pitch_mm / meta["pitch_mm"] - 1.0) < 0.05
+    city = sorted(out.rc(t) for t in out.tiles if not t.pile)
+    assert city == [(0, 0), (0, 1), (0, 2), (0, 3)]
+    assert not any(t.face_down for t in out.tiles)
