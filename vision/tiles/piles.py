@@ -31,10 +31,10 @@ from calibration.geometry import TableFit
 from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, shoulder, to_lab
-from vision.tiles.face import CellGeometry, analyse_cell, shape_distances, with_pale
+from vision.tiles.face import CellGeometry, analyse_cell, shape_distances
 from vision.tiles.grid import GridFit, Outline, table_near, tile_outline
 from vision.tiles.palette import name_groups
-from vision.tiles.pipeline import TileReading, TilesReading, _area, _group, _mark_face_down, read_tiles
+from vision.tiles.pipeline import TileReading, TilesReading, _area, _group, _mark_face_down, read_tiles, refined_look
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
 
 F64 = NDArray[np.float64]
@@ -247,13 +247,8 @@ def read_at(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference, centr
     bgr = shoulder(raw, 1.0)[0]
     lab = to_lab(bgr)
     geo = CellGeometry.make(n)
-    look = analyse_cell(bgr, lab, geo, cfg, True)
-    if glared and not (look.has_symbol and not look.faint):
-        slab = to_lab(scaled)[0]
-        fitted = analyse_cell(scaled[0], slab, geo, cfg, True)
-        if fitted.has_symbol and not (look.has_symbol and fitted.faint):
-            look, bgr, lab = fitted, scaled[0], slab
-    look = with_pale(look, bgr, lab, geo, cfg)
+    look = refined_look(analyse_cell(bgr, lab, geo, cfg, True), bgr, lab,
+                        (scaled[0], to_lab(scaled)[0]) if glared else None, geo, cfg, True, True)
     if not look.has_symbol:
         return None
     pos = c + pitch * (look.offset[0] * ux + look.offset[1] * uy)
@@ -386,14 +381,15 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
         return read_tiles(image, fit, profile, cfg, shapes, colours, palette, ref, grid_hint)
     city = _city(image, fit, profile, band, [t for t, _ in tops], tops_angle, ref, cfg, grid_hint)
     out = TilesReading(city.grid, list(city.tiles), city.origin_cell, ref.source)
-    if city.tiles and city.grid is not None:
+    has_city = bool(city.tiles) and city.grid is not None
+    if has_city:
+        assert city.grid is not None
         g = city.grid
         oc, orow = city.origin_cell
         o = g.cell_centre_mm(oc, orow)
     else:
         # no city yet: the tops in row 0, a tile's width (its patch's) apart
-        g = GridFit(float(np.median([b.theta for b in band])), float(np.median([b.short_mm for b in band])),
-                    (0.0, 0.0), 0.0)
+        g = GridFit(tops_angle, float(np.median([b.short_mm for b in band])), (0.0, 0.0), 0.0)
         oc, orow = 0, 0
         ux0, _ = g.axes
         first = min((t for t, _ in tops), key=lambda t: float(np.asarray(t.centre_mm) @ ux0))
@@ -401,7 +397,6 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
     # every top re-read on a cell of the city's pitch enlarged as the tops look (before
     # the pioneer, of their outlines' median side), centred on its outline (a top's face
     # ring is its own, not the table's or its pile's sides), else on its print
-    has_city = bool(city.tiles) and city.grid is not None
     if has_city:
         pitch = g.pitch_mm
         outlines = [outline_about(image, fit, t.centre_mm, tops_angle, pitch, cfg) for t, _ in tops]
@@ -414,8 +409,7 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
     at = [(ol.centre_mm, ol.angle_rad) if ol is not None else (t.centre_mm, tops_angle)
           for (t, _), ol in zip(tops, outlines)]
     read = _enlarged(image, fit, ref, city.tiles, at, pitch, cfg)
-    again = [(r if r is not None else t, p) for (t, p), r in zip(tops, read)]
-    tops = again
+    tops = [(r if r is not None else t, p) for (t, p), r in zip(tops, read)]
     # the tops' columns along their own rows (the band's turn: a small city's lattice may
     # be turned off the tiles'), counted in the city's pitch
     ux, uy = GridFit(tops_angle, 1.0, (0.0, 0.0), 0.0).axes

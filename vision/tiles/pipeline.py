@@ -1068,15 +1068,25 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 continue
             if (c, r) in beside and not (look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset):
                 continue
-            if i in spot and not (look.has_symbol and not look.faint):
-                fitted = analyse_cell(spot[i][0], spot[i][1], geo, cfg, detail)
-                if fitted.has_symbol and not (look.has_symbol and fitted.faint):
-                    look, bgr, lab = fitted, spot[i][0], spot[i][1]
-            if pale:
-                look = with_pale(look, bgr, lab, geo, cfg)
+            look = refined_look(look, bgr, lab, spot.get(i), geo, cfg, detail, pale)
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
             found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
     return found
+
+
+def refined_look(look: CellLook, bgr: NDArray[np.float32], lab: NDArray[np.float32],
+                 spot: tuple[NDArray[np.float32], NDArray[np.float32]] | None, geo: CellGeometry,
+                 cfg: TilesConfig, detail: bool, pale: bool) -> CellLook:
+    """A cell's first look finished as the last read finishes it: in a lamp's spot
+    (`spot`: the crop scaled to fit, and its Lab) whose clip erased the print, the print
+    read off the scaled crop; with `pale`, a blank tile's pale print looked for too."""
+    if spot is not None and not (look.has_symbol and not look.faint):
+        fitted = analyse_cell(spot[0], spot[1], geo, cfg, detail)
+        if fitted.has_symbol and not (look.has_symbol and fitted.faint):
+            look, bgr, lab = fitted, spot[0], spot[1]
+    if pale:
+        look = with_pale(look, bgr, lab, geo, cfg)
+    return look
 
 
 def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: GridFit,
