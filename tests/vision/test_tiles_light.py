@@ -47,6 +47,21 @@ def test_a_symbol_reaching_into_the_ring_is_still_split_off() -> None:
     assert np.linalg.norm(face_colour(px, rad) - TEAL) < 2.0
 
 
+def test_the_table_beside_a_tile_off_its_cell_is_not_its_face() -> None:
+    """A white face ring whose left side (and a strip of its bottom) shows dark felt, as
+    when the tile lies off its cell, reads white: the felt lies further out but does not
+    surround anything."""
+    rng = np.random.default_rng(2)
+    side = GEO.side[RING]
+    ys = np.mgrid[0:72, 0:72][0][RING] / 72.0
+    felt = (side == 0) | (ys > 0.86)
+    white = np.array([88.0, 2.0, 5.0])
+    px = np.where(felt[:, None], np.array([22.0, 0.0, 0.0]), white) + rng.normal(0, 2.0, (len(side), 3))
+    assert 0.35 < felt.mean() < 0.4                        # no majority: the radius decides
+    assert np.linalg.norm(face_colour(px, GEO.radius[RING], side=side) - white) < 2.0
+    assert np.linalg.norm(face_colour(px, GEO.radius[RING]) - white) > 30.0   # guard: sides unseen
+
+
 def test_widest_gap_cuts_where_no_merge_lies() -> None:
     """The cut goes in the middle (log scale) of the widest stretch free of merges."""
     cut = widest_gap([9.0, 13.5, 30.0], 9.8, 28.0)

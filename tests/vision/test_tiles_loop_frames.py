@@ -1,6 +1,7 @@
-"""Two loop bench frames the reader lost (fresh games 207 and 213): a tile in a lamp's
-spot whose print the few tiles' outline lattice dropped, and a small city beside a cup
-whose stray prints outnumbered it, so its last lattice was searched away."""
+"""Loop bench frames the reader lost: a tile in a lamp's spot whose print the few
+tiles' outline lattice dropped (fresh game 207), a small city beside a cup whose stray
+prints outnumbered it, so its last lattice was searched away (fresh game 213), and a
+tile laid off its cell read face down (game 24)."""
 
 from __future__ import annotations
 
@@ -45,3 +46,16 @@ def test_a_city_beside_a_cup_stays_on_its_last_lattice(fit_frame: int) -> None:
     out = read_tiles(frames[5], locate_table(frames[fit_frame], PROFILE), PROFILE, grid_hint=hint)
     assert sorted((t.row, t.col, t.face_down) for t in out.tiles) == [
         (0, 0, False), (0, 1, False), (0, 2, False), (1, 1, False)]
+
+
+def test_a_tile_laid_off_its_cell_is_read_face_up() -> None:
+    """Game 24, the eighth tile laid: the brown ring's tile (C4) lies 0.2 of a cell off the
+    lattice, and is read face up with its print (main read it face down: the dark felt on
+    one side of its cell was taken for its face, the white face for its print)."""
+    frames = _frames(24, 8)
+    hint = grid_from_dict({"pitch_mm": 37.342, "angle_deg": 16.393, "origin_mm": [176.44, 86.81]})
+    out = read_tiles(frames[12], locate_table(frames[12], PROFILE), PROFILE, grid_hint=hint)
+    c0, r0 = out.origin_cell
+    assert sorted((t.row - r0, t.col - c0, t.face_down) for t in out.tiles) == [
+        (0, 0, False), (0, 1, False), (1, 0, False), (1, 1, False), (1, 2, False), (2, 2, False),
+        (3, 2, False), (3, 3, False)]
