@@ -10,8 +10,9 @@ from functools import cache
 import numpy as np
 import pytest
 
-from calibration.geometry import locate_table
+from calibration.geometry import detect_markers, fit_from_markers, lens_at_frame_size, locate_table
 from calibration.profile import default_profile
+from firmware.loop import LoopConfig
 from vision.tiles.pipeline import read_tiles
 from vision.tiles.reader import grid_from_dict
 
@@ -54,7 +55,11 @@ def test_a_tile_laid_off_its_cell_is_read_face_up() -> None:
     one side of its cell was taken for its face, the white face for its print)."""
     frames = _frames(24, 8)
     hint = grid_from_dict({"pitch_mm": 37.342, "angle_deg": 16.393, "origin_mm": [176.44, 86.81]})
-    out = read_tiles(frames[12], locate_table(frames[12], PROFILE), PROFILE, grid_hint=hint)
+    # the table fit as the loop makes it (markers found at fit_max_side, corners at full size)
+    prof = lens_at_frame_size(PROFILE, frames[12])
+    fit = fit_from_markers(detect_markers(frames[12], prof.dictionary, max_side=LoopConfig().fit_max_side),
+                           prof, frames[12])
+    out = read_tiles(frames[12], fit, PROFILE, grid_hint=hint)
     c0, r0 = out.origin_cell
     assert sorted((t.row - r0, t.col - c0, t.face_down) for t in out.tiles) == [
         (0, 0, False), (0, 1, False), (1, 0, False), (1, 1, False), (1, 2, False), (2, 2, False),

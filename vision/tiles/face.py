@@ -123,9 +123,9 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
     """The face colour of a ring that a big symbol may cover in part: split the ring in
     two colours, and the one lying further out (around the symbol) is the face.
 
-    A face surrounds its print, so the outer colour is not taken when it holds (at
-    least `surround` of) fewer of the ring's four sides (`side`, the sector of each
-    ring pixel) than the inner colour: that is the table beside a tile
+    A face surrounds its print, so the outer colour is not taken when it is missing
+    (under `surround` of a side) from one of the ring's four sides (`side`, the sector
+    of each ring pixel) and the inner colour holds all four: that is the table beside a tile
     laid off its cell (loop bench game 24: a brown ring's tile 0.2 of a cell off, whose
     dark felt on one side was taken for its face and the tile read face down).
 
@@ -164,8 +164,8 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
         return np.asarray(a if share_a > 0.5 else b, dtype=np.float64)
     out_a = float(radius[near_a].mean()) > float(radius[~near_a].mean())
     if side is not None:
-        sides_a, sides_b = _sides_held(near_a, side, surround), _sides_held(~near_a, side, surround)
-        if (sides_a < sides_b) if out_a else (sides_b < sides_a):
+        outer = near_a if out_a else ~near_a
+        if _sides_held(outer, side, surround) < 4 and _sides_held(~outer, side, surround) == 4:
             out_a = not out_a
     return np.asarray(a if out_a else b, dtype=np.float64)
 
