@@ -79,11 +79,6 @@ class CellGeometry:
         out: F32 = self._once(("band_radius", lo, hi), lambda: self.radius[self.band(lo, hi)])
         return out
 
-    def band_side(self, lo: float, hi: float) -> NDArray[np.int8]:
-        """side over band(lo, hi)."""
-        out: NDArray[np.int8] = self._once(("band_side", lo, hi), lambda: self.side[self.band(lo, hi)])
-        return out
-
     def within(self, r: float) -> NDArray[np.bool_]:
         """cheb < r: the square inside a ring."""
         out: NDArray[np.bool_] = self._once(("within", r, 0.0), lambda: self.cheb < r)
@@ -117,17 +112,9 @@ def _geometry(size: int) -> CellGeometry:
 
 
 def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majority,
-                separation: float = TilesConfig.face_split_separation,
-                side: NDArray[np.int8] | None = None,
-                surround: float = TilesConfig.face_surround) -> F64:
+                separation: float = TilesConfig.face_split_separation) -> F64:
     """The face colour of a ring that a big symbol may cover in part: split the ring in
     two colours, and the one lying further out (around the symbol) is the face.
-
-    A face surrounds its print, so the outer colour is not taken when it is missing
-    (under `surround` of a side) from one of the ring's four sides (`side`, the sector
-    of each ring pixel) and the inner colour holds all four: that is the table beside a tile
-    laid off its cell (loop bench game 24: a brown ring's tile 0.2 of a cell off, whose
-    dark felt on one side was taken for its face and the tile read face down).
 
     A split counts only when the two colours lie `separation` times their own spread
     apart along the line joining them: sensor noise (large in a channel that a warm or
@@ -163,16 +150,7 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
         # neighbour's edge is thin)
         return np.asarray(a if share_a > 0.5 else b, dtype=np.float64)
     out_a = float(radius[near_a].mean()) > float(radius[~near_a].mean())
-    if side is not None:
-        outer = near_a if out_a else ~near_a
-        if _sides_held(outer, side, surround) < 4 and _sides_held(~outer, side, surround) == 4:
-            out_a = not out_a
     return np.asarray(a if out_a else b, dtype=np.float64)
-
-
-def _sides_held(mask: NDArray[np.bool_], side: NDArray[np.int8], share: float) -> int:
-    """On how many of the ring's four sides `mask` covers at least `share`."""
-    return sum(1 for s in range(4) if float(mask[side == s].mean()) >= share)
 
 
 def _dist(planes: F64, colour: F64) -> F64:
@@ -274,8 +252,7 @@ def _against_face(lab: F32, geo: CellGeometry,
     """A cell's face colour and noise, and each pixel's contrast from that face."""
     r0, r1 = cfg.face_ring
     ring_px = lab[geo.band(r0, r1)].astype(np.float64)
-    face = face_colour(ring_px, geo.band_radius(r0, r1), cfg.face_majority, cfg.face_split_separation,
-                       geo.band_side(r0, r1), cfg.face_surround)
+    face = face_colour(ring_px, geo.band_radius(r0, r1), cfg.face_majority, cfg.face_split_separation)
     de_ring = _dist(np.ascontiguousarray(ring_px.T), face)
     on_face = de_ring[de_ring < 20.0]
     spread = median1(on_face if on_face.size > 0.2 * de_ring.size else de_ring)
