@@ -1098,7 +1098,7 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     spot = dict(zip(glared, zip(scaled, to_lab(scaled)))) if glared else {}
     with one_thread():
         for i, ((c, r), ctr, bgr, lab) in enumerate(zip(cells, ctrs, bgrs, labs)):
-            look = analyse_cell(bgr, lab, geo, cfg, detail)
+            look = analyse_cell(bgr, lab, geo, cfg, detail, table_lab)
             if not is_tile(look, table_lab, table_spread, cfg):
                 continue
             if (c, r) in beside and not (look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset):
