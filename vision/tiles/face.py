@@ -127,9 +127,10 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
     A face surrounds its print, so the outer colour is not taken when it is the bare
     table's (`table`: within `table_de`, or half as far from it as the inner colour),
     missing (under `surround` of a side) from one of the ring's four sides (`side`, the
-    sector of each ring pixel) while the inner colour holds all four: that is the table beside a tile
-    laid off its cell (loop bench game 24: a brown ring's tile 0.2 of a cell off, whose
-    dark felt on one side was taken for its face and the tile read face down).
+    sector of each ring pixel) while the inner colour holds all four: that is the table
+    beside a tile laid off its cell (loop bench game 24: a brown ring's tile 0.2 of a cell
+    off, whose dark felt on one side was taken for its face and the tile read face down).
+    Without the table's colour, a back's two-colour design and a cup's rim were turned.
 
     A split counts only when the two colours lie `separation` times their own spread
     apart along the line joining them: sensor noise (large in a channel that a warm or
