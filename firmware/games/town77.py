@@ -573,6 +573,14 @@ class Town77Session(RecordsMoves):
             if isinstance(verdict, Illegal) and not turned:
                 return verdict
             offered = _confirmable(verdict)
+        elif changed and added:
+            # several new tiles and a city tile read otherwise: each new tile legal as read
+            # is offered, as when they come alone (loop bench held-out game 155: B2, a misread
+            # applied earlier, read right at last beside the last two tiles; asked with no
+            # option, both were lost)
+            self._together = set(added)
+            offered = tuple(self._place_move(t, c, "confirmed") for c in added
+                            if (t := seen[c]) is not None and why_illegal(city, t, c) is None)
         if changed:
             c = changed[0]
             exp = expected[c]

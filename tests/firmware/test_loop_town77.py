@@ -233,3 +233,15 @@ def test_a_new_tile_beside_two_kinds_of_misread_is_offered_not_alerted() -> None
     assert isinstance(v, Ask) and v.text == "B1 reads b2, was b1" and v.labels == ("d4 at A2",)
     v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 2), (0, 2, "##", "##"), (1, 0, 3, 0)))
     assert isinstance(v, Ask) and v.candidates == ()
+
+
+def test_new_tiles_beside_a_misread_city_tile_are_offered() -> None:
+    """B1 reads another tile while two new tiles lie at D1 and A2: each legal new tile is
+    offered with the question (asked with no option, both moves were lost: loop bench
+    held-out game 155)."""
+    s = _session(PIONEER, {"type": "place", "player": 0, "tile": "b1", "cell": "B1"},
+                 {"type": "place", "player": 1, "tile": "c2", "cell": "C1"})
+    v = s.interpret(_obs((0, 0, 0, 0), (0, 1, 1, 2), (0, 2, 2, 2), (0, 3, 4, 5), (1, 0, 3, 4)))
+    assert isinstance(v, Ask) and v.text == "B1 reads b2, was b1"
+    assert v.labels == ("e5 at D1", "d4 at A2")
+    assert [m["cell"] for m in v.candidates] == ["D1", "A2"]

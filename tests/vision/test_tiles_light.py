@@ -47,6 +47,36 @@ def test_a_symbol_reaching_into_the_ring_is_still_split_off() -> None:
     assert np.linalg.norm(face_colour(px, rad) - TEAL) < 2.0
 
 
+def test_the_table_beside_a_tile_off_its_cell_is_not_its_face() -> None:
+    """A white face ring whose left and bottom edges show the table's dark felt, as when
+    the tile lies off its cell, reads white: the felt lies further out but misses two
+    sides, where the white holds all four."""
+    rng = np.random.default_rng(2)
+    side = GEO.side[RING]
+    ys, xs = (m[RING] / 72.0 for m in np.mgrid[0:72, 0:72])
+    felt = (xs < 0.14) | (ys > 0.83)
+    white, table = np.array([88.0, 2.0, 5.0]), np.array([22.0, 0.0, 0.0])
+    px = np.where(felt[:, None], table, white) + rng.normal(0, 2.0, (len(side), 3))
+    assert 0.35 < felt.mean() < 0.4                        # no majority: the radius decides
+    assert np.linalg.norm(face_colour(px, GEO.radius[RING], side=side, table=table) - white) < 2.0
+    # guards: with the sides or the table's colour unknown, the felt is taken
+    assert np.linalg.norm(face_colour(px, GEO.radius[RING], table=table) - white) > 30.0
+    assert np.linalg.norm(face_colour(px, GEO.radius[RING], side=side) - white) > 30.0
+    # nor when the outer colour is not the table's (a back's design of two colours)
+    assert np.linalg.norm(face_colour(px, GEO.radius[RING], side=side, table=np.array([53.0, -2.0, -26.0]))
+                          - white) > 30.0
+
+
+def test_a_face_round_a_big_print_is_not_turned_by_the_side_test() -> None:
+    """A big print covering the ring's inner half on every side leaves the face (outside)
+    as the face: it holds all four sides, so the side test does not apply."""
+    rng = np.random.default_rng(3)
+    rad, side = GEO.radius[RING], GEO.side[RING]
+    inner = rad < np.median(rad)
+    px = np.where(inner[:, None], np.array([40.0, 60.0, 40.0]), TEAL) + rng.normal(0, 2.0, (len(rad), 3))
+    assert np.linalg.norm(face_colour(px, rad, side=side, table=np.array([30.0, 0.0, 0.0])) - TEAL) < 2.0
+
+
 def test_widest_gap_cuts_where_no_merge_lies() -> None:
     """The cut goes in the middle (log scale) of the widest stretch free of merges."""
     cut = widest_gap([9.0, 13.5, 30.0], 9.8, 28.0)

@@ -1,6 +1,8 @@
-"""Two loop bench frames the reader lost (fresh games 207 and 213): a tile in a lamp's
-spot whose print the few tiles' outline lattice dropped, and a small city beside a cup
-whose stray prints outnumbered it, so its last lattice was searched away."""
+"""Loop bench frames the reader lost: a tile in a lamp's spot whose print the few
+tiles' outline lattice dropped (fresh game 207), a small city beside a cup whose stray
+prints outnumbered it, so its last lattice was searched away (fresh game 213), a lone
+pioneer off the lattice of a mat's ruled lines (fresh game 231), and a tile laid off
+its cell read face down (game 24)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ from functools import cache
 import numpy as np
 import pytest
 
-from calibration.geometry import locate_table
+from calibration.geometry import detect_markers, fit_from_markers, lens_at_frame_size, locate_table
 from calibration.profile import default_profile
+from firmware.loop import LoopConfig
 from vision.tiles.pipeline import read_tiles
 from vision.tiles.reader import grid_from_dict
 
@@ -45,3 +48,30 @@ def test_a_city_beside_a_cup_stays_on_its_last_lattice(fit_frame: int) -> None:
     out = read_tiles(frames[5], locate_table(frames[fit_frame], PROFILE), PROFILE, grid_hint=hint)
     assert sorted((t.row, t.col, t.face_down) for t in out.tiles) == [
         (0, 0, False), (0, 1, False), (0, 2, False), (1, 1, False)]
+
+
+def test_a_lone_pioneer_off_a_mats_lattice_is_read() -> None:
+    """Fresh game 231, the pioneer alone: a white front with a pink print on a white mat
+    in a lamp's spot, found where it lies (main read no tile: the lattice search followed
+    the mat's ruled lines, and the print lay off every cell's middle)."""
+    image = _frames(231, 1)[1]
+    out = read_tiles(image, locate_table(image, PROFILE), PROFILE)
+    assert len(out.tiles) == 1 and out.tiles[0].look.has_symbol and not out.tiles[0].face_down
+    assert np.hypot(out.tiles[0].centre_mm[0] - 112.0, out.tiles[0].centre_mm[1] - 172.0) < 3.0
+
+
+def test_a_tile_laid_off_its_cell_is_read_face_up() -> None:
+    """Game 24, the eighth tile laid: the brown ring's tile (C4) lies 0.2 of a cell off the
+    lattice, and is read face up with its print (main read it face down: the dark felt on
+    one side of its cell was taken for its face, the white face for its print)."""
+    frames = _frames(24, 8)
+    hint = grid_from_dict({"pitch_mm": 37.342, "angle_deg": 16.393, "origin_mm": [176.44, 86.81]})
+    # the table fit as the loop makes it (markers found at fit_max_side, corners at full size)
+    prof = lens_at_frame_size(PROFILE, frames[12])
+    fit = fit_from_markers(detect_markers(frames[12], prof.dictionary, max_side=LoopConfig().fit_max_side),
+                           prof, frames[12])
+    out = read_tiles(frames[12], fit, PROFILE, grid_hint=hint)
+    c0, r0 = out.origin_cell
+    assert sorted((t.row - r0, t.col - c0, t.face_down) for t in out.tiles) == [
+        (0, 0, False), (0, 1, False), (1, 0, False), (1, 1, False), (1, 2, False), (2, 2, False),
+        (3, 2, False), (3, 3, False)]

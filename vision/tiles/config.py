@@ -296,6 +296,10 @@ class TilesConfig:
     camera pixels: noise and a JPEG's shared 2x2 colour average out)."""
     shape_smooth_px: float = 1.0
     """Gaussian sigma (crop pixels) of the print's share map the shape is read from."""
+    face_surround: float = 0.15
+    """A ring colour holds a side of the face ring when it covers this share of it; the
+    outer colour, if it is the bare table's, is not the face when it misses a side and
+    the inner colour holds all four (face.face_colour)."""
     face_majority: float = 0.15
     """A ring colour covering more than half + this share of the face ring is the face
     (a printed border line or a neighbour's edge is thin)."""

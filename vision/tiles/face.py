@@ -79,6 +79,11 @@ class CellGeometry:
         out: F32 = self._once(("band_radius", lo, hi), lambda: self.radius[self.band(lo, hi)])
         return out
 
+    def band_side(self, lo: float, hi: float) -> NDArray[np.int8]:
+        """side over band(lo, hi)."""
+        out: NDArray[np.int8] = self._once(("band_side", lo, hi), lambda: self.side[self.band(lo, hi)])
+        return out
+
     def within(self, r: float) -> NDArray[np.bool_]:
         """cheb < r: the square inside a ring."""
         out: NDArray[np.bool_] = self._once(("within", r, 0.0), lambda: self.cheb < r)
@@ -112,9 +117,20 @@ def _geometry(size: int) -> CellGeometry:
 
 
 def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majority,
-                separation: float = TilesConfig.face_split_separation) -> F64:
+                separation: float = TilesConfig.face_split_separation,
+                side: NDArray[np.int8] | None = None,
+                surround: float = TilesConfig.face_surround,
+                table: F64 | None = None, table_de: float = TilesConfig.table_delta_e) -> F64:
     """The face colour of a ring that a big symbol may cover in part: split the ring in
     two colours, and the one lying further out (around the symbol) is the face.
+
+    A face surrounds its print, so the outer colour is not taken when it is the bare
+    table's (`table`: within `table_de`, or half as far from it as the inner colour),
+    missing (under `surround` of a side) from one of the ring's four sides (`side`, the
+    sector of each ring pixel) while the inner colour holds all four: that is the table
+    beside a tile laid off its cell (loop bench game 24: a brown ring's tile 0.2 of a cell
+    off, whose dark felt on one side was taken for its face and the tile read face down).
+    Without the table's colour, a back's two-colour design and a cup's rim were turned.
 
     A split counts only when the two colours lie `separation` times their own spread
     apart along the line joining them: sensor noise (large in a channel that a warm or
@@ -150,7 +166,19 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
         # neighbour's edge is thin)
         return np.asarray(a if share_a > 0.5 else b, dtype=np.float64)
     out_a = float(radius[near_a].mean()) > float(radius[~near_a].mean())
+    if side is not None and table is not None:
+        outer = near_a if out_a else ~near_a
+        out_c, in_c = (a, b) if out_a else (b, a)
+        to_in = float(np.linalg.norm(in_c - table))
+        if float(np.linalg.norm(out_c - table)) < max(table_de, 0.5 * to_in) <= to_in \
+                and _sides_held(outer, side, surround) < 4 and _sides_held(~outer, side, surround) == 4:
+            out_a = not out_a
     return np.asarray(a if out_a else b, dtype=np.float64)
+
+
+def _sides_held(mask: NDArray[np.bool_], side: NDArray[np.int8], share: float) -> int:
+    """On how many of the ring's four sides `mask` covers at least `share`."""
+    return sum(1 for s in range(4) if float(mask[side == s].mean()) >= share)
 
 
 def _dist(planes: F64, colour: F64) -> F64:
@@ -247,12 +275,13 @@ def shape_distances(a: NDArray[np.float32], b: NDArray[np.float32], angles: int,
     return np.asarray(np.sqrt(np.maximum(best, 0.0) / dim), dtype=np.float64)
 
 
-def _against_face(lab: F32, geo: CellGeometry,
-                  cfg: TilesConfig) -> tuple[F64, float, F64, F64, NDArray[np.bool_], float]:
+def _against_face(lab: F32, geo: CellGeometry, cfg: TilesConfig, table: F64 | None = None
+                  ) -> tuple[F64, float, F64, F64, NDArray[np.bool_], float]:
     """A cell's face colour and noise, and each pixel's contrast from that face."""
     r0, r1 = cfg.face_ring
     ring_px = lab[geo.band(r0, r1)].astype(np.float64)
-    face = face_colour(ring_px, geo.band_radius(r0, r1), cfg.face_majority, cfg.face_split_separation)
+    face = face_colour(ring_px, geo.band_radius(r0, r1), cfg.face_majority, cfg.face_split_separation,
+                       geo.band_side(r0, r1), cfg.face_surround, table, cfg.table_delta_e)
     de_ring = _dist(np.ascontiguousarray(ring_px.T), face)
     on_face = de_ring[de_ring < 20.0]
     spread = median1(on_face if on_face.size > 0.2 * de_ring.size else de_ring)
@@ -268,7 +297,8 @@ def _contrast(lab: F32, face: F64, geo: CellGeometry,
     return lab64, d, inner, percentile1(d[inner], 98.0)
 
 
-def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig, detail: bool = True) -> CellLook:
+def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig, detail: bool = True,
+                 table: F64 | None = None) -> CellLook:
     """Read one grid-aligned cell crop (float BGR 0..1 and its CIELAB). A blank look
     has no `pale` yet: with_pale adds it, for the few blank cells that are tiles.
 
@@ -276,7 +306,7 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig, deta
     and noise, has_symbol, faint, offset, contrast), its shape descriptor and
     symbol_lab left blank (zeros, the face's colour): the reads that place the lattice
     ask no more, and the print's shape and colour are most of a printed cell's cost."""
-    face, spread, lab64, d, inner, peak = _against_face(lab, geo, cfg)
+    face, spread, lab64, d, inner, peak = _against_face(lab, geo, cfg, table)
     faint = False
     thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
     mask = _symbol_mask(d, inner, thr, geo, cfg)

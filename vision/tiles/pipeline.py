@@ -171,6 +171,10 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
             again = where(shifted)
             if again:
                 grid, found = shifted, again
+        if not found:
+            lone = _lone_print(near(), grid, cpx, (x0, y0), cfg, where)
+            if lone is not None:
+                grid, found = lone
         picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg, where)
         if picked is not None:
             grid, found = picked
@@ -547,6 +551,37 @@ def _lone_outline(grey: NDArray[np.float32], cpx: float, origin: tuple[float, fl
         return tile_outline(grey, cpx, origin, np.asarray(centre), grid.angle_rad, cfg, cfg.outline_near_mm,
                             extent) or outs
     return outs
+
+
+def _lone_print(table: NDArray[np.bool_] | None, grid: GridFit, cpx: float, origin: tuple[float, float],
+                cfg: TilesConfig, read: Callable[[GridFit], list[TileReading]]
+                ) -> tuple[GridFit, list[TileReading]] | None:
+    """A lone tile that the searched lattice holds in no cell: the lattice (the searched
+    pitch and turn) centred on the largest patch off the bare table no wider than a
+    print, taken only when that cell reads one clear print near its middle. None: keep
+    the lattice.
+
+    A white front on a white mat in a lamp's spot shows the search only the mat's
+    ruled lines, and their lattice put the print off every cell's middle (fresh loop
+    game 231: the pioneer went unread on two frames, and the second tile was taken
+    for it)."""
+    if table is None:
+        return None
+    n, _, box, ctrs = cv2.connectedComponentsWithStats((~table).astype(np.uint8), connectivity=8)
+    widest = 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm * cpx
+    fits = [i for i in range(1, n) if box[i, cv2.CC_STAT_WIDTH] <= widest and box[i, cv2.CC_STAT_HEIGHT] <= widest]
+    if not fits:
+        return None
+    i = max(fits, key=lambda k: int(box[k, cv2.CC_STAT_AREA]))
+    centre = ctrs[i] / cpx + np.asarray(origin)
+    ux, uy = grid.axes
+    o = centre - 0.5 * grid.pitch_mm * (ux + uy)
+    g = GridFit(grid.angle_rad, grid.pitch_mm, (float(o[0]), float(o[1])), grid.strength)
+    again = read(g)
+    sym = [t for t in again if t.look.has_symbol and not t.look.faint]
+    if len(sym) != 1 or math.hypot(*sym[0].look.offset) >= cfg.hint_offset:
+        return None
+    return g, again
 
 
 def _spacing(cells: NDArray[np.int64]) -> int:
@@ -1063,7 +1098,7 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     spot = dict(zip(glared, zip(scaled, to_lab(scaled)))) if glared else {}
     with one_thread():
         for i, ((c, r), ctr, bgr, lab) in enumerate(zip(cells, ctrs, bgrs, labs)):
-            look = analyse_cell(bgr, lab, geo, cfg, detail)
+            look = analyse_cell(bgr, lab, geo, cfg, detail, table_lab)
             if not is_tile(look, table_lab, table_spread, cfg):
                 continue
             if (c, r) in beside and not (look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset):
