@@ -125,7 +125,8 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
     two colours, and the one lying further out (around the symbol) is the face.
 
     A face surrounds its print, so the outer colour is not taken when it is the bare
-    table's (`table`: within `table_de`, or half as far from it as the inner colour),
+    table's (`table`: within `table_de`, or within twice that and half as far from it
+    as the inner colour: a ring's dark felt and a dark print mix),
     missing (under `surround` of a side) from one of the ring's four sides (`side`, the
     sector of each ring pixel) while the inner colour holds all four: that is the table
     beside a tile laid off its cell (loop bench game 24: a brown ring's tile 0.2 of a cell
@@ -170,7 +171,8 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
         outer = near_a if out_a else ~near_a
         out_c, in_c = (a, b) if out_a else (b, a)
         to_in = float(np.linalg.norm(in_c - table))
-        if float(np.linalg.norm(out_c - table)) < max(table_de, 0.5 * to_in) <= to_in \
+        to_out = float(np.linalg.norm(out_c - table))
+        if to_out < min(2.0 * table_de, max(table_de, 0.5 * to_in)) and table_de <= to_in \
                 and _sides_held(outer, side, surround) < 4 and _sides_held(~outer, side, surround) == 4:
             out_a = not out_a
     return np.asarray(a if out_a else b, dtype=np.float64)
