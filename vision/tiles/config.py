@@ -300,6 +300,13 @@ class TilesConfig:
     """A ring colour holds a side of the face ring when it covers this share of it; the
     outer colour, if it is the bare table's, is not the face when it misses a side and
     the inner colour holds all four (face.face_colour)."""
+    face_table_reach: float = 2.0
+    face_table_ratio: float = 0.5
+    """The face ring's outer colour is the bare table's (face.face_colour's side test)
+    within table_delta_e of it, or within face_table_reach times that and
+    face_table_ratio times as far from it as the inner colour (a ring's dark felt mixed
+    with a dark print lies some 19 delta E off; a white face 40 off a yellow table is no
+    table)."""
     face_majority: float = 0.15
     """A ring colour covering more than half + this share of the face ring is the face
     (a printed border line or a neighbour's edge is thin)."""

@@ -120,7 +120,9 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
                 separation: float = TilesConfig.face_split_separation,
                 side: NDArray[np.int8] | None = None,
                 surround: float = TilesConfig.face_surround,
-                table: F64 | None = None, table_de: float = TilesConfig.table_delta_e) -> F64:
+                table: F64 | None = None, table_de: float = TilesConfig.table_delta_e,
+                table_reach: float = TilesConfig.face_table_reach,
+                table_ratio: float = TilesConfig.face_table_ratio) -> F64:
     """The face colour of a ring that a big symbol may cover in part: split the ring in
     two colours, and the one lying further out (around the symbol) is the face.
 
@@ -172,7 +174,7 @@ def face_colour(px: F64, radius: F32, majority: float = TilesConfig.face_majorit
         out_c, in_c = (a, b) if out_a else (b, a)
         to_in = float(np.linalg.norm(in_c - table))
         to_out = float(np.linalg.norm(out_c - table))
-        if to_out < min(2.0 * table_de, max(table_de, 0.5 * to_in)) and table_de <= to_in \
+        if to_out < min(table_reach * table_de, max(table_de, table_ratio * to_in)) and table_de <= to_in \
                 and _sides_held(outer, side, surround) < 4 and _sides_held(~outer, side, surround) == 4:
             out_a = not out_a
     return np.asarray(a if out_a else b, dtype=np.float64)
@@ -283,7 +285,8 @@ def _against_face(lab: F32, geo: CellGeometry, cfg: TilesConfig, table: F64 | No
     r0, r1 = cfg.face_ring
     ring_px = lab[geo.band(r0, r1)].astype(np.float64)
     face = face_colour(ring_px, geo.band_radius(r0, r1), cfg.face_majority, cfg.face_split_separation,
-                       geo.band_side(r0, r1), cfg.face_surround, table, cfg.table_delta_e)
+                       geo.band_side(r0, r1), cfg.face_surround, table, cfg.table_delta_e,
+                       cfg.face_table_reach, cfg.face_table_ratio)
     de_ring = _dist(np.ascontiguousarray(ring_px.T), face)
     on_face = de_ring[de_ring < 20.0]
     spread = median1(on_face if on_face.size > 0.2 * de_ring.size else de_ring)
@@ -307,7 +310,9 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig, deta
     detail=False: a look that tells only whether and where a print lies (face colour
     and noise, has_symbol, faint, offset, contrast), its shape descriptor and
     symbol_lab left blank (zeros, the face's colour): the reads that place the lattice
-    ask no more, and the print's shape and colour are most of a printed cell's cost."""
+    ask no more, and the print's shape and colour are most of a printed cell's cost.
+    `table` (the bare table's Lab) lets the face ring tell the table beside a tile laid
+    off its cell from the tile's face (face_colour)."""
     face, spread, lab64, d, inner, peak = _against_face(lab, geo, cfg, table)
     faint = False
     thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
