@@ -472,7 +472,8 @@ class Town77Session(RecordsMoves):
             # an empty table's lone tile is the pioneer whatever changed
             st = settle(by_rc, {(c.row, c.col) for c in expected}, grid, change,
                         lambda rc: Cell(*rc) in self._pending, seen_mm,
-                        (lattice or self._lone_lattice(seen_mm)) if placed is None else None)
+                        (lattice or self._lone_lattice(seen_mm)) if placed is None else None,
+                        laid_in=lambda rc: Cell(*rc).in_area)
             entries = {Cell(*rc): e for rc, e in st.entries.items()}
             kept = {Cell(*rc) for rc in st.kept}
             self._astray = self._read_astray(entries, kept, seen_mm, [grid, lattice])

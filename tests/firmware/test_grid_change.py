@@ -205,6 +205,23 @@ def test_a_new_tile_beside_the_city_stands_with_a_cup_touching_it() -> None:
     assert isinstance(v, Proposed) and v.move["cell"] == "B2", v
 
 
+def test_a_cup_read_as_a_tile_outside_the_area_is_not_a_move_beside_a_new_tile() -> None:
+    """A cup left of the pioneer's column, read as a tile beside the city, its changed
+    region running over the city's shaded tiles, is foreign (the city's cells do not
+    explain its size): the new tile laid meanwhile is the move (loop bench game 18)."""
+    s = _session(("b1", "B1"), ("c2", "A2"))
+    assert isinstance(s.interpret(_obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3")),
+                                  change=_change()), NoChange)      # the city seen where it lies
+    cup = _centre(1, -1)
+    city = (ORIGIN - 0.5 * PITCH, ORIGIN - 0.5 * PITCH, ORIGIN + 1.5 * PITCH, ORIGIN + 1.5 * PITCH)
+    change = _blob_change([], (cup[0], cup[1], 0.8 * PITCH))
+    change.mask[np.nonzero(_rect_change(city).mask | _change((0, 2)).mask)] = 1
+    frame = _obs((1, -1, "s5", "c5"), (0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"),
+                 (0, 2, "s4", "c4"), shift=(0, 1))
+    v = s.interpret(frame, change=change)
+    assert isinstance(v, Proposed) and v.move["cell"] == "C1" and v.move["tile"] == "d3", v
+
+
 def test_a_lattice_that_misses_the_city_is_looked_at_again() -> None:
     """Once a look agreed with a city of three tiles, a look whose lattice puts those tiles
     half a cell off its nodes (a hand bent the fit) is Unclear, not a reading; six such
