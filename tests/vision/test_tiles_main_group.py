@@ -26,8 +26,8 @@ def test_diagonal_cells_are_not_joined() -> None:
     assert _main_group(tiles) == {2, 3}
 
 
-def _read(cells: list[tuple[int, int]], off: float) -> list[Any]:
-    look = SimpleNamespace(has_symbol=True, faint=False, offset=(off, 0.0))
+def _read(cells: list[tuple[int, int]], off: float, printed: bool = True) -> list[Any]:
+    look = SimpleNamespace(has_symbol=printed, faint=False, offset=(off, 0.0))
     return [SimpleNamespace(col=c, row=r, look=look) for c, r in cells]
 
 
@@ -40,3 +40,12 @@ def test_a_cup_rim_read_as_a_larger_group_is_not_the_city() -> None:
     assert _main_group(city + rim, TilesConfig()) == {0, 1, 2, 3, 4}
     # with no symbol mid-cell anywhere the largest group wins, as before
     assert _main_group(_read([(0, 0), (1, 0)], 0.3) + rim, TilesConfig()) == set(range(2, 10))
+
+
+def test_a_rim_with_more_cells_but_fewer_prints_about_mid_cell_is_not_the_city() -> None:
+    """A cup's rim read as 9 cells, 6 of them printed about their middles and 3 blank,
+    loses to an 8-tile city whose every tile is printed (loop bench game 234)."""
+    city = _read([(4, 0), (5, 0), (6, 0), (7, 0), (4, 1), (5, 1), (4, 2), (5, 2)], 0.04)
+    rim = _read([(9, 3), (10, 3), (8, 4), (9, 4), (11, 4), (9, 5), (11, 5)], 0.11) + \
+        _read([(10, 4), (10, 5)], 0.0, printed=False)
+    assert _main_group(city + rim, TilesConfig()) == set(range(8))
