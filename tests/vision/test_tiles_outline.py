@@ -34,6 +34,20 @@ def test_glare_has_no_straight_step() -> None:
     assert np.all(steps < 3.0), steps
 
 
+def test_many_cells_on_a_coarse_lattice_are_stepped_as_one_by_one() -> None:
+    """Enough cells on a lattice of a large pitch to make the sample map 32767 rows or
+    more (the most cv2.remap takes; alerts bench game 5172's look failed): each cell's
+    steps are those it has measured alone."""
+    lab = _view()
+    lab[int(42 * PX):int(78 * PX), int(42 * PX):int(78 * PX), 0] = 80.0   # cell (1, 1)
+    coarse = GridFit(angle_rad=0.0, pitch_mm=120.0, origin_mm=(0.0, 0.0), strength=1.0)
+    cells = [(c, r) for r in range(12) for c in range(12)]
+    many = side_steps(lab, coarse, PX, (0.0, 0.0), cells)
+    assert len(cells) * 4 * 72 > 32767            # the map's rows: 4 sides x 72 points a cell
+    for cell in [(0, 0), (1, 1), (11, 11)]:
+        assert np.allclose(many[cell], side_steps(lab, coarse, PX, (0.0, 0.0), [cell])[cell])
+
+
 def test_a_printed_border_is_not_the_face() -> None:
     """A ring that is mostly cream with a thin brown line further out reads as cream."""
     cream, brown = np.array([95.0, -1.0, 6.0]), np.array([60.0, 15.0, 30.0])

@@ -204,6 +204,10 @@ def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig
     return cells, table, vary
 
 
+REMAP_ROWS = 32000
+"""Rows of sample map per cv2.remap call (it asserts fewer than 32767)."""
+
+
 def side_steps(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float, float],
                cells: list[tuple[int, int]], along: float = 0.3, across: float = 0.2,
                step_mm: float = 0.5, width_mm: float = 1.5) -> dict[tuple[int, int], F64]:
@@ -229,8 +233,12 @@ def side_steps(lab: F32, grid: GridFit, px_per_mm: float, origin_mm: tuple[float
     grid_pts = np.concatenate(pts, axis=0)            # (cells*4*nt, nd, 2)
     mx = ((grid_pts[..., 0] - origin_mm[0]) * px_per_mm - 0.5).astype(np.float32)
     my = ((grid_pts[..., 1] - origin_mm[1]) * px_per_mm - 0.5).astype(np.float32)
-    samples = cv2.remap(np.ascontiguousarray(lab, dtype=np.float32), mx, my, cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE)
+    # cv2.remap takes maps of fewer than 32767 rows (SHRT_MAX): many cells on a coarse
+    # lattice's pitch make more (alerts bench game 5172: the look failed with an error)
+    src = np.ascontiguousarray(lab, dtype=np.float32)
+    samples = np.concatenate([cv2.remap(src, mx[i:i + REMAP_ROWS], my[i:i + REMAP_ROWS], cv2.INTER_LINEAR,
+                                        borderMode=cv2.BORDER_REPLICATE)
+                              for i in range(0, mx.shape[0], REMAP_ROWS)], axis=0)
     prof = samples.reshape(len(cells) * 4, len(t), len(d), 3).mean(axis=1)   # (sides, nd, 3)
     w = max(1, int(round(width_mm / step_mm)))
     cs = np.concatenate([np.zeros((prof.shape[0], 1, 3)), np.cumsum(prof, axis=1)], axis=1)
