@@ -317,18 +317,18 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
     dr, dc = _anchor(unchanged, expected, seen or {}, ANCHOR_NEAR * pitch) if expected else (0, 0)
     out = Settled(offset=(dr, dc))
 
+    def to_state(rc: CellRC) -> CellRC:
+        return rc[0] + dr, rc[1] + dc
+
     def beside_city(rc: CellRC) -> bool:
-        r, c = rc[0] + dr, rc[1] + dc
+        r, c = to_state(rc)
         return any((r + a, c + b) in expected for a, b in SIDES)
 
     def regions(rc: CellRC) -> frozenset[int]:
         return change.regions(_middle(centres[rc], pitch))
 
-    def on_state(rc: CellRC) -> bool:
-        return (rc[0] + dr, rc[1] + dc) in expected
-
     def spills(rc: CellRC) -> bool:
-        inside = laid_in is None or laid_in((rc[0] + dr, rc[1] + dc))
+        inside = laid_in is None or laid_in(to_state(rc))
         if beside_city(rc) and inside:
             # beside the city a new tile is the likely thing, with a cup or its shadow
             # perhaps touching it; a phantom there is the reader's to avoid. Outside the
@@ -346,11 +346,11 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
         # never starts)
         tiles = [o for o, m in moved.items()
                  if m and o != rc and (beside_city(o) or not expected)
-                 and (inside or not on_state(o)) and regions(o) & mine]
+                 and (inside or to_state(o) not in expected) and regions(o) & mine]
         return area > (SPILL + 1.5 * len(tiles)) * pitch * pitch
 
     for (r, c), e in entries.items():
-        cell = (r + dr, c + dc)
+        cell = to_state((r, c))
         if moved[(r, c)] and cell not in expected and not (always is not None and always(cell)) \
                 and spills((r, c)):
             out.foreign.append(cell)

@@ -214,8 +214,8 @@ def test_a_cup_read_as_a_tile_outside_the_area_is_not_a_move_beside_a_new_tile()
                                   change=_change()), NoChange)      # the city seen where it lies
     cup = _centre(1, -1)
     city = (ORIGIN - 0.5 * PITCH, ORIGIN - 0.5 * PITCH, ORIGIN + 1.5 * PITCH, ORIGIN + 1.5 * PITCH)
-    change = _blob_change([], (cup[0], cup[1], 0.8 * PITCH))
-    change.mask[np.nonzero(_rect_change(city).mask | _change((0, 2)).mask)] = 1
+    change = _blob_change([(0, 2)], (cup[0], cup[1], 0.8 * PITCH))
+    change.mask[_rect_change(city).mask == 1] = 1          # the cup's shade over the city
     frame = _obs((1, -1, "s5", "c5"), (0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"),
                  (0, 2, "s4", "c4"), shift=(0, 1))
     v = s.interpret(frame, change=change)

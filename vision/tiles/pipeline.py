@@ -1243,19 +1243,16 @@ def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set
     prints, then their size: a cup's rim that happens to fall about the middles of its
     cells is blank in some (loop bench game 234: 9 cells, 6 printed, against a city of
     8 printed tiles, and the city was taken for backs)."""
+    if cfg is None:
+        return max(side_groups(tiles), key=len, default=set())
+    clear = [t.look.has_symbol and not t.look.faint for t in tiles]
+    mid = cfg.hint_offset
+
     def placed(group: set[int]) -> bool:
-        if cfg is None:
-            return True
-        offs = [math.hypot(*tiles[i].look.offset) for i in group
-                if tiles[i].look.has_symbol and not tiles[i].look.faint]
-        return bool(offs) and float(np.median(offs)) < cfg.hint_offset
+        offs = [math.hypot(*tiles[i].look.offset) for i in group if clear[i]]
+        return bool(offs) and float(np.median(offs)) < mid
 
-    def printed(group: set[int]) -> int:
-        if cfg is None:
-            return 0
-        return sum(tiles[i].look.has_symbol and not tiles[i].look.faint for i in group)
-
-    return max(side_groups(tiles), key=lambda g: (placed(g), printed(g), len(g)), default=set())
+    return max(side_groups(tiles), key=lambda g: (placed(g), sum(clear[i] for i in g), len(g)), default=set())
 
 
 def _glare_weights(cfg: TilesConfig) -> F64:
