@@ -1246,13 +1246,11 @@ def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set
     if cfg is None:
         return max(side_groups(tiles), key=len, default=set())
     clear = [t.look.has_symbol and not t.look.faint for t in tiles]
-    mid = cfg.hint_offset
 
-    def placed(group: set[int]) -> bool:
-        offs = [math.hypot(*tiles[i].look.offset) for i in group if clear[i]]
-        return bool(offs) and float(np.median(offs)) < mid
+    def weight(group: set[int]) -> tuple[bool, int, int]:
+        return _on_lattice([tiles[i] for i in group], cfg), sum(clear[i] for i in group), len(group)
 
-    return max(side_groups(tiles), key=lambda g: (placed(g), sum(clear[i] for i in g), len(g)), default=set())
+    return max(side_groups(tiles), key=weight, default=set())
 
 
 def _glare_weights(cfg: TilesConfig) -> F64:
