@@ -204,6 +204,30 @@ def coarse_candidates(stats: dict[tuple[int, int], F64], cfg: TilesConfig
     return cells, table, vary
 
 
+def spread_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]], table: F64,
+                 vary: float, cfg: TilesConfig) -> set[tuple[int, int]]:
+    """Cells coarse_candidates passed over that may be backs whose own print (a ring, a
+    texture) or a ring reaching the cell's rim spread past plain_spread (CI city 203's
+    two backs showed 9, city 201's 9.4): far from the table, no wider than back_spread,
+    and within table_delta_e / 2 of another such cell's colour (backs share one colour;
+    a table's odd cells seldom do)."""
+    keys = [k for k in stats if k not in set(cells)]
+    if not keys:
+        return set()
+    allv = np.array(list(stats.values()))
+    reach = max(cfg.table_delta_e, 3.0 * vary)
+    kin = allv[(np.linalg.norm(allv[:, :3] - table, axis=1) > reach) & (allv[:, 3] <= cfg.back_spread)]
+    out: set[tuple[int, int]] = set()
+    for k in keys:
+        v = stats[k]
+        if np.linalg.norm(v[:3] - table) <= reach or v[3] > cfg.back_spread:
+            continue
+        # itself and one more
+        if np.count_nonzero(np.linalg.norm(kin[:, :3] - v[:3], axis=1) < cfg.table_delta_e / 2) >= 2:
+            out.add(k)
+    return out
+
+
 REMAP_ROWS = 32000
 """Rows of sample map per cv2.remap call (it asserts fewer than 32767)."""
 

@@ -23,7 +23,7 @@ from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distan
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline)
 from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, pairwise
-from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed,
+from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed, spread_backs,
                                     rows_score, side_steps)
 from vision.tiles.palette import name_groups
 from vision.tiles.trust import anchored, side_groups
@@ -1057,6 +1057,13 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
         held = [(int(c), int(r)) for c, r in grid.cell_of(np.array(prints, dtype=np.float64))]
         cells = sorted(set(cells) | {k for k in held if k in stats}, key=lambda t: (t[1], t[0]))
     beside: set[tuple[int, int]] = set()
+    spread: set[tuple[int, int]] = set()
+    if pale:
+        # the last read looks at backs spread by their own print too; such a cell is kept
+        # only as a back or with a print mid-cell (a lamp's spot on the table spreads
+        # like a back and its rim reads as a print off the cell's middle: CI city 200)
+        spread = spread_backs(stats, cells, table_lab, table_spread, cfg)
+        cells = sorted(set(cells) | spread, key=lambda t: (t[1], t[0]))
     if outlines is not None and \
             0 < len(clear := [k for k, v in stats.items() if v[4] >= cfg.min_centre_contrast]) <= cfg.beside_clear:
         yes, no = _cell_outline_votes(clear, grid, outlines[0], outlines[1], (area[0], area[1]), cfg)
@@ -1107,7 +1114,8 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
             look = analyse_cell(bgr, lab, geo, cfg, detail, table_lab)
             if not is_tile(look, table_lab, table_spread, cfg):
                 continue
-            if (c, r) in beside and not (look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset):
+            mid = look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset
+            if ((c, r) in beside and not mid) or ((c, r) in spread and look.has_symbol and not mid):
                 continue
             look = refined_look(look, bgr, lab, spot.get(i), geo, cfg, detail, pale)
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr

@@ -1,0 +1,53 @@
+"""Backs whose own print spreads their ring past plain_spread are looked at by the last
+read when they share a colour (vision.tiles.occupancy.spread_backs); CI's easy cities
+lost such backs (cities 201 and 203) and now keep them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.tiles.config import TilesConfig
+from vision.tiles.occupancy import coarse_candidates, spread_backs
+
+TABLE = np.array([52.0, -2.0, -26.0, 2.0, 1.0])
+BACK = np.array([83.0, -7.0, 58.0])
+
+
+def _stats(cells: dict[tuple[int, int], tuple[float, float]],
+           colour: dict[tuple[int, int], np.ndarray] | None = None) -> dict[tuple[int, int], np.ndarray]:
+    stats = {(c, r): TABLE.copy() for c in range(8) for r in range(8)}
+    for k, (spread, centre) in cells.items():
+        lab = (colour or {}).get(k, BACK)
+        stats[k] = np.array([*lab, spread, centre])
+    return stats
+
+
+def test_two_backs_alike_with_a_spread_ring_are_looked_at() -> None:
+    """Two yellow backs whose rings spread 9 (their printed circle): coarse_candidates
+    passes both over, spread_backs gives both."""
+    stats = _stats({(2, 2): (9.0, 4.0), (3, 2): (9.4, 9.0)})
+    cfg = TilesConfig()
+    cells, table, vary = coarse_candidates(stats, cfg)
+    assert cells == []
+    assert spread_backs(stats, cells, table, vary, cfg) == {(2, 2), (3, 2)}
+
+
+def test_a_spread_cell_beside_a_plain_back_of_its_colour_is_looked_at() -> None:
+    """A plain back is a candidate already; the spread one of its colour joins it."""
+    stats = _stats({(2, 2): (5.0, 3.0), (5, 5): (10.0, 4.0)})
+    cfg = TilesConfig()
+    cells, table, vary = coarse_candidates(stats, cfg)
+    assert cells == [(2, 2)]
+    assert spread_backs(stats, cells, table, vary, cfg) == {(5, 5)}
+
+
+def test_a_lone_spread_cell_or_an_unlike_pair_or_a_busy_pair_is_not() -> None:
+    """One spread cell far from the table alone, two of colours 20 delta E apart, or two
+    alike but busier than back_spread: none is looked at."""
+    cfg = TilesConfig()
+    for cells_, colour in (({(2, 2): (9.0, 4.0)}, None),
+                           ({(2, 2): (9.0, 4.0), (5, 5): (9.0, 4.0)}, {(5, 5): BACK + [20.0, 0.0, 0.0]}),
+                           ({(2, 2): (cfg.back_spread + 1, 4.0), (3, 2): (cfg.back_spread + 2, 4.0)}, None)):
+        stats = _stats(cells_, colour)
+        cells, table, vary = coarse_candidates(stats, cfg)
+        assert spread_backs(stats, cells, table, vary, cfg) == set()
