@@ -559,6 +559,7 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     big symbols, a mat's print or tile sides a symbol's width apart repeat too, often
     more strongly than the tiles' pitch. (A few tiles give the judge too little to go
     on: their outlines decide, see pipeline._sparse_grid.)"""
+    off: F32 | None = None
     if lab is not None:
         off = off_table(lab, px_per_mm, cfg, near)
         gray = np.asarray(gray * off + float(np.median(gray)) * (1 - off), np.float32)
@@ -590,13 +591,68 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         return GridFit(0.0, cfg.min_pitch_mm, origin_mm, 0.0)
     if judge is None or (crowded is not None and not crowded(pick[1])):
         return pick[1]
-    judged: tuple[float, GridFit] | None = None
-    for t, hu, hv, u0, v0, binmm in turns:
+    middles = print_middles(lab, off, px_per_mm, origin_mm, cfg) if lab is not None else np.zeros((0, 2))
+
+    def lattices(k: int, pb: float) -> list[tuple[GridFit, bool]]:
+        # the lattice with its lines on the profiles' strongest edges, and (where prints
+        # were found) the one with its cells' middles on the prints' middles: a mat's
+        # lines, or bold ones at about the tiles' pitch, pull the edges' phase off the
+        # tiles, and a tenth of a pitch off puts every far tile on its cells' rims
+        t, hu, hv, u0, v0, binmm = turns[k]
+        g = _lattice(t, hu, hv, u0, v0, binmm, pb)
+        out = [(g, False)]
+        if len(middles) >= cfg.phase_prints:
+            out.append((refine_grid(g, middles), True))
+        return out
+
+    rated: list[tuple[float, GridFit, int, float, bool]] = []     # score, lattice, turn, pitch (bins), print phase
+    for k, (t, hu, hv, u0, v0, binmm) in enumerate(turns):
         for pb, _ in _peaks(hu, hv, binmm, cfg):
-            j = judge(_lattice(t, hu, hv, u0, v0, binmm, pb))
-            if judged is None or j[0] > judged[0]:
-                judged = j
-    return judged[1] if judged is not None and judged[0] > 0.0 else pick[1]
+            for g, centred in lattices(k, pb):
+                j = judge(g)
+                rated.append((j[0], j[1], k, pb, centred))
+    if not rated:
+        return pick[1]
+    rated.sort(key=lambda r: -r[0])
+    judged = (rated[0][0], rated[0][1])
+    for _, _, k, pb, centred in rated[:cfg.polish_best]:
+        for d in cfg.polish_steps:
+            for g, c in lattices(k, pb * (1.0 + d)):
+                if c == centred:
+                    j = judge(g)
+                    if j[0] > judged[0]:
+                        judged = j
+    return judged[1] if judged[0] > 0.0 else pick[1]
+
+
+def print_middles(lab: F32, off: F32 | None, px_per_mm: float, origin_mm: tuple[float, float],
+                  cfg: TilesConfig) -> F64:
+    """The middles (table mm) of the pieces of print off the bare table, each no wider
+    than a tile's face and at least phase_print_mm across: a tile's symbol sits in the
+    middle of its face, so they mark the cells' middles whatever the edges say."""
+    strokes = print_strokes(lab, px_per_mm, cfg)
+    if off is not None:
+        strokes &= off > 0
+    n, _, st, cen = cv2.connectedComponentsWithStats(strokes.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return np.zeros((0, 2))
+    ext = np.maximum(st[1:, cv2.CC_STAT_WIDTH], st[1:, cv2.CC_STAT_HEIGHT]) / px_per_mm
+    keep = (ext >= cfg.phase_print_mm) & (ext <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm)
+    c = cen[1:][keep]
+    return np.asarray((c + 0.5) / px_per_mm + np.asarray(origin_mm), dtype=np.float64)
+
+
+def _centred(g: GridFit, middles: F64) -> GridFit:
+    """g moved so that its cells' middles fall where the prints' middles do on average
+    (the circular mean of their places along each axis, modulo the pitch)."""
+    ux, uy = g.axes
+    d = middles - np.asarray(g.origin_mm)
+    out = np.asarray(g.origin_mm, dtype=np.float64)
+    for ax in (ux, uy):
+        ph = np.angle(np.mean(np.exp(2j * math.pi * (d @ ax) / g.pitch_mm))) / (2 * math.pi)
+        # the cells' middles at ph (of a pitch) along this axis: the lines half a pitch before
+        out = out + ((ph - 0.5) % 1.0) * g.pitch_mm * ax
+    return GridFit(g.angle_rad, g.pitch_mm, (float(out[0]), float(out[1])), g.strength)
 
 
 def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
