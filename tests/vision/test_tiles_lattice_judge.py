@@ -62,3 +62,35 @@ def test_big_symbols_on_a_cutting_mat_read_on_the_tiles_pitch() -> None:
     true_pitch = float(scene["meta"]["pitch_mm"])
     assert abs(reading.grid.pitch_mm - true_pitch) < 0.03 * true_pitch
     assert len(reading.tiles) == len(scene["meta"]["tiles"])
+
+
+def test_a_mats_bold_lines_near_the_tiles_pitch_do_not_set_the_lattices_phase() -> None:
+    """Seed 5069 (41 tiles, a blurred green cutting mat whose bold lines lie about the
+    tiles' pitch apart): the edges' autocorrelation peak is 3% off the pitch and their
+    phase follows the mat, so that lattice rated below one 1.5 pitches wide (it had read
+    15 tiles); rated with its cells on the prints' middles, every tile is read."""
+    prof = default_profile("town77")
+    scene = random_scene("town77", 5069, resolution=(2304, 1296))
+    image = render_scene(scene).image
+    reading = read_tiles(image, locate_table(image, prof), prof)
+    # (the lattice refitted to the tiles read lands 3% wide here; the 1.5-pitch one was 55%)
+    true_pitch = float(scene["meta"]["pitch_mm"])
+    assert abs(reading.grid.pitch_mm - true_pitch) < 0.05 * true_pitch
+    want = {(t["row"], t["col"]) for t in scene["meta"]["tiles"]}
+    r0, c0 = min(t.row for t in reading.tiles), min(t.col for t in reading.tiles)
+    assert {(t.row - r0, t.col - c0) for t in reading.tiles} == want
+
+
+def test_tiles_turned_off_a_mats_lines_are_read_on_their_own_turn() -> None:
+    """Seed 104731 (the colour bench's generic tiles scene 2: 36 pale fronts turned 15 deg
+    on a light cutting mat ruled at 0 deg): no candidate turn is the tiles' (their edges
+    are pale on pale), and every lattice of the mat's turn rated higher than none; the
+    lattice fitted to the prints' middles is the tiles' (it had read 114 "tiles" on the
+    mat's 14 mm lattice)."""
+    scene = random_scene("tiles", 104731, resolution=(2304, 1296))
+    rendered = render_scene(scene)
+    prof = rendered.profile
+    reading = read_tiles(rendered.image, locate_table(rendered.image, prof), prof)
+    truth = rendered.truth
+    assert abs(reading.grid.pitch_mm - float(truth["pitch_mm"])) < 0.03 * float(truth["pitch_mm"])
+    assert len(reading.tiles) == len(truth["tiles"])
