@@ -71,12 +71,6 @@ class TilesConfig:
     pitch_candidate: float = 0.1
     """Every autocorrelation peak at least this high (of 2) is a candidate pitch for the
     lattice judge (occupancy.lattice_score)."""
-    polish_best: int = 3
-    polish_steps: tuple[float, ...] = (-0.04, -0.03, -0.02, -0.01, 0.01, 0.02, 0.03, 0.04)
-    """The polish_best lattices the judge rates highest are judged again at these relative
-    changes of pitch (each with its own phase from the profiles): an autocorrelation peak
-    of a few tiles, blurred or beside a mat's lines, may sit a few percent off the pitch,
-    and across seven cells that puts the far tiles on the cells' rims."""
     phase_prints: int = 3
     phase_print_mm: float = 4.0
     """With at least phase_prints pieces of print at least phase_print_mm across, the judge

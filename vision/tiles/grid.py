@@ -557,8 +557,11 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     tile-like the cells of a lattice look, higher better, and the lattice of that pitch
     and turn it judged so) picks among every peak of every candidate turn: the edges of
     big symbols, a mat's print or tile sides a symbol's width apart repeat too, often
-    more strongly than the tiles' pitch. (A few tiles give the judge too little to go
-    on: their outlines decide, see pipeline._sparse_grid.)"""
+    more strongly than the tiles' pitch. Each candidate is judged twice: as the profiles
+    place it, and refitted to the middles of the pieces of print (print_middles), since
+    the judge wants each symbol mid-cell and a profile's peak a few percent off the
+    pitch, or its phase set by a mat's lines, misses that. (A few tiles give the judge
+    too little to go on: their outlines decide, see pipeline._sparse_grid.)"""
     off: F32 | None = None
     if lab is not None:
         off = off_table(lab, px_per_mm, cfg, near)
@@ -593,36 +596,25 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         return pick[1]
     middles = print_middles(lab, off, px_per_mm, origin_mm, cfg) if lab is not None else np.zeros((0, 2))
 
-    def lattices(k: int, pb: float) -> list[tuple[GridFit, bool]]:
-        # the lattice with its lines on the profiles' strongest edges, and (where prints
-        # were found) the one with its cells' middles on the prints' middles: a mat's
-        # lines, or bold ones at about the tiles' pitch, pull the edges' phase off the
-        # tiles, and a tenth of a pitch off puts every far tile on its cells' rims
+    def lattice(k: int, pb: float, centred: bool) -> GridFit:
+        # the lattice with its lines on the profiles' strongest edges, or the one fitted
+        # to the prints' middles from it: a mat's lines, or bold ones about the tiles'
+        # pitch apart, pull the edges' phase off the tiles, and a tenth of a pitch off
+        # puts every far tile on its cell's rim
         t, hu, hv, u0, v0, binmm = turns[k]
         g = _lattice(t, hu, hv, u0, v0, binmm, pb)
-        out = [(g, False)]
-        if len(middles) >= cfg.phase_prints:
-            out.append((refine_grid(g, middles), True))
-        return out
+        return refine_grid(g, middles) if centred else g
 
-    rated: list[tuple[float, GridFit, int, float, bool]] = []     # score, lattice, turn, pitch (bins), print phase
+    kinds = (False, True) if len(middles) >= cfg.phase_prints else (False,)
+    rated: list[tuple[float, GridFit]] = []
     for k, (t, hu, hv, u0, v0, binmm) in enumerate(turns):
         for pb, _ in _peaks(hu, hv, binmm, cfg):
-            for g, centred in lattices(k, pb):
-                j = judge(g)
-                rated.append((j[0], j[1], k, pb, centred))
+            for centred in kinds:
+                rated.append(judge(lattice(k, pb, centred)))
     if not rated:
         return pick[1]
-    rated.sort(key=lambda r: -r[0])
-    judged = (rated[0][0], rated[0][1])
-    for _, _, k, pb, centred in rated[:cfg.polish_best]:
-        for d in cfg.polish_steps:
-            for g, c in lattices(k, pb * (1.0 + d)):
-                if c == centred:
-                    j = judge(g)
-                    if j[0] > judged[0]:
-                        judged = j
-    return judged[1] if judged[0] > 0.0 else pick[1]
+    best = max(rated, key=lambda r: r[0])
+    return best[1] if best[0] > 0.0 else pick[1]
 
 
 def print_middles(lab: F32, off: F32 | None, px_per_mm: float, origin_mm: tuple[float, float],
@@ -640,19 +632,6 @@ def print_middles(lab: F32, off: F32 | None, px_per_mm: float, origin_mm: tuple[
     keep = (ext >= cfg.phase_print_mm) & (ext <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm)
     c = cen[1:][keep]
     return np.asarray((c + 0.5) / px_per_mm + np.asarray(origin_mm), dtype=np.float64)
-
-
-def _centred(g: GridFit, middles: F64) -> GridFit:
-    """g moved so that its cells' middles fall where the prints' middles do on average
-    (the circular mean of their places along each axis, modulo the pitch)."""
-    ux, uy = g.axes
-    d = middles - np.asarray(g.origin_mm)
-    out = np.asarray(g.origin_mm, dtype=np.float64)
-    for ax in (ux, uy):
-        ph = np.angle(np.mean(np.exp(2j * math.pi * (d @ ax) / g.pitch_mm))) / (2 * math.pi)
-        # the cells' middles at ph (of a pitch) along this axis: the lines half a pitch before
-        out = out + ((ph - 0.5) % 1.0) * g.pitch_mm * ax
-    return GridFit(g.angle_rad, g.pitch_mm, (float(out[0]), float(out[1])), g.strength)
 
 
 def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
