@@ -72,7 +72,8 @@ class TilesConfig:
     """Every autocorrelation peak at least this high (of 2) is a candidate pitch for the
     lattice judge (occupancy.lattice_score)."""
     phase_prints: int = 3
-    phase_print_mm: float = 4.0
+    phase_print_mm: float = 8.0
+    phase_join_mm: float = 4.0
     """With at least phase_prints pieces of print at least phase_print_mm across, the judge
     also rates each candidate lattice with its cells' middles on the prints' middles
     (grid.print_middles)."""

@@ -625,7 +625,10 @@ def print_middles(lab: F32, off: F32 | None, px_per_mm: float, origin_mm: tuple[
     strokes = print_strokes(lab, px_per_mm, cfg)
     if off is not None:
         strokes &= off > 0
-    n, _, st, cen = cv2.connectedComponentsWithStats(strokes.astype(np.uint8), connectivity=8)
+    # a filled symbol shows as its rim, often broken: its pieces closed into one ring
+    k = max(3, int(round(cfg.phase_join_mm * px_per_mm)) | 1)
+    joined = cv2.morphologyEx(strokes.astype(np.uint8), cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, _, st, cen = cv2.connectedComponentsWithStats(joined, connectivity=8)
     if n <= 1:
         return np.zeros((0, 2))
     ext = np.maximum(st[1:, cv2.CC_STAT_WIDTH], st[1:, cv2.CC_STAT_HEIGHT]) / px_per_mm
