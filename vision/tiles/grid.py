@@ -594,45 +594,49 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         return GridFit(0.0, cfg.min_pitch_mm, origin_mm, 0.0)
     if judge is None or (crowded is not None and not crowded(pick[1])):
         return pick[1]
-    middles = print_middles(lab, off, px_per_mm, origin_mm, cfg) if lab is not None else np.zeros((0, 2))
+    middles: list[F64] = []
+    if lab is not None:
+        strokes = print_strokes(lab, px_per_mm, cfg)
+        if off is not None:
+            strokes &= off > 0
+        middles = [m for join, least in cfg.phase_pieces
+                   if len(m := print_middles(strokes, px_per_mm, origin_mm, cfg, join, least)) >= cfg.phase_prints]
 
-    def lattice(k: int, pb: float, centred: bool) -> GridFit:
-        # the lattice with its lines on the profiles' strongest edges, or the one fitted
-        # to the prints' middles from it: a mat's lines, or bold ones about the tiles'
-        # pitch apart, pull the edges' phase off the tiles, and a tenth of a pitch off
-        # puts every far tile on its cell's rim
+    def lattices(k: int, pb: float) -> list[GridFit]:
+        # the lattice with its lines on the profiles' strongest edges, and that lattice
+        # refitted to each set of the prints' middles: a mat's lines, or bold ones about
+        # the tiles' pitch apart, pull the edges' phase off the tiles, and a tenth of a
+        # pitch off puts every far tile on its cell's rim
         t, hu, hv, u0, v0, binmm = turns[k]
         g = _lattice(t, hu, hv, u0, v0, binmm, pb)
-        return refine_grid(g, middles) if centred else g
+        return [g] + [refine_grid(g, m) for m in middles]
 
-    kinds = (False, True) if len(middles) >= cfg.phase_prints else (False,)
     rated: list[tuple[float, GridFit]] = []
     for k, (t, hu, hv, u0, v0, binmm) in enumerate(turns):
         for pb, _ in _peaks(hu, hv, binmm, cfg):
-            for centred in kinds:
-                rated.append(judge(lattice(k, pb, centred)))
+            rated += [judge(g) for g in lattices(k, pb)]
     if not rated:
         return pick[1]
     best = max(rated, key=lambda r: r[0])
     return best[1] if best[0] > 0.0 else pick[1]
 
 
-def print_middles(lab: F32, off: F32 | None, px_per_mm: float, origin_mm: tuple[float, float],
-                  cfg: TilesConfig) -> F64:
-    """The middles (table mm) of the pieces of print off the bare table, each no wider
-    than a tile's face and at least phase_print_mm across: a tile's symbol sits in the
-    middle of its face, so they mark the cells' middles whatever the edges say."""
-    strokes = print_strokes(lab, px_per_mm, cfg)
-    if off is not None:
-        strokes &= off > 0
-    # a filled symbol shows as its rim, often broken: its pieces closed into one ring
-    k = max(3, int(round(cfg.phase_join_mm * px_per_mm)) | 1)
-    joined = cv2.morphologyEx(strokes.astype(np.uint8), cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    n, _, st, cen = cv2.connectedComponentsWithStats(joined, connectivity=8)
+def print_middles(strokes: NDArray[np.bool_], px_per_mm: float, origin_mm: tuple[float, float],
+                  cfg: TilesConfig, join_mm: float, least_mm: float) -> F64:
+    """The middles (table mm) of the pieces of print (print_strokes off the bare table),
+    closed over join_mm (0: as they are), each at least least_mm across and no wider than
+    a tile's face: a tile's symbol sits in the middle of its face, so they mark the
+    cells' middles whatever the edges say."""
+    mask = np.asarray(strokes, np.uint8)
+    if join_mm > 0:
+        k = max(3, int(round(join_mm * px_per_mm)) | 1)
+        mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
+                                           cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
+    n, _, st, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
         return np.zeros((0, 2))
     ext = np.maximum(st[1:, cv2.CC_STAT_WIDTH], st[1:, cv2.CC_STAT_HEIGHT]) / px_per_mm
-    keep = (ext >= cfg.phase_print_mm) & (ext <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm)
+    keep = (ext >= least_mm) & (ext <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm)
     c = cen[1:][keep]
     return np.asarray((c + 0.5) / px_per_mm + np.asarray(origin_mm), dtype=np.float64)
 
