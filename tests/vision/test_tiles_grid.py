@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.tiles.config import TilesConfig
-from vision.tiles.grid import GridFit, fit_grid, refine_grid
+from vision.tiles.grid import GridFit, fit_grid, print_middles, refine_grid
 
 
 def _draw(angle_deg: float, pitch: float, origin: tuple[float, float], px: float = 1.5,
@@ -61,3 +61,23 @@ def test_refine_grid_fixes_a_wrong_pitch_from_tile_centres() -> None:
     assert len({(int(c), int(r)) for c, r in cells}) == 25
     centres = np.array([g.cell_centre_mm(int(c), int(r)) for c, r in cells])
     assert np.max(np.linalg.norm(centres - pts, axis=1)) < 3.0
+
+
+def test_print_middles_close_a_broken_rim_into_one_middle() -> None:
+    """A filled symbol's rim broken into four arcs by gaps of about 3 mm (20 mm across,
+    1.5 px/mm) gives four middles off its centre as it is, and one at its centre (within
+    0.5 mm) closed over 4 mm; a 3 mm speck is dropped as too small either way."""
+    cfg = TilesConfig()
+    strokes = np.zeros((150, 150), np.uint8)
+    centre = (75, 75)
+    for start in (8, 98, 188, 278):         # 16 degree gaps: 4 px, 2.8 mm
+        cv2.ellipse(strokes, centre, (15, 15), 0, start, start + 74, 1, 2)
+    cv2.circle(strokes, (20, 20), 2, 1, -1)
+    mask = strokes > 0
+    apart = print_middles(mask, 1.5, (0.0, 0.0), cfg, 0.0, 4.0)
+    joined = print_middles(mask, 1.5, (0.0, 0.0), cfg, 4.0, 8.0)
+    want = (np.array(centre) + 0.5) / 1.5
+    assert len(apart) == 4
+    assert np.min(np.linalg.norm(apart - want, axis=1)) > 4.0
+    assert len(joined) == 1
+    assert np.linalg.norm(joined[0] - want) < 0.5

@@ -96,3 +96,19 @@ def test_tiles_turned_off_a_mats_lines_are_read_on_their_own_turn() -> None:
     truth = rendered.truth
     assert abs(reading.grid.pitch_mm - float(truth["pitch_mm"])) < 0.03 * float(truth["pitch_mm"])
     assert len(reading.tiles) == len(truth["tiles"])
+
+
+def test_filled_prints_under_a_warm_lamp_on_wood_set_the_lattice() -> None:
+    """Seed 5002 (28 white tiles with filled symbols on light wood under an orange cast
+    and a lamp's glare): no candidate from the edges is the tiles' turn, and the prints'
+    strokes are broken rims and tile corners; closed into whole rims their middles give
+    the tiles' lattice (it had read 47 phantoms on a 21 mm lattice)."""
+    prof = default_profile("town77")
+    scene = random_scene("town77", 5002, resolution=(2304, 1296))
+    image = render_scene(scene).image
+    reading = read_tiles(image, locate_table(image, prof), prof)
+    true_pitch = float(scene["meta"]["pitch_mm"])
+    assert abs(reading.grid.pitch_mm - true_pitch) < 0.05 * true_pitch
+    want = {(t["row"], t["col"]) for t in scene["meta"]["tiles"]}
+    r0, c0 = min(t.row for t in reading.tiles), min(t.col for t in reading.tiles)
+    assert {(t.row - r0, t.col - c0) for t in reading.tiles} == want
