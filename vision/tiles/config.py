@@ -72,13 +72,15 @@ class TilesConfig:
     """Every autocorrelation peak at least this high (of 2) is a candidate pitch for the
     lattice judge (occupancy.lattice_score)."""
     phase_prints: int = 3
+    phase_margin: float = 1.05
     phase_pieces: tuple[tuple[float, float], ...] = ((0.0, 4.0), (4.0, 8.0))
     """The judge also rates each candidate lattice refitted to the middles of the pieces
     of print (grid.print_middles), once per (closing mm, least extent mm) here where at
     least phase_prints pieces are found: the pieces as they are (an outlined symbol is
     one; a blurred city's strokes run from symbol to tile edge), and closed into whole
     rims (a filled symbol shows as its rim, broken in glare), the small pieces left
-    (tile corners) dropped."""
+    (tile corners) dropped. A refitted lattice is taken only where it rates above
+    phase_margin times the best of the profiles' own."""
     same_turn_rad: float = 0.005
     """Candidate turns closer than this (after refinement) are one turn."""
     judge_sparse_px: float = 10.0

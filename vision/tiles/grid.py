@@ -611,13 +611,20 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         g = _lattice(t, hu, hv, u0, v0, binmm, pb)
         return [g] + [refine_grid(g, m) for m in middles]
 
-    rated: list[tuple[float, GridFit]] = []
+    edges: list[tuple[float, GridFit]] = []
+    centred: list[tuple[float, GridFit]] = []
     for k, (t, hu, hv, u0, v0, binmm) in enumerate(turns):
         for pb, _ in _peaks(hu, hv, binmm, cfg):
-            rated += [judge(g) for g in lattices(k, pb)]
-    if not rated:
+            first, *rest = (judge(g) for g in lattices(k, pb))
+            edges.append(first)
+            centred += rest
+    if not edges:
         return pick[1]
-    best = max(rated, key=lambda r: r[0])
+    best = max(edges, key=lambda r: r[0])
+    # the prints' pieces include whatever else is printed off the table (a hand's
+    # fingers beside three tiles tipped a near tie): a refitted lattice must clearly win
+    if centred and (c := max(centred, key=lambda r: r[0]))[0] > cfg.phase_margin * best[0]:
+        best = c
     return best[1] if best[0] > 0.0 else pick[1]
 
 
