@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.tiles.config import TilesConfig
-from vision.tiles.grid import GridFit, fit_grid, print_middles, refine_grid
+from vision.tiles.grid import GridFit, fit_grid, held_cells, print_middles, refine_grid
 
 
 def _draw(angle_deg: float, pitch: float, origin: tuple[float, float], px: float = 1.5,
@@ -81,3 +81,16 @@ def test_print_middles_close_a_broken_rim_into_one_middle() -> None:
     assert np.min(np.linalg.norm(apart - want, axis=1)) > 4.0
     assert len(joined) == 1
     assert np.linalg.norm(joined[0] - want) < 0.5
+
+
+def test_held_cells_counts_cells_with_a_print_mid_cell() -> None:
+    """Twelve prints mid-cell on a 40 mm lattice turned 10 deg (two more in cells already
+    held) hold 12 cells; the lattice moved half a pitch holds none of them."""
+    cfg = TilesConfig()
+    g = GridFit(math.radians(10.0), 40.0, (30.0, 20.0), 1.0)
+    pts = np.array([g.cell_centre_mm(c, r) for r in range(3) for c in range(4)]
+                   + [g.cell_centre_mm(0, 0) + 3.0, g.cell_centre_mm(1, 1) - 3.0])
+    assert held_cells(g, pts, cfg) == 12
+    o = np.asarray(g.origin_mm) + 20.0 * (g.axes[0] + g.axes[1])
+    moved = GridFit(g.angle_rad, g.pitch_mm, (float(o[0]), float(o[1])), 1.0)
+    assert held_cells(moved, pts, cfg) == 0

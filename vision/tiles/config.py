@@ -73,14 +73,18 @@ class TilesConfig:
     lattice judge (occupancy.lattice_score)."""
     phase_prints: int = 3
     phase_margin: float = 1.05
+    phase_cells: int = 10
+    phase_mid: float = 0.2
     phase_pieces: tuple[tuple[float, float], ...] = ((0.0, 4.0), (4.0, 8.0))
     """The judge also rates each candidate lattice refitted to the middles of the pieces
     of print (grid.print_middles), once per (closing mm, least extent mm) here where at
     least phase_prints pieces are found: the pieces as they are (an outlined symbol is
     one; a blurred city's strokes run from symbol to tile edge), and closed into whole
     rims (a filled symbol shows as its rim, broken in glare), the small pieces left
-    (tile corners) dropped. A refitted lattice is taken only where it rates above
-    phase_margin times the best of the profiles' own."""
+    (tile corners) dropped. A refitted lattice is rated only where at least phase_cells
+    of its cells hold a print's middle within phase_mid of a pitch of their own (a few
+    tiles beside a cup or a hand give the refit too little to go on: loop game 14), and
+    taken only where it rates above phase_margin times the best of the profiles' own."""
     same_turn_rad: float = 0.005
     """Candidate turns closer than this (after refinement) are one turn."""
     judge_sparse_px: float = 10.0

@@ -609,7 +609,8 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         # pitch off puts every far tile on its cell's rim
         t, hu, hv, u0, v0, binmm = turns[k]
         g = _lattice(t, hu, hv, u0, v0, binmm, pb)
-        return [g] + [refine_grid(g, m) for m in middles]
+        refits = [(refine_grid(g, m), m) for m in middles]
+        return [g] + [r for r, m in refits if held_cells(r, m, cfg) >= cfg.phase_cells]
 
     edges: list[tuple[float, GridFit]] = []
     centred: list[tuple[float, GridFit]] = []
@@ -626,6 +627,16 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     if centred and (c := max(centred, key=lambda r: r[0]))[0] > cfg.phase_margin * best[0]:
         best = c
     return best[1] if best[0] > 0.0 else pick[1]
+
+
+def held_cells(g: GridFit, middles: F64, cfg: TilesConfig) -> int:
+    """How many cells of g hold a print's middle near their own (within phase_mid of a
+    pitch along each axis)."""
+    ux, uy = g.axes
+    d = middles - np.asarray(g.origin_mm)
+    q = np.stack([d @ ux, d @ uy], axis=1) / g.pitch_mm
+    near = np.all(np.abs(q - np.floor(q) - 0.5) < cfg.phase_mid, axis=1)
+    return len({(int(a), int(b)) for a, b in np.floor(q[near])})
 
 
 def print_middles(strokes: NDArray[np.bool_], px_per_mm: float, origin_mm: tuple[float, float],
