@@ -557,11 +557,12 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     tile-like the cells of a lattice look, higher better, and the lattice of that pitch
     and turn it judged so) picks among every peak of every candidate turn: the edges of
     big symbols, a mat's print or tile sides a symbol's width apart repeat too, often
-    more strongly than the tiles' pitch. Each candidate is judged twice: as the profiles
-    place it, and refitted to the middles of the pieces of print (print_middles), since
-    the judge wants each symbol mid-cell and a profile's peak a few percent off the
-    pitch, or its phase set by a mat's lines, misses that. (A few tiles give the judge
-    too little to go on: their outlines decide, see pipeline._sparse_grid.)"""
+    more strongly than the tiles' pitch. Each candidate is judged as the profiles place
+    it and refitted to the middles of the pieces of print (print_middles; the refit
+    rated and taken on the terms of TilesConfig.phase_pieces), since the judge wants
+    each symbol mid-cell, and a profile's peak a few percent off the pitch, or its phase
+    set by a mat's lines, misses that. (A few tiles give the judge too little to go on:
+    their outlines decide, see pipeline._sparse_grid.)"""
     off: F32 | None = None
     if lab is not None:
         off = off_table(lab, px_per_mm, cfg, near)
@@ -629,6 +630,12 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     return best[1] if best[0] > 0.0 else pick[1]
 
 
+def widest_print_mm(cfg: TilesConfig) -> float:
+    """The widest a tile's print can be (mm): the inner square of the face ring of the
+    largest tile."""
+    return 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm
+
+
 def held_cells(g: GridFit, middles: F64, cfg: TilesConfig) -> int:
     """How many cells of g hold a print's middle near their own (within phase_mid of a
     pitch along each axis)."""
@@ -654,7 +661,7 @@ def print_middles(strokes: NDArray[np.bool_], px_per_mm: float, origin_mm: tuple
     if n <= 1:
         return np.zeros((0, 2))
     ext = np.maximum(st[1:, cv2.CC_STAT_WIDTH], st[1:, cv2.CC_STAT_HEIGHT]) / px_per_mm
-    keep = (ext >= least_mm) & (ext <= 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm)
+    keep = (ext >= least_mm) & (ext <= widest_print_mm(cfg))
     c = cen[1:][keep]
     return np.asarray((c + 0.5) / px_per_mm + np.asarray(origin_mm), dtype=np.float64)
 

@@ -21,7 +21,7 @@ from vision.tiles.config import TilesConfig
 from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, one_thread, shoulder, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
-                               tile_outline)
+                               tile_outline, widest_print_mm)
 from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, pairwise
 from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed, spread_backs,
                                     rows_score, side_steps)
@@ -479,7 +479,7 @@ def _sparse_grid(found: list[TileReading], grid: GridFit, grey: NDArray[np.float
         # (a print wider than the largest tile's face holds is a mat's lines joined
         # from cell to cell, no tile's)
         joined = _joined_prints(up, near(), grid, cpx, origin, cfg)
-        prints = [(c, e) for c, e in joined if e <= _widest_print_mm(cfg)]
+        prints = [(c, e) for c, e in joined if e <= widest_print_mm(cfg)]
         if not prints:
             return None
         tiles = [c for c, _ in prints]
@@ -553,12 +553,6 @@ def _lone_outline(grey: NDArray[np.float32], cpx: float, origin: tuple[float, fl
     return outs
 
 
-def _widest_print_mm(cfg: TilesConfig) -> float:
-    """The widest a tile's print can be (mm): the inner square of the face ring of the
-    largest tile."""
-    return 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm
-
-
 def _lone_print(table: NDArray[np.bool_] | None, grid: GridFit, cpx: float, origin: tuple[float, float],
                 cfg: TilesConfig, read: Callable[[GridFit], list[TileReading]]
                 ) -> tuple[GridFit, list[TileReading]] | None:
@@ -574,7 +568,7 @@ def _lone_print(table: NDArray[np.bool_] | None, grid: GridFit, cpx: float, orig
     if table is None:
         return None
     n, _, box, ctrs = cv2.connectedComponentsWithStats((~table).astype(np.uint8), connectivity=8)
-    widest = _widest_print_mm(cfg) * cpx
+    widest = widest_print_mm(cfg) * cpx
     fits = [i for i in range(1, n) if box[i, cv2.CC_STAT_WIDTH] <= widest and box[i, cv2.CC_STAT_HEIGHT] <= widest]
     if not fits:
         return None
@@ -683,7 +677,7 @@ def _whole_prints(found: list[TileReading], grid: GridFit, lab: NDArray[np.float
           for c, r in grid.cell_of(np.array([t.centre_mm]))]
     if len(up) < 2:
         return None
-    widest = _widest_print_mm(cfg)
+    widest = widest_print_mm(cfg)
     # the strokes about the printed cells only (the median filter is dear over the view)
     h, w = lab.shape[:2]
     about = _window(np.array([t.centre_mm for t in up]), 1.5 * grid.pitch_mm + widest + cfg.table_smooth_mm,
