@@ -233,7 +233,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     found = _without_repeats(found, near, grid, cpx, (x0, y0), cfg, lab)
     out = TilesReading(grid, reference=ref.source)
     out.colour_on_face = _mark_face_down(found, cfg)
-    found = _outlined_backs(found, lab, grid, cpx, (x0, y0), cfg)
+    found = _outlined_backs(found, lab, grid, cpx, (x0, y0), cfg, lambda: _table_colour(lab, near()))
     found = anchored(found, [not t.face_down for t in found])
     out.tiles = found
     if found:
@@ -1132,8 +1132,16 @@ def refined_look(look: CellLook, bgr: NDArray[np.float32], lab: NDArray[np.float
     return look
 
 
+def _table_colour(lab: NDArray[np.float32], near: NDArray[np.bool_] | None) -> F64 | None:
+    """The bare table's median Lab (grid.table_near), None without a clear table."""
+    if near is None or not np.any(near):
+        return None
+    return np.asarray(np.median(lab[near], axis=0), dtype=np.float64)
+
+
 def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: GridFit,
-                    cpx: float, origin: tuple[float, float], cfg: TilesConfig) -> list[TileReading]:
+                    cpx: float, origin: tuple[float, float], cfg: TilesConfig,
+                    table: Callable[[], F64 | None] | None = None) -> list[TileReading]:
     """Face-down (and pale) tiles that show a tile's straight cut edge on every side not shared
     with another tile, about as sharp as the face-up tiles' edges: a plain patch of
     table (a lamp's glare, a felt's shading, grain) differs from the table's median but
@@ -1154,8 +1162,18 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
     design = _back_design(backs, cfg)
     # a side shared with another tile may show no gap at all; a free side borders the
     # table and must show the tile's edge
-    return _peeled(tiles, steps, lambda t: None if not _weak(t) else
+    kept = _peeled(tiles, steps, lambda t: None if not _weak(t) else
                    cfg.back_step_floor if id(t) in design else need)
+    colour = None if len(kept) == len(tiles) or table is None else table()
+    if colour is None:
+        return kept
+    # ...but no bigger a step than its own face can show against the table: the fronts'
+    # steps are as high as their faces lie off it (white fronts on dark wood), and a dark
+    # back there shows a third of theirs (cities 5012, 5072)
+    return _peeled(tiles, steps, lambda t: None if not _weak(t) else
+                   cfg.back_step_floor if id(t) in design else
+                   max(cfg.back_step_floor,
+                       min(need, cfg.back_outline * float(np.linalg.norm(t.look.face_lab - colour)))))
 
 
 _SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))
