@@ -45,8 +45,9 @@ def cities() -> list[tuple[dict[str, Any], dict[str, Any]]]:
 
 
 def test_occupancy_and_face_down_on_synthetic_cities(cities: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
-    """At least 95% of tiles found with at most 2 phantom tiles per frame, 75% of the
-    face-down tiles called face down."""
+    """At least 95% of tiles found with at most 2 phantom tiles per frame, 90% of the
+    face-down tiles called face down (backs whose own print spreads their ring are
+    looked at: 12 of 16 before, 16 now)."""
     found = total = fd = fd_found = 0
     for scene, obs in cities:
         s, _ = score_frame(scene["meta"]["tiles"], obs["tiles"], scene["meta"]["pitch_mm"] / 2)
@@ -54,7 +55,7 @@ def test_occupancy_and_face_down_on_synthetic_cities(cities: list[tuple[dict[str
         fd, fd_found = fd + s.face_down, fd_found + s.face_down_found
         assert s.extra <= 2
     assert found >= 0.95 * total
-    assert fd_found >= 0.75 * fd
+    assert fd_found >= 0.9 * fd
 
 
 @pytest.mark.parametrize("kind", ["shape", "colour"])

@@ -1,0 +1,27 @@
+"""A face-down tile's free side must show a straight step, but no bigger a step than its
+own face shows against the bare table (vision.tiles.pipeline._outlined_backs): a dark
+back among white fronts on dark wood (city 5072), or brown backs among cream fronts on
+a navy mat (city 5012), had been peeled for showing a third of the fronts' step."""
+
+from __future__ import annotations
+
+import pytest
+
+from calibration.geometry import locate_table
+from calibration.profile import default_profile
+from firmware.bench.town77 import score_frame
+from vision.api import AnalyzeOptions
+from vision.synth import random_scene, render_scene
+from vision.town77 import reader
+
+
+@pytest.mark.parametrize("seed", [5012, 5072])
+def test_dark_backs_beside_bright_fronts_are_read_face_down(seed: int) -> None:
+    """Every tile of the city found, every face-down one read face down, no phantom."""
+    prof = default_profile("town77")
+    scene = random_scene("town77", seed, resolution=(2304, 1296))
+    image = render_scene(scene).image
+    obs = reader.analyze(image, locate_table(image, prof), AnalyzeOptions(prof))
+    s, _ = score_frame(scene["meta"]["tiles"], obs["tiles"], scene["meta"]["pitch_mm"] / 2)
+    assert s.face_down > 0
+    assert (s.found, s.face_down_found, s.extra) == (s.tiles, s.face_down, 0)
