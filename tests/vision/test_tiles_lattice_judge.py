@@ -4,6 +4,7 @@ its cells look, so a symbol's width or a mat's print no longer wins the pitch.""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from vision.synth import random_scene, render_scene
 from vision.tiles.config import TilesConfig
 from vision.tiles.grid import GridFit, half_shifts
 from vision.tiles.occupancy import lattice_score, printed
-from vision.tiles.pipeline import read_tiles
+from vision.tiles.pipeline import TilesReading, read_tiles
 
 
 def _stats(centre: float, spread: float, n: int, bare: float | None = None) -> dict[tuple[int, int], np.ndarray]:
@@ -51,14 +52,19 @@ def test_half_shift_puts_cell_centres_on_line_crossings() -> None:
     assert moved.pitch_mm == g.pitch_mm and moved.angle_rad == g.angle_rad
 
 
+def _read_city(seed: int) -> tuple[dict[str, Any], TilesReading]:
+    """A Town 77 city of the issue's kind (2304x1296) and the reader's reading of it."""
+    prof = default_profile("town77")
+    scene = random_scene("town77", seed, resolution=(2304, 1296))
+    image = render_scene(scene).image
+    return scene, read_tiles(image, locate_table(image, prof), prof)
+
+
 def test_big_symbols_on_a_cutting_mat_read_on_the_tiles_pitch() -> None:
     """Seed 7363 (inverse art, 44 tiles on a ruled cutting mat), where the smallest strong
     autocorrelation peak lies at two thirds of the pitch (it had read 81 tiles on a
     21 mm lattice): the judged lattice is within 3% of the tiles' pitch, every tile read."""
-    prof = default_profile("town77")
-    scene = random_scene("town77", 7363, resolution=(2304, 1296))
-    image = render_scene(scene).image
-    reading = read_tiles(image, locate_table(image, prof), prof)
+    scene, reading = _read_city(7363)
     true_pitch = float(scene["meta"]["pitch_mm"])
     assert abs(reading.grid.pitch_mm - true_pitch) < 0.03 * true_pitch
     assert len(reading.tiles) == len(scene["meta"]["tiles"])
@@ -69,18 +75,14 @@ def test_a_mats_bold_lines_near_the_tiles_pitch_do_not_set_the_lattices_phase() 
     tiles' pitch apart): the edges' autocorrelation peak is 3% off the pitch and their
     phase follows the mat, so that lattice rated below one 1.5 pitches wide (it had read
     15 tiles); refitted to the prints' middles it rates highest, and every face-up tile
-    is read in its cell. (One of the three face-down tiles is still lost.)"""
-    prof = default_profile("town77")
-    scene = random_scene("town77", 5069, resolution=(2304, 1296))
-    image = render_scene(scene).image
-    reading = read_tiles(image, locate_table(image, prof), prof)
+    is read in its cell, face up or face down as it lies."""
+    scene, reading = _read_city(5069)
     # (the lattice refitted to the tiles read lands 4% wide here; the 1.5-pitch one was 55%)
     true_pitch = float(scene["meta"]["pitch_mm"])
     assert abs(reading.grid.pitch_mm - true_pitch) < 0.05 * true_pitch
-    want = {(t["row"], t["col"]) for t in scene["meta"]["tiles"] if not t["face_down"]}
-    up = [t for t in reading.tiles if not t.face_down]
+    want = {(t["row"], t["col"], t["face_down"]) for t in scene["meta"]["tiles"]}
     r0, c0 = min(t.row for t in reading.tiles), min(t.col for t in reading.tiles)
-    assert {(t.row - r0, t.col - c0) for t in up} == want
+    assert {(t.row - r0, t.col - c0, t.face_down) for t in reading.tiles} == want
 
 
 def test_tiles_turned_off_a_mats_lines_are_read_on_their_own_turn() -> None:
@@ -103,10 +105,7 @@ def test_filled_prints_under_a_warm_lamp_on_wood_set_the_lattice() -> None:
     and a lamp's glare): no candidate from the edges is the tiles' turn, and the prints'
     strokes are broken rims and tile corners; closed into whole rims their middles give
     the tiles' lattice (it had read 47 phantoms on a 21 mm lattice)."""
-    prof = default_profile("town77")
-    scene = random_scene("town77", 5002, resolution=(2304, 1296))
-    image = render_scene(scene).image
-    reading = read_tiles(image, locate_table(image, prof), prof)
+    scene, reading = _read_city(5002)
     true_pitch = float(scene["meta"]["pitch_mm"])
     assert abs(reading.grid.pitch_mm - true_pitch) < 0.05 * true_pitch
     want = {(t["row"], t["col"]) for t in scene["meta"]["tiles"]}

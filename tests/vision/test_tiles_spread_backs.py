@@ -5,6 +5,7 @@ lost such backs (cities 201 and 203) and now keep them."""
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.tiles.config import TilesConfig
 from vision.tiles.occupancy import coarse_candidates, spread_backs
@@ -14,7 +15,7 @@ BACK = np.array([83.0, -7.0, 58.0])
 
 
 def _stats(cells: dict[tuple[int, int], tuple[float, float]],
-           colour: dict[tuple[int, int], np.ndarray] | None = None) -> dict[tuple[int, int], np.ndarray]:
+           colour: dict[tuple[int, int], NDArray[np.float64]] | None = None) -> dict[tuple[int, int], NDArray[np.float64]]:
     stats = {(c, r): TABLE.copy() for c in range(8) for r in range(8)}
     for k, (spread, centre) in cells.items():
         lab = (colour or {}).get(k, BACK)
