@@ -43,11 +43,15 @@ class GridFit:
         o = np.asarray(self.origin_mm, dtype=np.float64)
         return o + self.pitch_mm * ((col + 0.5) * ux + (row + 0.5) * uy)
 
-    def cell_of(self, pts_mm: F64) -> NDArray[np.int64]:
-        """Table mm -> (col, row) of the cell containing each point."""
+    def cell_coords(self, pts_mm: F64) -> F64:
+        """Table mm -> (col, row) in pitches from the origin, fractions kept."""
         ux, uy = self.axes
         d = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2) - np.asarray(self.origin_mm)
-        return np.asarray(np.floor(np.stack([d @ ux, d @ uy], axis=1) / self.pitch_mm), dtype=np.int64)
+        return np.asarray(np.stack([d @ ux, d @ uy], axis=1) / self.pitch_mm, dtype=np.float64)
+
+    def cell_of(self, pts_mm: F64) -> NDArray[np.int64]:
+        """Table mm -> (col, row) of the cell containing each point."""
+        return np.asarray(np.floor(self.cell_coords(pts_mm)), dtype=np.int64)
 
     def cell_corners_mm(self, col: float, row: float, side_mm: float | None = None) -> F64:
         """TL, TR, BR, BL corners of a cell-sized square (or `side_mm`) around a cell centre."""
@@ -639,9 +643,7 @@ def widest_print_mm(cfg: TilesConfig) -> float:
 def held_cells(g: GridFit, middles: F64, cfg: TilesConfig) -> int:
     """How many cells of g hold a print's middle near their own (within phase_mid of a
     pitch along each axis)."""
-    ux, uy = g.axes
-    d = middles - np.asarray(g.origin_mm)
-    q = np.stack([d @ ux, d @ uy], axis=1) / g.pitch_mm
+    q = g.cell_coords(middles)
     near = np.all(np.abs(q - np.floor(q) - 0.5) < cfg.phase_mid, axis=1)
     return len({(int(a), int(b)) for a, b in np.floor(q[near])})
 

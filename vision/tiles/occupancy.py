@@ -211,21 +211,17 @@ def spread_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]]
     two backs showed 9, city 201's 9.4): far from the table, no wider than back_spread,
     and within table_delta_e / 2 of another such cell's colour (backs share one colour;
     a table's odd cells seldom do)."""
-    keys = [k for k in stats if k not in set(cells)]
-    if not keys:
+    if not stats:
         return set()
-    allv = np.array(list(stats.values()))
-    reach = max(cfg.table_delta_e, 3.0 * vary)
-    kin = allv[(np.linalg.norm(allv[:, :3] - table, axis=1) > reach) & (allv[:, 3] <= cfg.back_spread)]
-    out: set[tuple[int, int]] = set()
-    for k in keys:
-        v = stats[k]
-        if np.linalg.norm(v[:3] - table) <= reach or v[3] > cfg.back_spread:
-            continue
-        # itself and one more
-        if np.count_nonzero(np.linalg.norm(kin[:, :3] - v[:3], axis=1) < cfg.table_delta_e / 2) >= 2:
-            out.add(k)
-    return out
+    keys = list(stats)
+    v = np.array([stats[k] for k in keys])
+    kin = (np.linalg.norm(v[:, :3] - table, axis=1) > max(cfg.table_delta_e, 3.0 * vary)) \
+        & (v[:, 3] <= cfg.back_spread)
+    # itself and one more
+    alike = np.count_nonzero(np.linalg.norm(v[:, None, :3] - v[None, kin, :3], axis=2) < cfg.table_delta_e / 2,
+                             axis=1) >= 2
+    passed = set(cells)
+    return {k for k, ok in zip(keys, kin & alike) if ok and k not in passed}
 
 
 REMAP_ROWS = 32000

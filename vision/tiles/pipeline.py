@@ -394,7 +394,7 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
         # 5090): it stays. A mat's lines keep the table's colour as their face, and a
         # glare spot that lifts a cell's face leaves the table's colour as its print
         # (dev 132 f8: face 20 off the mat's colour, print 2).
-        colour = None if lab is None else np.median(lab[table], axis=0)
+        colour = None if lab is None else _table_colour(lab, table)
 
         def tables(t: TileReading) -> bool:
             return colour is None or min(float(np.linalg.norm(t.look.face_lab - colour)),
@@ -1162,18 +1162,22 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
     design = _back_design(backs, cfg)
     # a side shared with another tile may show no gap at all; a free side borders the
     # table and must show the tile's edge
-    kept = _peeled(tiles, steps, lambda t: None if not _weak(t) else
-                   cfg.back_step_floor if id(t) in design else need)
+    def least(t: TileReading, colour: F64 | None) -> float | None:
+        if not _weak(t):
+            return None
+        if id(t) in design:
+            return cfg.back_step_floor
+        if colour is None:
+            return need
+        # ...but no bigger a step than its own face can show against the table: the
+        # fronts' steps are as high as their faces lie off it (white fronts on dark
+        # wood), and a dark back there shows a third of theirs (cities 5012, 5072)
+        return max(cfg.back_step_floor, min(need, cfg.back_outline * float(np.linalg.norm(t.look.face_lab - colour))))
+
+    kept = _peeled(tiles, steps, lambda t: least(t, None))
+    # (the table's colour is found only where a back would be peeled without it)
     colour = None if len(kept) == len(tiles) or table is None else table()
-    if colour is None:
-        return kept
-    # ...but no bigger a step than its own face can show against the table: the fronts'
-    # steps are as high as their faces lie off it (white fronts on dark wood), and a dark
-    # back there shows a third of theirs (cities 5012, 5072)
-    return _peeled(tiles, steps, lambda t: None if not _weak(t) else
-                   cfg.back_step_floor if id(t) in design else
-                   max(cfg.back_step_floor,
-                       min(need, cfg.back_outline * float(np.linalg.norm(t.look.face_lab - colour)))))
+    return kept if colour is None else _peeled(tiles, steps, lambda t: least(t, colour))
 
 
 _SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))
