@@ -1171,8 +1171,12 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
             return need
         # ...but no bigger a step than its own face can show against the table: the
         # fronts' steps are as high as their faces lie off it (white fronts on dark
-        # wood), and a dark back there shows a third of theirs (cities 5012, 5072)
-        return max(cfg.back_step_floor, min(need, cfg.back_outline * float(np.linalg.norm(t.look.face_lab - colour))))
+        # wood), and a dark back there shows a third of theirs (cities 5012, 5072). A
+        # face within table_delta_e of the table's colour is told from the table by its
+        # cut edge alone, and needs it whole: a mat's printed lines step up to 14 delta E
+        # on its bare cells (colour bench scene 3 under a warm light: 9 phantom backs)
+        off = float(np.linalg.norm(t.look.face_lab - colour))
+        return need if off < cfg.table_delta_e else max(cfg.back_step_floor, min(need, cfg.back_outline * off))
 
     kept = _peeled(tiles, steps, lambda t: least(t, None))
     # (the table's colour is found only where a back would be peeled without it)
