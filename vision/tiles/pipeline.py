@@ -45,6 +45,8 @@ class TileReading:
     colour: str | None = None
     colour_lab: F64 | None = None  # the colour that names the tile (symbol's or face's)
     pale: bool = False            # turned up by a print at noise level (CellLook.pale)
+    spread: bool = False          # a cell only occupancy.spread_backs looked at: may be a
+    # back, but never vouches for the fronts' face (a hand's fingers, loop game 309)
     # groups the grouping hesitated to put the tile in instead (group.hesitations;
     # group.OWN_GROUP: one of its own)
     shape_candidates: list[int] = field(default_factory=list)
@@ -1113,7 +1115,7 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 continue
             look = refined_look(look, bgr, lab, spot.get(i), geo, cfg, detail, pale)
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
-            found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look))
+            found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look, spread=(c, r) in spread))
     return found
 
 
@@ -1273,7 +1275,9 @@ def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set
     8 printed tiles, and the city was taken for backs)."""
     if cfg is None:
         return max(side_groups(tiles), key=len, default=set())
-    clear = [t.look.has_symbol and not t.look.faint for t in tiles]
+    # (a cell only spread_backs looked at joins its group but vouches for no print:
+    # a hand's fingers outweighed loop game 309's city so)
+    clear = [t.look.has_symbol and not t.look.faint and not t.spread for t in tiles]
 
     def weight(group: set[int]) -> tuple[bool, int, int]:
         return _on_lattice([tiles[i] for i in group], cfg), sum(clear[i] for i in group), len(group)
@@ -1311,9 +1315,9 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     colour). Whichever varies less across the tiles is the constant part; a blank
     tile, or one whose constant part is off, shows its back. Returns True when the
     colour is carried by the face."""
-    sym = [t for t in tiles if t.look.has_symbol and not t.look.faint]
+    sym = [t for t in tiles if t.look.has_symbol and not t.look.faint and not t.spread]
     main = _main_group(tiles, cfg)
-    in_main = [t for i, t in enumerate(tiles) if i in main and t.look.has_symbol and not t.look.faint]
+    in_main = [t for i, t in enumerate(tiles) if i in main and t.look.has_symbol and not t.look.faint and not t.spread]
     if len(in_main) >= 3:
         sym = in_main
     for t in tiles:
