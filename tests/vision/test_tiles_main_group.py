@@ -26,9 +26,9 @@ def test_diagonal_cells_are_not_joined() -> None:
     assert _main_group(tiles) == {2, 3}
 
 
-def _read(cells: list[tuple[int, int]], off: float, printed: bool = True) -> list[Any]:
+def _read(cells: list[tuple[int, int]], off: float, printed: bool = True, spread: bool = False) -> list[Any]:
     look = SimpleNamespace(has_symbol=printed, faint=False, offset=(off, 0.0))
-    return [SimpleNamespace(col=c, row=r, look=look) for c, r in cells]
+    return [SimpleNamespace(col=c, row=r, look=look, spread=spread) for c, r in cells]
 
 
 def test_a_cup_rim_read_as_a_larger_group_is_not_the_city() -> None:
@@ -49,3 +49,15 @@ def test_a_rim_with_more_cells_but_fewer_prints_about_mid_cell_is_not_the_city()
     rim = _read([(9, 3), (10, 3), (8, 4), (9, 4), (11, 4), (9, 5), (11, 5)], 0.11) + \
         _read([(10, 4), (10, 5)], 0.0, printed=False)
     assert _main_group(city + rim, TilesConfig()) == set(range(8))
+
+
+def test_prints_only_spread_backs_looked_at_do_not_outweigh_the_city() -> None:
+    """A hand read as 3 printed cells plus 2 more printed cells that only spread_backs
+    looked at loses to a 4-tile city: those cells join their group but vouch for no print
+    (loop game 309's hand took the city for backs and its fourth tile was lost)."""
+    city = _read([(2, 1), (3, 1), (3, 2), (4, 2)], 0.04)
+    hand = _read([(5, 6), (8, 6), (5, 7)], 0.04) + _read([(6, 6), (7, 6)], 0.04, spread=True)
+    assert _main_group(city + hand, TilesConfig()) == {0, 1, 2, 3}
+    # the same cells read by the coarse pass itself vouch for their prints, as before
+    hand = _read([(5, 6), (8, 6), (5, 7), (6, 6), (7, 6)], 0.04)
+    assert _main_group(city + hand, TilesConfig()) == {4, 5, 6, 7, 8}
