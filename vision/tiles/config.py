@@ -85,6 +85,14 @@ class TilesConfig:
     of its cells hold a print's middle within phase_mid of a pitch of their own (a few
     tiles beside a cup or a hand give the refit too little to go on: loop game 14), and
     taken only where it rates above phase_margin times the best of the profiles' own."""
+    search_below: float = 2.0
+    search_steps: tuple[tuple[tuple[float, ...], tuple[float, ...]], ...] = (
+        ((), (-0.06, -0.03, 0.03, 0.06)), ((-1.2, -0.6, 0.6, 1.2), ()), ((), (-0.015, 0.015)))
+    search_margin: float = 1.1
+    """A lattice the judge rates under search_below is searched about (grid._searched):
+    each step's turns (degrees) and scales (fractions of the pitch) in turn, from the
+    best so far, kept only where the judge rates the result above search_margin times
+    the lattice the search began from."""
     same_turn_rad: float = 0.005
     """Candidate turns closer than this (after refinement) are one turn."""
     judge_sparse_px: float = 10.0
