@@ -1275,14 +1275,19 @@ def _main_group(tiles: list[TileReading], cfg: TilesConfig | None = None) -> set
     8 printed tiles, and the city was taken for backs)."""
     if cfg is None:
         return max(side_groups(tiles), key=len, default=set())
-    # (a cell only spread_backs looked at joins its group but vouches for no print:
-    # a hand's fingers outweighed loop game 309's city so)
-    clear = [t.look.has_symbol and not t.look.faint and not t.spread for t in tiles]
+    clear = [_vouches(t) for t in tiles]
 
     def weight(group: set[int]) -> tuple[bool, int, int]:
         return _on_lattice([tiles[i] for i in group], cfg), sum(clear[i] for i in group), len(group)
 
     return max(side_groups(tiles), key=weight, default=set())
+
+
+def _vouches(t: TileReading) -> bool:
+    """A clear print that says what the game's fronts look like: a cell only
+    spread_backs looked at joins its group but vouches for no print (a hand's fingers
+    outweighed loop game 309's city so)."""
+    return t.look.has_symbol and not t.look.faint and not t.spread
 
 
 def _glare_weights(cfg: TilesConfig) -> F64:
@@ -1315,9 +1320,9 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     colour). Whichever varies less across the tiles is the constant part; a blank
     tile, or one whose constant part is off, shows its back. Returns True when the
     colour is carried by the face."""
-    sym = [t for t in tiles if t.look.has_symbol and not t.look.faint and not t.spread]
+    sym = [t for t in tiles if _vouches(t)]
     main = _main_group(tiles, cfg)
-    in_main = [t for i, t in enumerate(tiles) if i in main and t.look.has_symbol and not t.look.faint and not t.spread]
+    in_main = [t for i, t in enumerate(tiles) if i in main and _vouches(t)]
     if len(in_main) >= 3:
         sym = in_main
     for t in tiles:
