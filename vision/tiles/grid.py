@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -654,20 +654,20 @@ def _searched(best: tuple[float, GridFit], judge: Callable[[GridFit], tuple[floa
     pivot = np.array([origin_mm[0] + (float(np.mean(xs)) + 0.5) / px_per_mm,
                       origin_mm[1] + (float(np.mean(ys)) + 0.5) / px_per_mm])
 
-    def about(g: GridFit, turn: float, scale: float, du: float, dv: float) -> GridFit:
-        # the pivot keeps its place in its cell, shifted by (du, dv) pitches
-        u, v = g.cell_coords(pivot)[0]
-        a, p = g.angle_rad + turn, g.pitch_mm * scale
-        ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-        o = pivot - p * ((u + du) * ux + (v + dv) * uy)
-        return GridFit(a, p, (float(o[0]), float(o[1])), g.strength)
+    def about(g: GridFit, at: F64, turn: float, scale: float) -> GridFit:
+        # g turned and scaled so the pivot lies at `at` (col, row in pitches) of it
+        moved = replace(g, angle_rad=g.angle_rad + turn, pitch_mm=g.pitch_mm * scale)
+        ux, uy = moved.axes
+        o = pivot - moved.pitch_mm * (at[0] * ux + at[1] * uy)
+        return replace(moved, origin_mm=(float(o[0]), float(o[1])))
 
     top = best
     for turn_deg, scales in cfg.search_steps:
         base = top[1]
+        here = base.cell_coords(pivot)[0]     # the pivot's place in its cell, kept
         for t, f in ([(math.radians(x), 1.0) for x in turn_deg] + [(0.0, 1.0 + x) for x in scales]):
             for du, dv in ((0.0, 0.0), (0.25, 0.0), (0.0, 0.25), (0.25, 0.25)):
-                r = judge(about(base, t, f, du, dv))
+                r = judge(about(base, here + (du, dv), t, f))
                 if r[0] > top[0]:
                     top = r
     return top if top[0] > cfg.search_margin * best[0] else best
