@@ -128,3 +128,11 @@ def test_tiles_look_the_same_in_every_frame() -> None:
     a = render_scene(city_scene(cells, style, env, seed=1))
     b = render_scene(city_scene(cells, style, env, seed=2))
     assert np.array_equal(a.image, b.image)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 49))
+def test_a_city_holds_each_tile_of_the_box_once(seed: int, n: int) -> None:
+    """No two tiles of a city share both shape and colour: the box has each pair once."""
+    cells = random_city(random.Random(seed), n)
+    assert len({(c["shape"], c["colour"]) for c in cells}) == len(cells)
