@@ -287,6 +287,13 @@ class TilesConfig:
     """A tile whose average distance to the rest of its group is more than this share
     of the grouping's cut lists "a group of its own" as a candidate: a tile of a shape
     or colour the table shows nowhere else, grouped with the nearest tiles."""
+    pair_move_most: float = 1.0
+    """Where the box holds each (shape, colour) a known number of times (Town 77: once),
+    a tile read alike in both with another is moved to another group only when that
+    group lies at most this share of the grouping's cut farther than its own
+    (group.one_of_each). On dev cities 6000-6099 (shape / colour pairs right of 34592,
+    without the mend 32615 / 32538): 0.25 gives 32623 / 32612, 0.5 32687 / 32647, 0.75
+    32689 / 32677, 1.0 32694 / 32696, 1.5 32695 / 32697."""
     alone_most: int | None = None
     """"A group of its own" is offered only in groups of at most this many tiles (None:
     in any). 3 (T22's suggestion) gave the same alerts, false alerts and questions as None

@@ -183,3 +183,64 @@ def hesitations(dist: F64, labels: list[int], cut: float, hesitate: float, alone
         if cut > 0 and own > alone * cut and (alone_most is None or size + 1 <= alone_most):
             out[i].append(OWN_GROUP)
     return out
+
+
+def one_of_each(shape_dist: F64, colour_dist: F64, shapes: list[int], colours: list[int],
+                cuts: tuple[float, float], copies: int, most: tuple[int | None, int | None],
+                dearest: float) -> tuple[list[int], list[int]]:
+    """Shape and colour groups with no (shape, colour) pair held by more than `copies`
+    items: the box of a game like Town 77 holds each pair once, so two tiles read alike
+    in both show that one of them is in a wrong group.
+
+    While a pair is over-full, the cheapest move of one of its items to another shape
+    group or another colour group whose pair has room is made: its average distance to
+    the new group less that to its own, in units of that grouping's cut (a group of one,
+    or a new group while fewer than `most` exist, counts as the cut away). A move dearer
+    than `dearest` is not made: the pair then stays over-full, as read."""
+    sg, cg = list(shapes), list(colours)
+    n = len(sg)
+    dists = (np.asarray(shape_dist, dtype=np.float64), np.asarray(colour_dist, dtype=np.float64))
+    for _ in range(n):
+        count: dict[tuple[int, int], int] = {}
+        for pair in zip(sg, cg):
+            count[pair] = count.get(pair, 0) + 1
+        full = {p for p, k in count.items() if k > copies}
+        if not full:
+            break
+        best: tuple[float, int, int, int] | None = None        # cost, item, kind, group
+        for i in range(n):
+            if (sg[i], cg[i]) not in full:
+                continue
+            for kind, lab in ((0, sg), (1, cg)):
+                d, cut, cap = dists[kind], cuts[kind], most[kind]
+                labels = np.asarray(lab)
+                mates = labels == lab[i]
+                mates[i] = False
+                own = float(np.mean(d[i, mates])) if mates.any() else cut
+                groups = sorted(set(lab))
+                if cap is None or len(groups) < cap:
+                    groups.append(max(groups) + 1)                  # a group of its own
+                for g in groups:
+                    if g == lab[i]:
+                        continue
+                    pair = (g, cg[i]) if kind == 0 else (sg[i], g)
+                    if count.get(pair, 0) >= copies:
+                        continue
+                    members = labels == g
+                    new = float(np.mean(d[i, members])) if members.any() else cut
+                    cost = (new - own) / cut
+                    if best is None or cost < best[0]:
+                        best = (cost, i, kind, g)
+        if best is None or best[0] > dearest:
+            break
+        _, i, kind, g = best
+        (sg if kind == 0 else cg)[i] = g
+    return _renumbered(sg), _renumbered(cg)
+
+
+def _renumbered(labels: list[int]) -> list[int]:
+    """Groups numbered by their first member, as agglomerate numbers them."""
+    order: dict[int, int] = {}
+    for g in labels:
+        order.setdefault(g, len(order))
+    return [order[g] for g in labels]

@@ -353,7 +353,8 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
 
 def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, piles: int,
                     cfg: TilesConfig | None = None, shapes: int | None = None, colours: int | None = None,
-                    palette: dict[str, Any] | None = None, grid_hint: GridFit | None = None) -> TilesReading:
+                    palette: dict[str, Any] | None = None, grid_hint: GridFit | None = None,
+                    copies: int | None = None) -> TilesReading:
     """A city with up to `piles` piles below it: the city read with the piles painted
     out, each top read alone, groups over both. A pile top gets the city's lattice cell
     its middle lies in, flagged `pile` (a top stands off the city's lattice by its
@@ -378,7 +379,7 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
             tops.append(got)
     tops_angle = float(np.median([b.theta for b in band])) if band else 0.0
     if not tops or near is None:
-        return read_tiles(image, fit, profile, cfg, shapes, colours, palette, ref, grid_hint)
+        return read_tiles(image, fit, profile, cfg, shapes, colours, palette, ref, grid_hint, copies)
     city = _city(image, fit, profile, band, [t for t, _ in tops], tops_angle, ref, cfg, grid_hint)
     out = TilesReading(city.grid, list(city.tiles), city.origin_cell, ref.source)
     has_city = bool(city.tiles) and city.grid is not None
@@ -423,7 +424,7 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
         t.pile = True
         out.tiles.append(t)
     out.colour_on_face = _joint_colour(out.tiles, cfg)
-    _group(out, cfg, shapes, colours)
+    _group(out, cfg, shapes, colours, copies)
     if palette:
         name_groups(out.tiles, palette, cfg.shape_angles, cfg.shape_shift)
     return out

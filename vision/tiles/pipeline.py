@@ -22,7 +22,7 @@ from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, on
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline, widest_print_mm)
-from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, pairwise
+from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, one_of_each, pairwise
 from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed, spread_backs,
                                     rows_score, side_steps)
 from vision.tiles.palette import name_groups
@@ -78,7 +78,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
                cfg: TilesConfig | None = None, shapes: int | None = None,
                colours: int | None = None, palette: dict[str, Any] | None = None,
                reference: ColourReference | None = None,
-               grid_hint: GridFit | None = None) -> TilesReading:
+               grid_hint: GridFit | None = None, copies: int | None = None) -> TilesReading:
     """Read every tile of one frame: a first pass on the lattice fitted to edges finds
     the tiles, a second pass reads them on the lattice fitted to their centres.
 
@@ -240,7 +240,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
     out.tiles = found
     if found:
         out.origin_cell = (min(t.col for t in found), min(t.row for t in found))
-    _group(out, cfg, shapes, colours)
+    _group(out, cfg, shapes, colours, copies)
     if palette:
         name_groups(out.tiles, palette, cfg.shape_angles, cfg.shape_shift)
     return out
@@ -1386,7 +1386,8 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     return on_face
 
 
-def _group(out: TilesReading, cfg: TilesConfig, shapes: int | None, colours: int | None) -> None:
+def _group(out: TilesReading, cfg: TilesConfig, shapes: int | None, colours: int | None,
+           copies: int | None = None) -> None:
     up = [t for t in out.tiles if not t.face_down]
     if not up:
         return
@@ -1395,6 +1396,8 @@ def _group(out: TilesReading, cfg: TilesConfig, shapes: int | None, colours: int
     cd = pairwise(np.array([t.colour_lab for t in up]))
     sg, s_cut = agglomerate_cut(sd, cfg.shape_merge, shapes, cfg.shape_window)
     cg, c_cut = agglomerate_cut(cd, cfg.colour_merge, colours, cfg.colour_window)
+    if copies is not None:
+        sg, cg = one_of_each(sd, cd, sg, cg, (s_cut, c_cut), copies, (shapes, colours), cfg.pair_move_most)
     s_alt = hesitations(sd, sg, s_cut, cfg.shape_hesitate, cfg.shape_alone, cfg.alone_most)
     c_alt = hesitations(cd, cg, c_cut, cfg.colour_hesitate, cfg.colour_alone, cfg.alone_most)
     for t, s, c, sa, ca in zip(up, sg, cg, s_alt, c_alt):

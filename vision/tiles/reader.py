@@ -43,19 +43,23 @@ def play_area(fit: TableFit, options: AnalyzeOptions) -> TableProfile:
 
 def read(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions,
          shapes: int | None = None, colours: int | None = None,
-         cfg: TilesConfig | None = None) -> TilesReading:
+         cfg: TilesConfig | None = None, copies: int | None = None) -> TilesReading:
+    """copies: how many tiles of each (shape, colour) the game's box holds (Town 77: 1;
+    None: any number), so a reading never holds more (group.one_of_each)."""
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ReadError("expected an 8-bit colour (BGR) image; re-capture or re-export it")
     shapes = shapes if shapes is not None else _count(options.extra, "shapes")
     colours = colours if colours is not None else _count(options.extra, "colours")
+    copies = copies if copies is not None else _count(options.extra, "copies")
     piles = _count(options.extra, "piles")
     if piles is not None:
         # tiles standing on piles below the city (the Town 77 solo Challenge): each top read alone
         from vision.tiles.piles import read_with_piles
         return read_with_piles(image, fit, play_area(fit, options), piles, cfg, shapes, colours,
-                               options.palette, grid_hint=grid_from_dict(options.extra.get("grid")))
+                               options.palette, grid_hint=grid_from_dict(options.extra.get("grid")),
+                               copies=copies)
     return read_tiles(image, fit, play_area(fit, options), cfg, shapes, colours, options.palette,
-                      grid_hint=grid_from_dict(options.extra.get("grid")))
+                      grid_hint=grid_from_dict(options.extra.get("grid")), copies=copies)
 
 
 def grid_from_dict(d: Any) -> GridFit | None:

@@ -43,7 +43,8 @@ def city_conflicts(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def analyze(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions) -> dict[str, Any]:
     shapes = tiles._count(options.extra, "shapes") or SIDE
     colours = tiles._count(options.extra, "colours") or SIDE
-    reading = tiles.read(image, fit, options, shapes=shapes, colours=colours)
+    # the box holds each (shape, colour) once: two tiles read alike in both are misgrouped
+    reading = tiles.read(image, fit, options, shapes=shapes, colours=colours, copies=1)
     obs = tiles.observation(reading, GAME)
     obs["conflicts"] = obs["conflicts"] + city_conflicts(obs["tiles"])
     return obs
