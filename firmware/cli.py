@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--area", help="W,H: the size in mm of the --corners rectangle")
     p.add_argument("--shapes", type=int, help="number of distinct shapes (generic tile reader)")
     p.add_argument("--colours", type=int, help="number of distinct colours (generic tile reader)")
+    p.add_argument("--copies", type=int, help="tiles of each shape and colour in the box (generic tile "
+                                              "reader; Town 77: 1): no more are read alike")
     p.add_argument("--previous", help="image of the same table just before (isolates a new piece)")
     p.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
 

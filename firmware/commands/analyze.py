@@ -115,7 +115,7 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"unknown game '{args.game}'; choose one of: {', '.join(sorted(READERS))}")
     profile = resolve_profile(args.game, args.profile)
     extra: dict[str, Any] = {}
-    for key in ("shapes", "colours"):
+    for key in ("shapes", "colours", "copies"):
         value = getattr(args, key, None)
         if value is not None:
             if value < 1:

@@ -145,3 +145,10 @@ def test_corners_rectangle_is_the_play_area(capsys: pytest.CaptureFixture[str]) 
     assert len(obs["tiles"]) >= len(ann["tiles"]) * 0.9
     for t in obs["tiles"]:
         assert 0.0 <= t["centre_mm"][0] <= 352.0 and 0.0 <= t["centre_mm"][1] <= 352.0
+
+
+def test_copies_below_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """--copies 0 (a box with no tile of a kind) is refused, naming the option."""
+    rc, _, err = run(capsys, "analyze", "--game", "tiles", "--copies", "0", str(tmp_path / "x.jpg"))
+    assert rc == 2
+    assert err == "tableref: --copies 0: must be a positive count\n"
