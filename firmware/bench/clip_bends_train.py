@@ -25,6 +25,19 @@ length, uncentred), labelled from the rendered River clips the same way.
 --also-true: the true-path strips of the same tables (links, or the River with --river)
 are added to the reader's own.
 --seed: the network's initial weights and the order of its batches (default 0).
+--more SEED0 N (repeatable): more training tables, seeds SEED0 to SEED0+N-1 after the first
+range (the dev range and 2300-2369 for session 34's run; never evaluation seeds).
+--samples DIR: each table's samples (own, and true-path with --also-true, per resolution)
+are cut once and saved to DIR (float16 x, uint8 y, and each strip's counts of clip ends and
+negatives), the render freed before the next table; a table already in DIR is not cut
+again (a crash, or another network seed, reuses them). ALL negatives are saved, and the
+recipe's half of them is drawn when they are stacked, in the recipe's own order, so the
+stacked samples equal the in-memory ones bit for bit (tests/vision/test_railways_bends_samples.py;
+on dev 2100-2101 at 2304x1296 checked against session 33's main, 20963 samples). They are
+stacked into one preallocated float16 array and standardised a batch at a time (100 tables
+at both resolutions do not fit in memory as float32); the mean and deviation are then taken
+in float64, not float32, the only arithmetic difference from the in-memory path.
+OUT.json "-" with --samples: cut only.
 """
 
 from __future__ import annotations
@@ -207,34 +220,136 @@ def own_labels(pts: Any, lo: int, hi: int, chains: list[Any]) -> tuple[list[int]
     return sorted(near), sorted(far), use
 
 
-def samples(seeds: range, resolutions: list[tuple[int, int]], river: bool = False,
-            own: bool = False) -> tuple[Any, Any]:
+def _cut(seed: int, res: tuple[int, int], river: bool = False, own: bool = False) -> tuple[Any, Any, Any]:
+    """Every candidate sample of one table: (x float16, y uint8, groups), each strip read
+    both ways (forwards, then backwards) is a group of rows, its clip-end rows (label 1)
+    first, then ALL its rows 3 or more from an end (label 0); groups holds each group's
+    (positives, negatives). The recipe keeps about half the negatives (_keep), drawn from
+    one generator over the tables in order, so they are kept here and chosen when stacked."""
     from vision.railways.clip_counter import bend_windows, normalised
+    xs, ys, groups = [], [], []
+    for e, w, near, far, use in (_own(seed, res, river) if own else
+                                 [(e, w, nr, fr, None) for e, w, nr, fr in _strips(seed, res, river)]):
+        ev = normalised(e, w)
+        n = len(ev)
+        for back in (False, True):
+            strip = np.ascontiguousarray(ev[::-1]) if back else ev
+            tips = np.array(sorted(n - 1 - np.array(far)) if back else near)
+            d = np.abs(np.arange(n)[:, None] - tips[None, :]).min(axis=1)
+            if use is None:
+                rows = np.arange(max(0, tips.min() - 30), min(n, tips.max() + 90))
+            else:
+                rows = np.flatnonzero(use[::-1] if back else use)
+            pos, neg = rows[d[rows] <= 1], rows[d[rows] >= 3]
+            rr = np.concatenate([pos, neg])
+            xs.append(bend_windows(strip, rr).astype(np.float16))
+            ys.append(np.r_[np.ones(len(pos), np.uint8), np.zeros(len(neg), np.uint8)])
+            groups.append((len(pos), len(neg)))
+    from vision.railways.clip_counter import BEND_AFTER, BEND_BEFORE, BEND_COLS
+    d_ = 2 * (BEND_BEFORE + BEND_AFTER) * BEND_COLS
+    x = np.vstack(xs) if xs else np.zeros((0, d_), np.float16)
+    y = np.concatenate(ys) if ys else np.zeros(0, np.uint8)
+    return x, y, np.asarray(groups, dtype=np.int64).reshape(-1, 2)
+
+
+def _keep(groups: Any, rng: Any) -> Any:
+    """The rows of one table's _cut the recipe keeps: every clip end and about half the
+    negatives, drawn group by group exactly as the recipe always drew them."""
+    keep = []
+    for npos, nneg in groups:
+        keep.append(np.ones(int(npos), bool))
+        keep.append(rng.uniform(size=int(nneg)) < 0.5)
+    return np.concatenate(keep) if keep else np.zeros(0, bool)
+
+
+def samples(seeds: Any, resolutions: list[tuple[int, int]], river: bool = False,
+            own: bool = False) -> tuple[Any, Any]:
     rng = np.random.default_rng(0)
     xs, ys = [], []
     for res in resolutions:
         for s in seeds:
-            for e, w, near, far, use in (_own(s, res, river) if own else
-                                         [(e, w, nr, fr, None) for e, w, nr, fr in _strips(s, res, river)]):
-                ev = normalised(e, w)
-                n = len(ev)
-                for back in (False, True):
-                    strip = np.ascontiguousarray(ev[::-1]) if back else ev
-                    tips = np.array(sorted(n - 1 - np.array(far)) if back else near)
-                    d = np.abs(np.arange(n)[:, None] - tips[None, :]).min(axis=1)
-                    if use is None:
-                        rows = np.arange(max(0, tips.min() - 30), min(n, tips.max() + 90))
-                    else:
-                        rows = np.flatnonzero(use[::-1] if back else use)
-                    pos, neg = rows[d[rows] <= 1], rows[d[rows] >= 3]
-                    neg = neg[rng.uniform(size=len(neg)) < 0.5]
-                    rr = np.concatenate([pos, neg])
-                    xs.append(bend_windows(strip, rr).astype(np.float16))     # half the memory until stacked
-                    ys.append(np.r_[np.ones(len(pos)), np.zeros(len(neg))])
+            x, y, groups = _cut(s, res, river, own)
+            k = _keep(groups, rng)
+            xs.append(x[k])
+            ys.append(y[k])
             print(f"  {res[0]} seed {s}: {sum(len(y) for y in ys)} samples", flush=True)
     x = np.vstack(xs)
     del xs
     return x.astype(np.float32), np.concatenate(ys).astype(np.float32)
+
+
+def _saved(dirname: str, seed: int, res: tuple[int, int], river: bool, kind: str) -> str:
+    import os
+    return os.path.join(dirname, f"{'river' if river else 'links'}_{kind}_{seed}_{res[0]}x{res[1]}")
+
+
+def cut_samples(dirname: str, seeds: Any, resolutions: list[tuple[int, int]], river: bool = False,
+                own: bool = False, also: bool = False) -> None:
+    """--samples: each table's _cut (own, then true-path with --also-true) saved to dirname
+    (NAME.x.npy float16, NAME.npz with y and groups), a table already there not cut again.
+    A render the cut made is removed from the clip bench's cache after its table (the cache
+    is not the samples' store); renders cached before are left."""
+    import gc
+    import os
+    from firmware.bench import clip_count as B
+    os.makedirs(dirname, exist_ok=True)
+    kinds = (["own"] if own else ["true"]) + (["true"] if also else [])
+    for res in resolutions:
+        for s in seeds:
+            todo = [k for k in kinds if not os.path.exists(_saved(dirname, s, res, river, k) + ".npz")]
+            if not todo:
+                continue
+            t0 = time.perf_counter()
+            made = [p for p in (os.path.join(B.cache_dir(), f"{s}_{res[0]}{e}") for e in (".pkl", ".maps.pkl"))
+                    if not os.path.exists(p)]
+            rows = []
+            for k in todo:
+                x, y, groups = _cut(s, res, river, own=(k == "own"))
+                base = _saved(dirname, s, res, river, k)
+                np.save(base + ".x.tmp.npy", x)
+                os.replace(base + ".x.tmp.npy", base + ".x.npy")
+                np.savez(base + ".tmp.npz", y=y, groups=groups)
+                os.replace(base + ".tmp.npz", base + ".npz")          # last: the table is saved
+                rows.append(f"{k} {len(y)}")
+                del x, y, groups
+            for p in made:
+                if os.path.exists(p):
+                    os.remove(p)
+            gc.collect()
+            print(f"  {res[0]} seed {s}: {', '.join(rows)} rows cut in {time.perf_counter() - t0:.0f} s", flush=True)
+
+
+def load_samples(dirname: str, seeds: Any, resolutions: list[tuple[int, int]], river: bool = False,
+                 own: bool = False, also: bool = False) -> tuple[Any, Any]:
+    """The saved tables stacked exactly as samples() stacks them (own, then true-path, each
+    kind with its own generator default_rng(0) over resolution, then seed), into one
+    preallocated float16 array (x, y float32): the rows are counted first."""
+    kinds = (["own"] if own else ["true"]) + (["true"] if also else [])
+    plan = []
+    for k in kinds:
+        rng = np.random.default_rng(0)
+        for res in resolutions:
+            for s in seeds:
+                base = _saved(dirname, s, res, river, k)
+                with np.load(base + ".npz") as z:
+                    keep = _keep(z["groups"], rng)
+                plan.append((base, keep))
+    total = int(sum(int(k.sum()) for _, k in plan))
+    first = np.load(plan[0][0] + ".x.npy", mmap_mode="r")
+    x = np.empty((total, first.shape[1]), np.float16)
+    y = np.empty(total, np.float32)
+    at = 0
+    for base, keep in plan:
+        xm = np.load(base + ".x.npy", mmap_mode="r")
+        with np.load(base + ".npz") as z:
+            yy = z["y"]
+        m = int(keep.sum())
+        idx = np.flatnonzero(keep)
+        x[at:at + m] = xm[idx]
+        y[at:at + m] = yy[idx]
+        at += m
+        del xm
+    return x, y
 
 
 def _own(seed: int, res: tuple[int, int], river: bool = False) -> list[tuple[Any, Any, list[int], list[int], Any]]:
@@ -249,15 +364,51 @@ def _own(seed: int, res: tuple[int, int], river: bool = False) -> list[tuple[Any
     return out
 
 
+def _stats(x: Any, chunk: int = 200_000) -> tuple[Any, Any]:
+    """Each feature's mean and standard deviation (float32) over a float16 sample array,
+    a chunk at a time in float64 (two passes: no float32 copy of the whole array)."""
+    n = len(x)
+    s = np.zeros(x.shape[1], np.float64)
+    for i in range(0, n, chunk):
+        s += x[i:i + chunk].astype(np.float64).sum(0)
+    mu = s / n
+    v = np.zeros(x.shape[1], np.float64)
+    for i in range(0, n, chunk):
+        v += ((x[i:i + chunk].astype(np.float64) - mu) ** 2).sum(0)
+    return mu.astype(np.float32), np.sqrt(v / n).astype(np.float32)
+
+
+TINY = 1e-30
+
+
+def _flush(a: Any) -> None:
+    """Values below TINY (nothing the training can feel) set to 0 in place: denormal floats
+    make every operation on them (the matrix products above all) many times slower, and a
+    long training reaches them (sure negatives' gradients, decayed moments). Session 34, 100
+    tables: an epoch took 26 s, then 136 s and 450 s as they built up; flushed, 26-30 s
+    throughout, the epochs' losses the same to four places."""
+    a[np.abs(a) < TINY] = 0.0
+
+
 def train(x: Any, y: Any, hidden: int = HIDDEN, epochs: int = EPOCHS, seed: int = 0) -> Any:
     """A two-layer network, class-balanced logistic loss, Adam; returns the detector with
     the standardisation and the mirror symmetry folded into its first layer."""
     from vision.railways.clip_counter import BEND_AFTER, BEND_BEFORE, BEND_COLS, BendDetector
     rng = np.random.default_rng(seed)
-    mu, sd = x.mean(0), x.std(0) + 1e-3
-    x -= mu         # in place: the samples take GBs
-    x /= sd
     n, d = x.shape
+    if x.dtype == np.float16:       # --samples: 100 tables do not fit as float32; each batch is standardised
+        mu, sd = _stats(x)
+        sd += np.float32(1e-3)
+
+        def rows(idx: Any) -> Any:
+            return (x[idx].astype(np.float32) - mu) / sd
+    else:
+        mu, sd = x.mean(0), x.std(0) + 1e-3
+        x -= mu         # in place: the samples take GBs
+        x /= sd
+
+        def rows(idx: Any) -> Any:
+            return x[idx]
     pw = np.float32((1 - y.mean()) / y.mean())
     w1 = (rng.normal(0, 1, (d, hidden)) / np.sqrt(d)).astype(np.float32)
     b1 = np.zeros(hidden, np.float32)
@@ -271,17 +422,20 @@ def train(x: Any, y: Any, hidden: int = HIDDEN, epochs: int = EPOCHS, seed: int 
     for ep in range(epochs):
         lr = lr0 * 0.5 * (1.0 + np.cos(np.pi * ep / epochs))     # cosine decay: settles the last epochs
         perm = rng.permutation(n)
+        t_ep = time.perf_counter()
         loss = 0.0
         for i in range(0, n, batch):
             idx = perm[i:i + batch]
-            xb, yb = x[idx], y[idx]
+            xb, yb = rows(idx), y[idx]
             z1 = xb @ w1 + b1
             h = np.maximum(z1, 0)
             p = 1 / (1 + np.exp(-(h @ w2 + b2[0])))
             sw = np.where(yb > 0, pw, 1).astype(np.float32)
             g = ((p - yb) * sw / len(idx)).astype(np.float32)
+            _flush(g)
             loss += float(-np.sum(sw * (yb * np.log(p + 1e-7) + (1 - yb) * np.log(1 - p + 1e-7))))
             gh = np.outer(g, w2) * (z1 > 0)
+            _flush(gh)
             grads = [xb.T @ gh + l2 * w1, gh.sum(0), h.T @ g + l2 * w2, np.array([g.sum()], np.float32)]
             t += 1
             for prm, gr, m_, v_ in zip(params, grads, ms, vs):
@@ -290,7 +444,9 @@ def train(x: Any, y: Any, hidden: int = HIDDEN, epochs: int = EPOCHS, seed: int 
                 v_ *= 0.999
                 v_ += 0.001 * gr * gr
                 prm -= lr * (m_ / (1 - 0.9 ** t)) / (np.sqrt(v_ / (1 - 0.999 ** t)) + 1e-7)
-        print(f"  epoch {ep}: loss {loss / n:.4f}", flush=True)
+                for a in (prm, m_, v_):
+                    _flush(a)
+        print(f"  epoch {ep}: loss {loss / n:.4f} ({time.perf_counter() - t_ep:.0f} s)", flush=True)
     w1f = w1 / sd[:, None]
     b1f = b1 - (mu[:, None] * w1f).sum(0)
     k = BEND_BEFORE + BEND_AFTER
@@ -310,20 +466,38 @@ def main(argv: list[str] | None = None) -> int:
         at = args.index("--seed")
         seed = int(args[at + 1])
         del args[at:at + 2]
+    more: list[int] = []
+    while "--more" in args:
+        at = args.index("--more")
+        more += list(range(int(args[at + 1]), int(args[at + 1]) + int(args[at + 2])))
+        del args[at:at + 3]
+    store = None
+    if "--samples" in args:
+        at = args.index("--samples")
+        store = args[at + 1]
+        del args[at:at + 2]
     args = [a for a in args if a not in ("--river", "--own", "--also-true")]
     if len(args) < 3 or (also and not own):
         print("usage: python -m firmware.bench.clip_bends_train SEED0 N OUT.json [WxH ...] [--river]"
-              " [--own [--also-true]] [--seed K]", file=sys.stderr)
+              " [--own [--also-true]] [--seed K] [--more SEED0 N ...] [--samples DIR]", file=sys.stderr)
         return 2
     seed0, n, out = int(args[0]), int(args[1]), args[2]
+    seeds = list(range(seed0, seed0 + n)) + more
     resolutions = [(int(a.split("x")[0]), int(a.split("x")[1])) for a in args[3:]] or [(4608, 2592), (2304, 1296)]
     t0 = time.perf_counter()
-    x, y = samples(range(seed0, seed0 + n), resolutions, river, own)
-    if also:
-        x2, y2 = samples(range(seed0, seed0 + n), resolutions, river)
-        x, y = np.vstack([x, x2]), np.concatenate([y, y2])
-        del x2, y2
-    print(f"{len(y)} samples, {y.mean():.1%} clip ends", flush=True)
+    if store is not None:
+        cut_samples(store, seeds, resolutions, river, own, also)
+        print(f"samples cut in {time.perf_counter() - t0:.0f} s", flush=True)
+        if out == "-":              # cut only, train nothing
+            return 0
+        x, y = load_samples(store, seeds, resolutions, river, own, also)
+    else:
+        x, y = samples(seeds, resolutions, river, own)
+        if also:
+            x2, y2 = samples(seeds, resolutions, river)
+            x, y = np.vstack([x, x2]), np.concatenate([y, y2])
+            del x2, y2
+    print(f"{len(y)} samples, {y.mean():.1%} clip ends ({time.perf_counter() - t0:.0f} s)", flush=True)
     save_detector(train(x, y, seed=seed), out)
     print(f"wrote {out} in {time.perf_counter() - t0:.0f} s")
     return 0
