@@ -208,18 +208,23 @@ def one_of_each(shape_dist: F64, colour_dist: F64, shapes: list[int], colours: l
         if not full:
             break
         best: tuple[float, int, int, int] | None = None        # cost, item, kind, group
+        # this round's labels and the groups a tile may move to, a group of its own too
+        # while fewer than `most` exist
+        rounds = []
+        for lab, cap in ((sg, most[0]), (cg, most[1])):
+            groups = sorted(set(lab))
+            if cap is None or len(groups) < cap:
+                groups.append(max(groups) + 1)
+            rounds.append((np.asarray(lab), groups))
         for i in range(n):
             if (sg[i], cg[i]) not in full:
                 continue
             for kind, lab in ((0, sg), (1, cg)):
-                d, cut, cap = dists[kind], cuts[kind], most[kind]
-                labels = np.asarray(lab)
+                d, cut = dists[kind], cuts[kind]
+                labels, groups = rounds[kind]
                 mates = labels == lab[i]
                 mates[i] = False
                 own = float(np.mean(d[i, mates])) if mates.any() else cut
-                groups = sorted(set(lab))
-                if cap is None or len(groups) < cap:
-                    groups.append(max(groups) + 1)                  # a group of its own
                 for g in groups:
                     if g == lab[i]:
                         continue
