@@ -283,6 +283,11 @@ def _saved(dirname: str, seed: int, res: tuple[int, int], river: bool, kind: str
     return os.path.join(dirname, f"{'river' if river else 'links'}_{kind}_{seed}_{res[0]}x{res[1]}")
 
 
+def _kinds(own: bool, also: bool) -> list[str]:
+    """The sample kinds of one run, in the order main() stacks them."""
+    return (["own"] if own else ["true"]) + (["true"] if also else [])
+
+
 def cut_samples(dirname: str, seeds: Any, resolutions: list[tuple[int, int]], river: bool = False,
                 own: bool = False, also: bool = False) -> None:
     """--samples: each table's _cut (own, then true-path with --also-true) saved to dirname
@@ -293,7 +298,7 @@ def cut_samples(dirname: str, seeds: Any, resolutions: list[tuple[int, int]], ri
     import os
     from firmware.bench import clip_count as B
     os.makedirs(dirname, exist_ok=True)
-    kinds = (["own"] if own else ["true"]) + (["true"] if also else [])
+    kinds = _kinds(own, also)
     for res in resolutions:
         for s in seeds:
             todo = [k for k in kinds if not os.path.exists(_saved(dirname, s, res, river, k) + ".npz")]
@@ -324,7 +329,7 @@ def load_samples(dirname: str, seeds: Any, resolutions: list[tuple[int, int]], r
     """The saved tables stacked exactly as samples() stacks them (own, then true-path, each
     kind with its own generator default_rng(0) over resolution, then seed), into one
     preallocated float16 array (x, y float32): the rows are counted first."""
-    kinds = (["own"] if own else ["true"]) + (["true"] if also else [])
+    kinds = _kinds(own, also)
     plan = []
     for k in kinds:
         rng = np.random.default_rng(0)
@@ -332,21 +337,18 @@ def load_samples(dirname: str, seeds: Any, resolutions: list[tuple[int, int]], r
             for s in seeds:
                 base = _saved(dirname, s, res, river, k)
                 with np.load(base + ".npz") as z:
-                    keep = _keep(z["groups"], rng)
-                plan.append((base, keep))
-    total = int(sum(int(k.sum()) for _, k in plan))
+                    keep = np.flatnonzero(_keep(z["groups"], rng))
+                    plan.append((base, keep, z["y"][keep]))
+    total = int(sum(len(k) for _, k, _ in plan))
     first = np.load(plan[0][0] + ".x.npy", mmap_mode="r")
     x = np.empty((total, first.shape[1]), np.float16)
     y = np.empty(total, np.float32)
     at = 0
-    for base, keep in plan:
+    for base, idx, yy in plan:
         xm = np.load(base + ".x.npy", mmap_mode="r")
-        with np.load(base + ".npz") as z:
-            yy = z["y"]
-        m = int(keep.sum())
-        idx = np.flatnonzero(keep)
+        m = len(idx)
         x[at:at + m] = xm[idx]
-        y[at:at + m] = yy[idx]
+        y[at:at + m] = yy
         at += m
         del xm
     return x, y
