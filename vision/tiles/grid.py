@@ -643,7 +643,7 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
             top = c
         return top
 
-    got = judged(range(len(turns)))
+    got = first = judged(range(len(turns)))
     if got is not None and got[0] < cfg.search_below and cfg.more_turns > 3:
         # rated low: the tiles' turn may lie below a mat's lines and the symbols' edges
         # in the histogram (city 6006: the tiles' 16 degrees came fourth, city 6019's
@@ -670,6 +670,11 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
         about = max((_searched(r, judge, off, px_per_mm, origin_mm, cfg) for r in starts), key=lambda r: r[0])
         if about[0] > cfg.search_margin * best[0]:
             best = about
+        if best[0] < cfg.search_below and first is not None and first[0] > 0.0:
+            # the wider look found nothing convincing: a hand's or a cup's edges offer
+            # lattices too (loop game 24, frame 6: the city read 16 rows off), so the
+            # first three turns' best stands, searched about from itself alone
+            best = _searched(first, judge, off, px_per_mm, origin_mm, cfg)
     return best[1]
 
 
