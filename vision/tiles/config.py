@@ -93,6 +93,14 @@ class TilesConfig:
     each step's turns (degrees) and scales (fractions of the pitch) in turn, from the
     best so far, kept only where the judge rates the result above search_margin times
     the lattice the search began from."""
+    more_turns: int = 8
+    """A lattice the judge rates under search_below is also sought at the edge
+    histogram's turns up to this many (3 always): a mat's lines and the symbols' edges
+    can outvote the tiles' own turn."""
+    search_starts: int = 3
+    """The search begins from this many of the best judged lattices of distinct turn
+    or pitch (grid._distinct), and its best is kept above search_margin times the
+    best judged."""
     same_turn_rad: float = 0.005
     """Candidate turns closer than this (after refinement) are one turn."""
     judge_sparse_px: float = 10.0

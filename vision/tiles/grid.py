@@ -579,15 +579,22 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     turns: list[tuple[float, F64, F64, float, float, float]] = []
     mag = edge_weight(gx, gy, weight)
     strong = strong_edges(gx, gy, weight, px_per_mm, mag=mag)
-    for t in orientations(gx, gy, cfg, weight, 3, mag):
+
+    def profiled(t: float) -> bool:
+        # the turn refined and its edge profiles added to `turns` (False: a turn already there)
         t = refine_orientation(gx, gy, weight, t, px_per_mm, strong=strong)
         t = (t + math.pi / 4) % (math.pi / 2) - math.pi / 4
         if any(abs((t - u[0] + math.pi / 4) % (math.pi / 2) - math.pi / 4) < cfg.same_turn_rad for u in turns):
-            continue    # two histogram peaks refined to one turn: its profiles are the same
+            return False    # two histogram peaks refined to one turn: its profiles are the same
         pu, pv, u0, v0, binmm = _without_print(line_profiles(gray, t, px_per_mm, origin_mm, cfg.line_mm), cfg)
         sig = 4.0 / binmm
-        hu, hv = _highpass(pu, sig), _highpass(pv, sig)
-        turns.append((t, hu, hv, u0, v0, binmm))
+        turns.append((t, _highpass(pu, sig), _highpass(pv, sig), u0, v0, binmm))
+        return True
+
+    for t in orientations(gx, gy, cfg, weight, 3, mag):
+        if not profiled(t):
+            continue
+        t, hu, hv, u0, v0, binmm = turns[-1]
         e = float(np.sum(hu ** 2) + np.sum(hv ** 2))
         found = _pitch_peak(hu, hv, binmm, cfg)
         if found is None:
@@ -619,23 +626,63 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
 
     edges: list[tuple[float, GridFit]] = []
     centred: list[tuple[float, GridFit]] = []
-    for k, (t, hu, hv, u0, v0, binmm) in enumerate(turns):
-        for pb, _ in _peaks(hu, hv, binmm, cfg):
-            first, *rest = (judge(g) for g in lattices(k, pb))
-            edges.append(first)
-            centred += rest
-    if not edges:
+
+    def judged(ks: range) -> tuple[float, GridFit] | None:
+        for k in ks:
+            t, hu, hv, u0, v0, binmm = turns[k]
+            for pb, _ in _peaks(hu, hv, binmm, cfg):
+                first, *rest = (judge(g) for g in lattices(k, pb))
+                edges.append(first)
+                centred.extend(rest)
+        if not edges:
+            return None
+        top = max(edges, key=lambda r: r[0])
+        # the prints' pieces include whatever else is printed off the table (a hand's
+        # fingers beside three tiles tipped a near tie): a refitted lattice must clearly win
+        if centred and (c := max(centred, key=lambda r: r[0]))[0] > cfg.phase_margin * top[0]:
+            top = c
+        return top
+
+    got = first = judged(range(len(turns)))
+    if got is not None and got[0] < cfg.search_below and cfg.more_turns > 3:
+        # rated low: the tiles' turn may lie below a mat's lines and the symbols' edges
+        # in the histogram (city 6006: the tiles' 16 degrees came fourth, city 6019's
+        # seventh); the next turns are profiled and judged too
+        n = len(turns)
+        for t in orientations(gx, gy, cfg, weight, cfg.more_turns, mag)[3:]:
+            profiled(t)
+        got = judged(range(n, len(turns)))
+    if got is None:
         return pick[1]
-    best = max(edges, key=lambda r: r[0])
-    # the prints' pieces include whatever else is printed off the table (a hand's
-    # fingers beside three tiles tipped a near tie): a refitted lattice must clearly win
-    if centred and (c := max(centred, key=lambda r: r[0]))[0] > cfg.phase_margin * best[0]:
-        best = c
+    best = got
     if best[0] <= 0.0:
         return pick[1]
     if off is not None and best[0] < cfg.search_below:
-        best = _searched(best, judge, off, px_per_mm, origin_mm, cfg)
+        # searched about from the best few lattices of distinct turn or pitch: a turn a
+        # degree off with a pitch 1.4% long rates below a mat's lattice until searched
+        # (city 6019: 45.6 mm at -13.5 degrees against the tiles' 45.0 at -12.4)
+        starts: list[tuple[float, GridFit]] = []
+        for r in sorted(edges + centred, key=lambda r: -r[0]):
+            if len(starts) == cfg.search_starts:
+                break
+            if all(_distinct(r[1], q[1]) for q in starts):
+                starts.append(r)
+        about = max((_searched(r, judge, off, px_per_mm, origin_mm, cfg) for r in starts), key=lambda r: r[0])
+        if about[0] > cfg.search_margin * best[0]:
+            best = about
+        if best[0] < cfg.search_below and first is not None and first[0] > 0.0:
+            # the wider look found nothing convincing: a hand's or a cup's edges offer
+            # lattices too (loop game 24, frame 6: the city read 16 rows off), so the
+            # first three turns' best stands, searched about from itself alone
+            best = _searched(first, judge, off, px_per_mm, origin_mm, cfg)
     return best[1]
+
+
+def _distinct(a: GridFit, b: GridFit) -> bool:
+    """Two lattices the search would not reach one from the other: turned 2 degrees or
+    more apart, or pitches 8% or more apart."""
+    turn = abs((a.angle_rad - b.angle_rad + math.pi / 4) % (math.pi / 2) - math.pi / 4)
+    return turn >= math.radians(2.0) or abs(a.pitch_mm / b.pitch_mm - 1.0) >= 0.08
 
 
 def _searched(best: tuple[float, GridFit], judge: Callable[[GridFit], tuple[float, GridFit]],
