@@ -23,8 +23,8 @@ from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distan
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline, widest_print_mm)
 from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, one_of_each, pairwise
-from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed, spread_backs,
-                                    rows_score, side_steps)
+from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, hue_backs, is_hue_tile, is_tile,
+                                    lab_planes, printed, rows_score, side_steps, spread_backs)
 from vision.tiles.palette import name_groups
 from vision.tiles.trust import anchored, side_groups
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
@@ -47,6 +47,8 @@ class TileReading:
     pale: bool = False            # turned up by a print at noise level (CellLook.pale)
     spread: bool = False          # a cell only occupancy.spread_backs looked at: may be a
     # back, but never vouches for the fronts' face (a hand's fingers, loop game 309)
+    hued: bool = False            # a plain cell only occupancy.hue_backs looked at: its hue,
+    # not its lightness, sets it off the table
     # groups the grouping hesitated to put the tile in instead (group.hesitations;
     # group.OWN_GROUP: one of its own)
     shape_candidates: list[int] = field(default_factory=list)
@@ -1054,12 +1056,17 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
         cells = sorted(set(cells) | {k for k in held if k in stats}, key=lambda t: (t[1], t[0]))
     beside: set[tuple[int, int]] = set()
     spread: set[tuple[int, int]] = set()
+    hued: set[tuple[int, int]] = set()
+    hue_limit = math.inf
     if pale:
         # the last read looks at backs spread by their own print too; such a cell is kept
         # only as a back or with a print mid-cell (a lamp's spot on the table spreads
         # like a back and its rim reads as a print off the cell's middle: CI city 200)
         spread = spread_backs(stats, cells, table_lab, table_spread, cfg)
         cells = sorted(set(cells) | spread, key=lambda t: (t[1], t[0]))
+        # ...and at plain backs of another hue than the table's, about its lightness
+        hued, hue_limit = hue_backs(stats, cells, table_lab, cfg)
+        cells = sorted(set(cells) | hued, key=lambda t: (t[1], t[0]))
     if outlines is not None and \
             0 < len(clear := [k for k, v in stats.items() if v[4] >= cfg.min_centre_contrast]) <= cfg.beside_clear:
         yes, no = _cell_outline_votes(clear, grid, outlines[0], outlines[1], (area[0], area[1]), cfg)
@@ -1108,14 +1115,16 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     with one_thread():
         for i, ((c, r), ctr, bgr, lab) in enumerate(zip(cells, ctrs, bgrs, labs)):
             look = analyse_cell(bgr, lab, geo, cfg, detail, table_lab)
-            if not is_tile(look, table_lab, table_spread, cfg):
+            if not (is_tile(look, table_lab, table_spread, cfg)
+                    or ((c, r) in hued and not look.has_symbol and is_hue_tile(look, table_lab, hue_limit, cfg))):
                 continue
             mid = look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset
             if ((c, r) in beside and not mid) or ((c, r) in spread and look.has_symbol and not mid):
                 continue
             look = refined_look(look, bgr, lab, spot.get(i), geo, cfg, detail, pale)
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
-            found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look, spread=(c, r) in spread))
+            found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look, spread=(c, r) in spread,
+                                     hued=(c, r) in hued and not is_tile(look, table_lab, table_spread, cfg)))
     return found
 
 
@@ -1178,7 +1187,9 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
         # cut edge alone, and needs it whole: a mat's printed lines step up to 14 delta E
         # on its bare cells (colour bench scene 3 under a warm light: 9 phantom backs)
         off = float(np.linalg.norm(t.look.face_lab - colour))
-        return need if off < cfg.table_delta_e else max(cfg.back_step_floor, min(need, cfg.back_outline * off))
+        # (a back of another hue, hue_backs, is no mat's printed line)
+        near = off < cfg.table_delta_e and not t.hued
+        return need if near else max(cfg.back_step_floor, min(need, cfg.back_outline * off))
 
     kept = _peeled(tiles, steps, lambda t: least(t, None))
     # (the table's colour is found only where a back would be peeled without it)
