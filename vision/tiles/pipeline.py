@@ -1176,7 +1176,14 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
     design = _back_design(backs, cfg)
     # a side shared with another tile may show no gap at all; a free side borders the
     # table and must show the tile's edge
-    def least(t: TileReading, colour: F64 | None) -> float | None:
+    def sharpness(colour: F64) -> float:
+        # how much of their colour's distance from the table the fronts' free sides
+        # show as a step: blur, and a tile's shadow along its edge, take the same
+        # share off a back's
+        off = [float(np.linalg.norm(t.look.face_lab - colour)) for t in up_tiles]
+        return min(1.0, typical / max(float(np.median(off)), 1e-6))
+
+    def least(t: TileReading, colour: F64 | None, sharp: float = 1.0) -> float | None:
         if not _weak(t):
             return None
         if id(t) in design:
@@ -1192,12 +1199,15 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
         off = float(np.linalg.norm(t.look.face_lab - colour))
         # (a back of another hue, hue_backs, is no mat's printed line)
         near = off < cfg.table_delta_e and not t.hued
-        return need if near else max(cfg.back_step_floor, min(need, cfg.back_outline * off))
+        return need if near else max(cfg.back_step_floor, min(need, cfg.back_outline * off * sharp))
 
     kept = _peeled(tiles, steps, lambda t: least(t, None))
     # (the table's colour is found only where a back would be peeled without it)
     colour = None if len(kept) == len(tiles) or table is None else table()
-    return kept if colour is None else _peeled(tiles, steps, lambda t: least(t, colour))
+    if colour is None:
+        return kept
+    sharp = sharpness(colour)
+    return _peeled(tiles, steps, lambda t: least(t, colour, sharp))
 
 
 _SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))
