@@ -378,13 +378,23 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
     def alike(a: TileReading, b: TileReading) -> bool:
         return float(np.linalg.norm(a.look.face_lab - b.look.face_lab)) <= cfg.table_delta_e and inked(a, b)
 
+    def one_logo(same: list[TileReading]) -> bool:
+        # every print mid-cell and of one shape: the backs' logo (city 5169: eight
+        # purple backs with a pink ring, on a slate table of about their colour), where
+        # a mat's lines cross each cell of a lattice near the mat's own at another place
+        if any(math.hypot(*u.look.offset) >= cfg.hint_offset for u in same):
+            return False
+        shp = np.array([u.look.shape for u in same])
+        form = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift)
+        return float(np.median(form[np.triu_indices(len(same), 1)])) <= cfg.shape_merge
+
     drop: set[int] = set()
     for t in bare:
         same = [u for u in bare if alike(t, u)]
         # (an ink that a front in its cell off the table shows is the game's, whatever
         # the face: backs of about the table's colour with a white logo, beside fronts
         # with white symbols)
-        if len(same) >= cfg.repeat_print and not any(inked(t, f) for f in placed):
+        if len(same) >= cfg.repeat_print and not any(inked(t, f) for f in placed) and not one_logo(same):
             drop |= {id(u) for u in same}
     rest = [t for t in bare if id(t) not in drop and share[id(t)] >= cfg.stray_bare]
     if cfg.repeat_print <= len(placed) <= cfg.outline_tiles and len(placed) > len(rest):
