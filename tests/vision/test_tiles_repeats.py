@@ -110,3 +110,32 @@ def test_pale_fronts_of_several_inks_on_bare_table_stay() -> None:
     inks = [(60.0, 40.0, 20.0), (60.0, -30.0, 20.0), (60.0, 20.0, -30.0), (90.0, -10.0, 60.0)]
     pale = [_tile(1 + 2 * k, 8 + j, ink, 30 + 3 * k + j) for k, ink in enumerate(inks) for j in range(3)]
     assert len(_read(fronts + pale, [cr for cr, _ in FRONTS])) == len(fronts) + len(pale)
+
+
+def _logo(col: int, row: int, seed: int, offset: tuple[float, float]) -> TileReading:
+    """A back of the mat's colour with a ring logo in a grey ink: one shape on every
+    back, read with a little noise."""
+    ring = np.zeros((64, 16), dtype=np.float32)
+    ring[:, 6:9] = 1.0
+    noise = np.random.default_rng(seed).normal(0.0, 0.02, ring.shape).astype(np.float32)
+    t = _tile(col, row, LINES, seed)
+    t.look = replace(t.look, shape=(ring + noise).ravel(), offset=offset)
+    return t
+
+
+def test_backs_sharing_one_logo_mid_cell_stay() -> None:
+    """Three fronts off a dark mat and five backs of the mat's colour showing one ring
+    logo, each in the middle of its cell (city 5169: eight such backs were dropped as
+    the mat's lines): the backs stay."""
+    fronts = [_tile(c, r, m, i) for i, ((c, r), m) in enumerate(FRONTS)]
+    backs = [_logo(c, r, 10 + i, (0.03, -0.02)) for i, (c, r) in enumerate(CROSSINGS)]
+    out = _read(fronts + backs, [cr for cr, _ in FRONTS])
+    assert out == sorted([cr for cr, _ in FRONTS] + CROSSINGS)
+
+
+def test_one_shape_off_the_cells_middles_is_still_the_mats() -> None:
+    """The same ink and shape, but off the cells' middles (a mat's crossing falls
+    where the lattice puts it): dropped as before."""
+    fronts = [_tile(c, r, m, i) for i, ((c, r), m) in enumerate(FRONTS)]
+    lines = [_logo(c, r, 10 + i, (0.2 * (i % 2) - 0.1, 0.15)) for i, (c, r) in enumerate(CROSSINGS)]
+    assert _read(fronts + lines, [cr for cr, _ in FRONTS]) == sorted(cr for cr, _ in FRONTS)

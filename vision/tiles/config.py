@@ -230,6 +230,15 @@ class TilesConfig:
     is within table_delta_e / 2 of its colour (occupancy.spread_backs, the last read
     only): a back's own print spread CI city 203's two backs to 9 and city 201's to
     9.4, and on a lattice 0.06 mm finer (the judge's refit) 201's corner back to 15.1."""
+    hue_back_de: float = 8.0
+    """The last read also looks at plain cells whose colour (a*b* alone) lies at least
+    this far from the table's, and hue_back_scatter times the bare cells' own a*b*
+    scatter, where another such cell shares their colour (occupancy.hue_backs): a lamp's
+    falloff or glare moves a table's lightness, not its hue, and a back of another hue
+    but the table's lightness was never looked at (cities 5083 and 5092: backs 11-13
+    delta E off a mat whose lightness varied by 3.5-4.6)."""
+    hue_back_scatter: float = 2.5
+    """See hue_back_de."""
     # -- symbol ------------------------------------------------------------------
     face_ring: tuple[float, float] = (0.30, 0.40)
     """Where the tile face is sampled (fractions of the pitch from the cell centre)."""

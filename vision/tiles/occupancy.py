@@ -8,6 +8,8 @@ on its free sides (side_steps).
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -222,6 +224,37 @@ def spread_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]]
                              axis=1) >= 2
     passed = set(cells)
     return {k for k, ok in zip(keys, kin & alike) if ok and k not in passed}
+
+
+def hue_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]], table: F64,
+              cfg: TilesConfig) -> tuple[set[tuple[int, int]], float]:
+    """Cells coarse_candidates passed over that may be plain backs of another hue than
+    the table's but about its lightness, and the a*b* distance from the table's colour
+    a cell must reach (is_hue_tile). The bound is set by the bare cells' own a*b*
+    scatter: a lamp's falloff spreads a table's lightness, which the Lab bound of
+    coarse_candidates must allow for, but hardly its hue. Such a cell must share its
+    colour (within table_delta_e / 2) with another cell off the table's hue: backs
+    share one colour, a table's odd cells seldom do."""
+    if not stats:
+        return set(), math.inf
+    keys = list(stats)
+    v = np.array([stats[k] for k in keys])
+    passed = set(cells)
+    bare = np.array([k not in passed and row[4] < cfg.min_centre_contrast for k, row in zip(keys, v)])
+    if not np.any(bare):
+        return set(), math.inf
+    hue = np.linalg.norm(v[:, 1:3] - table[1:3], axis=1)
+    limit = max(cfg.hue_back_de, cfg.hue_back_scatter * float(np.median(hue[bare])))
+    kin = (hue > limit) & (v[:, 3] <= cfg.plain_spread)
+    alike = np.count_nonzero(np.linalg.norm(v[:, None, :3] - v[None, kin, :3], axis=2) < cfg.table_delta_e / 2,
+                             axis=1) >= 2
+    return {k for k, ok in zip(keys, kin & alike) if ok and k not in passed}, limit
+
+
+def is_hue_tile(look: CellLook, table_lab: F64, limit: float, cfg: TilesConfig) -> bool:
+    """A plain face whose hue lies `limit` or more (a*b*) from the table's (hue_backs)."""
+    return (look.face_spread <= cfg.plain_spread
+            and float(np.linalg.norm(look.face_lab[1:] - table_lab[1:])) > limit)
 
 
 REMAP_ROWS = 32000

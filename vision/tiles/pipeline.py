@@ -23,8 +23,8 @@ from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distan
 from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
                                tile_outline, widest_print_mm)
 from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, one_of_each, pairwise
-from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, is_tile, lab_planes, printed, spread_backs,
-                                    rows_score, side_steps)
+from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, hue_backs, is_hue_tile, is_tile,
+                                    lab_planes, printed, rows_score, side_steps, spread_backs)
 from vision.tiles.palette import name_groups
 from vision.tiles.trust import anchored, side_groups
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
@@ -47,6 +47,8 @@ class TileReading:
     pale: bool = False            # turned up by a print at noise level (CellLook.pale)
     spread: bool = False          # a cell only occupancy.spread_backs looked at: may be a
     # back, but never vouches for the fronts' face (a hand's fingers, loop game 309)
+    hued: bool = False            # a plain cell only occupancy.hue_backs looked at: its hue,
+    # not its lightness, sets it off the table
     # groups the grouping hesitated to put the tile in instead (group.hesitations;
     # group.OWN_GROUP: one of its own)
     shape_candidates: list[int] = field(default_factory=list)
@@ -376,13 +378,23 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
     def alike(a: TileReading, b: TileReading) -> bool:
         return float(np.linalg.norm(a.look.face_lab - b.look.face_lab)) <= cfg.table_delta_e and inked(a, b)
 
+    def one_logo(same: list[TileReading]) -> bool:
+        # every print mid-cell and of one shape: the backs' logo (city 5169: eight
+        # purple backs with a pink ring, on a slate table of about their colour), where
+        # a mat's lines cross each cell of a lattice near the mat's own at another place
+        if any(math.hypot(*u.look.offset) >= cfg.hint_offset for u in same):
+            return False
+        shp = np.array([u.look.shape for u in same])
+        form = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift)
+        return float(np.median(form[np.triu_indices(len(same), 1)])) <= cfg.shape_merge
+
     drop: set[int] = set()
     for t in bare:
         same = [u for u in bare if alike(t, u)]
         # (an ink that a front in its cell off the table shows is the game's, whatever
         # the face: backs of about the table's colour with a white logo, beside fronts
         # with white symbols)
-        if len(same) >= cfg.repeat_print and not any(inked(t, f) for f in placed):
+        if len(same) >= cfg.repeat_print and not any(inked(t, f) for f in placed) and not one_logo(same):
             drop |= {id(u) for u in same}
     rest = [t for t in bare if id(t) not in drop and share[id(t)] >= cfg.stray_bare]
     if cfg.repeat_print <= len(placed) <= cfg.outline_tiles and len(placed) > len(rest):
@@ -1054,12 +1066,17 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
         cells = sorted(set(cells) | {k for k in held if k in stats}, key=lambda t: (t[1], t[0]))
     beside: set[tuple[int, int]] = set()
     spread: set[tuple[int, int]] = set()
+    hued: set[tuple[int, int]] = set()
+    hue_limit = math.inf
     if pale:
         # the last read looks at backs spread by their own print too; such a cell is kept
         # only as a back or with a print mid-cell (a lamp's spot on the table spreads
         # like a back and its rim reads as a print off the cell's middle: CI city 200)
         spread = spread_backs(stats, cells, table_lab, table_spread, cfg)
         cells = sorted(set(cells) | spread, key=lambda t: (t[1], t[0]))
+        # ...and at plain backs of another hue than the table's, about its lightness
+        hued, hue_limit = hue_backs(stats, cells, table_lab, cfg)
+        cells = sorted(set(cells) | hued, key=lambda t: (t[1], t[0]))
     if outlines is not None and \
             0 < len(clear := [k for k, v in stats.items() if v[4] >= cfg.min_centre_contrast]) <= cfg.beside_clear:
         yes, no = _cell_outline_votes(clear, grid, outlines[0], outlines[1], (area[0], area[1]), cfg)
@@ -1108,14 +1125,19 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     with one_thread():
         for i, ((c, r), ctr, bgr, lab) in enumerate(zip(cells, ctrs, bgrs, labs)):
             look = analyse_cell(bgr, lab, geo, cfg, detail, table_lab)
-            if not is_tile(look, table_lab, table_spread, cfg):
+            if not (is_tile(look, table_lab, table_spread, cfg)
+                    or ((c, r) in hued and is_hue_tile(look, table_lab, hue_limit, cfg))):
                 continue
             mid = look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset
             if ((c, r) in beside and not mid) or ((c, r) in spread and look.has_symbol and not mid):
                 continue
-            look = refined_look(look, bgr, lab, spot.get(i), geo, cfg, detail, pale)
+            look = refined_look(look, bgr, lab, spot.get(i), geo, cfg, detail, pale and (c, r) not in hued)
+            if (c, r) in hued and look.has_symbol:
+                continue    # looked at as a plain back only: a print there (read off a lamp's
+                # spot, city 5236) is the spot's rim
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
-            found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look, spread=(c, r) in spread))
+            found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look, spread=(c, r) in spread,
+                                     hued=(c, r) in hued and not is_tile(look, table_lab, table_spread, cfg)))
     return found
 
 
@@ -1164,7 +1186,14 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
     design = _back_design(backs, cfg)
     # a side shared with another tile may show no gap at all; a free side borders the
     # table and must show the tile's edge
-    def least(t: TileReading, colour: F64 | None) -> float | None:
+    def sharpness(colour: F64) -> float:
+        # how much of their colour's distance from the table the fronts' free sides
+        # show as a step: blur, and a tile's shadow along its edge, take the same
+        # share off a back's
+        off = [float(np.linalg.norm(t.look.face_lab - colour)) for t in up_tiles]
+        return min(1.0, typical / max(float(np.median(off)), 1e-6))
+
+    def least(t: TileReading, colour: F64 | None, sharp: float = 1.0) -> float | None:
         if not _weak(t):
             return None
         if id(t) in design:
@@ -1178,12 +1207,17 @@ def _outlined_backs(tiles: list[TileReading], lab: NDArray[np.float32], grid: Gr
         # cut edge alone, and needs it whole: a mat's printed lines step up to 14 delta E
         # on its bare cells (colour bench scene 3 under a warm light: 9 phantom backs)
         off = float(np.linalg.norm(t.look.face_lab - colour))
-        return need if off < cfg.table_delta_e else max(cfg.back_step_floor, min(need, cfg.back_outline * off))
+        # (a back of another hue, hue_backs, is no mat's printed line)
+        near = off < cfg.table_delta_e and not t.hued
+        return need if near else max(cfg.back_step_floor, min(need, cfg.back_outline * off * sharp))
 
     kept = _peeled(tiles, steps, lambda t: least(t, None))
     # (the table's colour is found only where a back would be peeled without it)
     colour = None if len(kept) == len(tiles) or table is None else table()
-    return kept if colour is None else _peeled(tiles, steps, lambda t: least(t, colour))
+    if colour is None:
+        return kept
+    sharp = sharpness(colour)
+    return _peeled(tiles, steps, lambda t: least(t, colour, sharp))
 
 
 _SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))
