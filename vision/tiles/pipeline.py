@@ -1125,8 +1125,8 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
     with one_thread():
         for i, ((c, r), ctr, bgr, lab) in enumerate(zip(cells, ctrs, bgrs, labs)):
             look = analyse_cell(bgr, lab, geo, cfg, detail, table_lab)
-            if not (is_tile(look, table_lab, table_spread, cfg)
-                    or ((c, r) in hued and is_hue_tile(look, table_lab, hue_limit, cfg))):
+            by_hue = not is_tile(look, table_lab, table_spread, cfg)
+            if by_hue and not ((c, r) in hued and is_hue_tile(look, table_lab, hue_limit, cfg)):
                 continue
             mid = look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset
             if ((c, r) in beside and not mid) or ((c, r) in spread and look.has_symbol and not mid):
@@ -1137,7 +1137,7 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
                 # spot, city 5236) is the spot's rim
             pos = ctr + grid.pitch_mm * (look.offset[0] * ux + look.offset[1] * uy) if look.has_symbol else ctr
             found.append(TileReading(c, r, (float(pos[0]), float(pos[1])), False, look, spread=(c, r) in spread,
-                                     hued=(c, r) in hued and not is_tile(look, table_lab, table_spread, cfg)))
+                                     hued=by_hue))
     return found
 
 
