@@ -1,6 +1,7 @@
 """Backs whose own print spreads their ring past plain_spread are looked at by the last
-read when they share a colour (vision.tiles.occupancy.spread_backs); CI's easy cities
-lost such backs (cities 201 and 203) and now keep them."""
+read when they share a colour, or alone beside a clear print and far from the table
+(vision.tiles.occupancy.spread_backs); CI's easy cities lost such backs (cities 201 and
+203) and now keep them."""
 
 from __future__ import annotations
 
@@ -52,3 +53,33 @@ def test_a_lone_spread_cell_or_an_unlike_pair_or_a_busy_pair_is_not() -> None:
         stats = _stats(cells_, colour)
         cells, table, vary = coarse_candidates(stats, cfg)
         assert spread_backs(stats, cells, table, vary, cfg) == set()
+
+
+PRINT = np.array([95.0, 0.0, 0.0, 3.0, 40.0])   # a front with a clear print
+
+
+def test_a_lone_spread_back_beside_a_clear_print_is_looked_at() -> None:
+    """One yellow back (84 delta E off the blue table, ring spread 9.8) beside a front
+    with a clear print: looked at (cities 5182, 5184); the same back with no print
+    beside it is not."""
+    cfg = TilesConfig()
+    stats = _stats({(2, 2): (9.8, 4.0)})
+    stats[(3, 2)] = PRINT.copy()
+    cells, table, vary = coarse_candidates(stats, cfg)
+    assert (3, 2) in cells and (2, 2) not in cells
+    assert spread_backs(stats, cells, table, vary, cfg) == {(2, 2)}
+    stats = _stats({(2, 2): (9.8, 4.0)})
+    stats[(4, 2)] = PRINT.copy()
+    cells, table, vary = coarse_candidates(stats, cfg)
+    assert spread_backs(stats, cells, table, vary, cfg) == set()
+
+
+def test_a_lone_spread_cell_near_the_tables_colour_beside_a_print_is_not() -> None:
+    """Beside a clear print but under twice the table's bound from its colour (a hand's
+    shadow, a cup's rim): not looked at."""
+    cfg = TilesConfig()
+    near = TABLE[:3] + np.array([0.0, 20.0, 0.0])
+    stats = _stats({(2, 2): (9.8, 4.0)}, {(2, 2): near})
+    stats[(3, 2)] = PRINT.copy()
+    cells, table, vary = coarse_candidates(stats, cfg)
+    assert spread_backs(stats, cells, table, vary, cfg) == set()

@@ -223,7 +223,12 @@ def spread_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]]
     alike = np.count_nonzero(np.linalg.norm(v[:, None, :3] - v[None, kin, :3], axis=2) < cfg.table_delta_e / 2,
                              axis=1) >= 2
     passed = set(cells)
-    return {k for k, ok in zip(keys, kin & alike) if ok and k not in passed}
+    # ...or, alone, twice as far from the table beside a clear print: a lone back in a
+    # lamp's glare or with its own print spreads like this (cities 5179, 5182, 5184)
+    clear = {k for k in passed if stats[k][4] >= cfg.min_centre_contrast}
+    lone = (np.linalg.norm(v[:, :3] - table, axis=1) > 2.0 * max(cfg.table_delta_e, 3.0 * vary)) & \
+        np.array([any((c + dc, r + dr) in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))) for c, r in keys])
+    return {k for k, ok in zip(keys, kin & (alike | lone)) if ok and k not in passed}
 
 
 def hue_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]], table: F64,
