@@ -219,9 +219,7 @@ def spread_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]]
     v = np.array([stats[k] for k in keys])
     kin = (np.linalg.norm(v[:, :3] - table, axis=1) > max(cfg.table_delta_e, 3.0 * vary)) \
         & (v[:, 3] <= cfg.back_spread)
-    # itself and one more
-    alike = np.count_nonzero(np.linalg.norm(v[:, None, :3] - v[None, kin, :3], axis=2) < cfg.table_delta_e / 2,
-                             axis=1) >= 2
+    alike = _share_colour(v, kin, cfg)
     passed = set(cells)
     # ...or, alone, twice as far from the table beside a clear print: a lone back in a
     # lamp's glare or with its own print spreads like this (cities 5179, 5182, 5184)
@@ -229,6 +227,14 @@ def spread_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]]
     lone = (np.linalg.norm(v[:, :3] - table, axis=1) > 2.0 * max(cfg.table_delta_e, 3.0 * vary)) & \
         np.array([any((c + dc, r + dr) in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))) for c, r in keys])
     return {k for k, ok in zip(keys, kin & (alike | lone)) if ok and k not in passed}
+
+
+def _share_colour(v: F64, kin: NDArray[np.bool_], cfg: TilesConfig) -> NDArray[np.bool_]:
+    """Per cell (rows of cell stats), whether it and at least one more of the `kin` cells
+    lie within table_delta_e / 2 of its colour: backs share one colour, a table's odd
+    cells seldom do."""
+    return np.asarray(np.count_nonzero(np.linalg.norm(v[:, None, :3] - v[None, kin, :3], axis=2)
+                                       < cfg.table_delta_e / 2, axis=1) >= 2)
 
 
 def hue_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]], table: F64,
@@ -251,8 +257,7 @@ def hue_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]], t
     hue = np.linalg.norm(v[:, 1:3] - table[1:3], axis=1)
     limit = max(cfg.hue_back_de, cfg.hue_back_scatter * float(np.median(hue[bare])))
     kin = (hue > limit) & (v[:, 3] <= cfg.plain_spread)
-    alike = np.count_nonzero(np.linalg.norm(v[:, None, :3] - v[None, kin, :3], axis=2) < cfg.table_delta_e / 2,
-                             axis=1) >= 2
+    alike = _share_colour(v, kin, cfg)
     return {k for k, ok in zip(keys, kin & alike) if ok and k not in passed}, limit
 
 
