@@ -62,6 +62,12 @@ class GridFit:
                          c + h * ux + h * uy, c - h * ux + h * uy])
 
 
+def quarter_turn(theta: float) -> float:
+    """theta folded into [-45, 45) degrees: a square lattice turned a quarter turn is the
+    same lattice."""
+    return (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
+
+
 def gradients(gray: F32) -> tuple[F32, F32]:
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
@@ -139,7 +145,7 @@ def orientations(gx: F32, gy: F32, cfg: TilesConfig, weight: F32 | None = None,
         near = np.abs(d) < lim
         mean4 = peak + float(np.angle(np.sum(w[cand][near] * np.exp(1j * d[near])))) if np.any(near) else peak
         theta = mean4 / 4.0
-        out.append(float((theta + math.pi / 4) % (math.pi / 2) - math.pi / 4))
+        out.append(float(quarter_turn(theta)))
     return out
 
 
@@ -583,8 +589,8 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
     def profiled(t: float) -> bool:
         # the turn refined and its edge profiles added to `turns` (False: a turn already there)
         t = refine_orientation(gx, gy, weight, t, px_per_mm, strong=strong)
-        t = (t + math.pi / 4) % (math.pi / 2) - math.pi / 4
-        if any(abs((t - u[0] + math.pi / 4) % (math.pi / 2) - math.pi / 4) < cfg.same_turn_rad for u in turns):
+        t = quarter_turn(t)
+        if any(abs(quarter_turn(t - u[0])) < cfg.same_turn_rad for u in turns):
             return False    # two histogram peaks refined to one turn: its profiles are the same
         pu, pv, u0, v0, binmm = _without_print(line_profiles(gray, t, px_per_mm, origin_mm, cfg.line_mm), cfg)
         sig = 4.0 / binmm
@@ -683,7 +689,7 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
 def _distinct(a: GridFit, b: GridFit) -> bool:
     """Two lattices the search would not reach one from the other: turned 2 degrees or
     more apart, or pitches 8% or more apart."""
-    turn = abs((a.angle_rad - b.angle_rad + math.pi / 4) % (math.pi / 2) - math.pi / 4)
+    turn = abs(quarter_turn(a.angle_rad - b.angle_rad))
     return turn >= math.radians(2.0) or abs(a.pitch_mm / b.pitch_mm - 1.0) >= 0.08
 
 
@@ -799,7 +805,7 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
         ox, oy, a, b = (float(x) for x in sol)
         pitch = math.hypot(a, b)
         theta = math.atan2(b, a)
-    theta = (theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
+    theta = quarter_turn(theta)
     # re-anchor the origin at a lattice crossing near the old one (indices are relative)
     g = GridFit(theta, pitch, (ox, oy), grid.strength)
     return g

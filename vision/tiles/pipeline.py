@@ -20,8 +20,8 @@ from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, one_thread, shoulder, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
-from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, refine_grid, table_near,
-                               tile_outline, widest_print_mm)
+from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, quarter_turn, refine_grid,
+                               table_near, tile_outline, widest_print_mm)
 from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, one_of_each, pairwise
 from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, hue_backs, is_hue_tile, is_tile,
                                     lab_planes, printed, rows_score, side_steps, spread_backs)
@@ -827,7 +827,7 @@ def _blob_grids(table: NDArray[np.bool_] | None, cpx: float, origin: tuple[float
 
 def _same_lattice(a: GridFit, b: GridFit, cfg: TilesConfig) -> bool:
     """Two lattices of about one pitch and turn (a quarter turn apart is the same)."""
-    turn = abs((a.angle_rad - b.angle_rad + math.pi / 4) % (math.pi / 2) - math.pi / 4)
+    turn = abs(quarter_turn(a.angle_rad - b.angle_rad))
     return abs(a.pitch_mm - b.pitch_mm) <= cfg.blob_keep_pitch * b.pitch_mm and turn <= cfg.blob_keep_angle
 
 
