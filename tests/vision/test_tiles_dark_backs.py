@@ -15,6 +15,7 @@ from calibration.geometry import locate_table
 from calibration.profile import default_profile
 from firmware.bench.calibration import EXPOSURE_HEADROOM, _with_light, compare_tiles
 from firmware.bench.town77 import score_frame
+from tests.vision.seeded_cities import score_city
 from vision.api import AnalyzeOptions
 from vision.synth import random_scene, render_scene
 from vision.town77 import reader
@@ -23,11 +24,7 @@ from vision.town77 import reader
 @pytest.mark.parametrize("seed", [5012, 5072, 5298])
 def test_dark_backs_beside_bright_fronts_are_read_face_down(seed: int) -> None:
     """Every tile of the city found, every face-down one read face down, no phantom."""
-    prof = default_profile("town77")
-    scene = random_scene("town77", seed, resolution=(2304, 1296))
-    image = render_scene(scene).image
-    obs = reader.analyze(image, locate_table(image, prof), AnalyzeOptions(prof))
-    s, _ = score_frame(scene["meta"]["tiles"], obs["tiles"], scene["meta"]["pitch_mm"] / 2)
+    s = score_city(seed)
     assert s.face_down > 0
     assert (s.found, s.face_down_found, s.extra) == (s.tiles, s.face_down, 0)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.vision.seeded_cities import read_city
 from vision.tiles.config import TilesConfig
 from vision.tiles.face import CellLook
 from vision.tiles.occupancy import coarse_candidates, hue_backs, is_hue_tile
@@ -79,22 +80,11 @@ def test_a_busy_cell_of_another_hue_is_no_hue_tile() -> None:
     assert not is_hue_tile(look(2.0), TABLE, 12.0, CFG)
 
 
-def _read(seed: int) -> tuple[dict[str, object], list[dict[str, object]]]:
-    from calibration.geometry import locate_table
-    from calibration.profile import default_profile
-    from vision.api import AnalyzeOptions
-    from vision.synth import random_scene, render_scene
-    from vision.town77 import reader
-    profile = default_profile("town77")
-    scene = random_scene("town77", seed, resolution=(2304, 1296))
-    image = render_scene(scene).image
-    return scene["meta"], reader.analyze(image, locate_table(image, profile), AnalyzeOptions(profile))["tiles"]
-
-
 def test_city_5083s_backs_of_another_hue_are_read_face_down() -> None:
     """City 5083: two plain backs 11-12 delta E off a wood table, in hue alone (main
     passed both over), are read face down in their cells."""
-    meta, tiles = _read(5083)
+    meta, obs = read_city(5083)
+    tiles = obs["tiles"]
     down = {(t["row"], t["col"]) for t in tiles if t["face_down"]}
     assert {(t["row"], t["col"]) for t in meta["tiles"] if t["face_down"]} == {(5, 5), (4, 0)}
     assert down == {(5, 5), (4, 0)}
@@ -104,5 +94,6 @@ def test_city_5083s_backs_of_another_hue_are_read_face_down() -> None:
 def test_a_lamps_spot_of_another_hue_is_no_front() -> None:
     """City 5236: a lamp's spot beside the city is off the table's hue; a print read
     there off the glare (a faint one) does not make it a tile."""
-    meta, tiles = _read(5236)
+    meta, obs = read_city(5236)
+    tiles = obs["tiles"]
     assert len(tiles) == len(meta["tiles"]) == 13

@@ -11,6 +11,7 @@ import numpy as np
 from calibration.geometry import locate_table
 from calibration.profile import default_profile
 from firmware.bench.town77 import score_frame
+from tests.vision.seeded_cities import score_city
 from vision.api import AnalyzeOptions
 from vision.synth import random_scene, render_scene
 from vision.tiles.config import TilesConfig
@@ -70,11 +71,7 @@ def test_lattices_apart_by_two_degrees_or_eight_percent_are_distinct() -> None:
 
 
 def _read_whole(seed: int) -> None:
-    prof = default_profile("town77")
-    scene = random_scene("town77", seed, resolution=(2304, 1296))
-    image = render_scene(scene).image
-    obs = reader.analyze(image, locate_table(image, prof), AnalyzeOptions(prof))
-    s, _ = score_frame(scene["meta"]["tiles"], obs["tiles"], scene["meta"]["pitch_mm"] / 2)
+    s = score_city(seed)
     assert (s.found, s.extra) == (s.tiles, 0)
     assert s.shape_ok == s.pairs and s.colour_ok >= 0.9 * s.pairs
 
