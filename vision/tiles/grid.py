@@ -787,8 +787,14 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
         ang = np.arctan2(v, u)
         # fold the four neighbour directions onto one
         ang4 = np.mod(ang + math.pi / 4, math.pi / 2) - math.pi / 4
-        pitch = float(np.median(np.hypot(u, v)))
-        theta = theta + float(np.median(ang4))
+        # a diagonal neighbour (1.41 pitches, folded to about 45 degrees) is no side
+        # neighbour: where the lattice is a little wide it falls inside the band, and
+        # among few tiles, most of them diagonal, it turned the lattice 45 degrees
+        # (city 5299: eight tiles centred in their cells moved to 38.9 mm and 23 degrees)
+        side = np.abs(ang4) < math.radians(25.0)
+        if np.any(side):
+            pitch = float(np.median(np.hypot(u, v)[side]))
+            theta = theta + float(np.median(ang4[side]))
     for _ in range(rounds):
         c, s = math.cos(theta), math.sin(theta)
         q = np.stack([pts[:, 0] * c + pts[:, 1] * s, -pts[:, 0] * s + pts[:, 1] * c], 1) / pitch

@@ -191,6 +191,8 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         if not up:
             break
         new = refine_grid(grid, np.array(up))
+        if not cfg.min_pitch_mm <= new.pitch_mm <= cfg.max_pitch_mm:
+            break       # pieces of one tile's print, fitted as tiles: no lattice of tiles
         # a small correction does not change which cells hold tiles: no second read
         moved = (abs(new.pitch_mm - grid.pitch_mm) > cfg.reread_pitch * grid.pitch_mm
                  or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle
