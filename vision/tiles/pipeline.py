@@ -190,7 +190,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         up = [t.centre_mm for i, t in enumerate(found) if t.look.has_symbol and i in main]
         if not up:
             break
-        new = refine_grid(grid, np.array(up))
+        new = refine_grid(grid, np.array(up), sides=True)
         if not cfg.min_pitch_mm <= new.pitch_mm <= cfg.max_pitch_mm:
             break       # pieces of one tile's print, fitted as tiles: no lattice of tiles
         # a small correction does not change which cells hold tiles: no second read
