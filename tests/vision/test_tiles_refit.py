@@ -14,8 +14,9 @@ def test_a_few_centred_prints_with_diagonal_neighbours_keep_their_lattice() -> N
     assert s.found >= 21 and s.extra == 0
 
 
-def test_a_refit_finer_than_any_tile_is_no_lattice() -> None:
-    """City 5458 (one tile): the refit to its print's pieces goes to a 6 mm pitch, finer
-    than any tile; it is not taken, and the tile is read alone, no phantom beside it."""
+def test_pieces_of_one_print_are_refitted_as_they_fit() -> None:
+    """City 5458 (one tile): with diagonal pairs left out, the refit to its print's
+    pieces comes out 6 mm, no lattice of tiles; taken as all pairs fit it, the tile is
+    read alone, no phantom beside it."""
     s = score_city(5458)
     assert (s.found, s.extra) == (1, 0)
