@@ -190,11 +190,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         up = [t.centre_mm for i, t in enumerate(found) if t.look.has_symbol and i in main]
         if not up:
             break
-        new = refine_grid(grid, np.array(up), sides=True)
-        if not cfg.min_pitch_mm <= new.pitch_mm <= cfg.max_pitch_mm:
-            # no lattice of tiles: the centres were pieces of one print (cities 5458,
-            # 5415), whose pairs' directions say nothing of sides; as they fit
-            new = refine_grid(grid, np.array(up))
+        new = refine_grid(grid, np.array(up))
         # a small correction does not change which cells hold tiles: no second read
         moved = (abs(new.pitch_mm - grid.pitch_mm) > cfg.reread_pitch * grid.pitch_mm
                  or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle
