@@ -8,15 +8,9 @@ import math
 
 import numpy as np
 
-from calibration.geometry import locate_table
-from calibration.profile import default_profile
-from firmware.bench.town77 import score_frame
 from tests.vision.seeded_cities import score_city
-from vision.api import AnalyzeOptions
-from vision.synth import random_scene, render_scene
 from vision.tiles.config import TilesConfig
 from vision.tiles.grid import GridFit, _searched
-from vision.town77 import reader
 
 TRUE = GridFit(math.radians(2.3), 33.5, (203.6, 162.4), 1.0)
 OFF = np.zeros((400, 400), np.float32)
@@ -51,11 +45,7 @@ def test_city_5346_is_read_on_its_own_lattice() -> None:
     """Inverse tiles each turned up to 6 degrees on a light mat (city 5346): every tile
     found, no phantom, shapes and colours grouped right on every pair (the profiles'
     lattice lost 11 tiles and two thirds of the pairs)."""
-    prof = default_profile("town77")
-    scene = random_scene("town77", 5346, resolution=(2304, 1296))
-    image = render_scene(scene).image
-    obs = reader.analyze(image, locate_table(image, prof), AnalyzeOptions(prof))
-    s, _ = score_frame(scene["meta"]["tiles"], obs["tiles"], scene["meta"]["pitch_mm"] / 2)
+    s = score_city(5346)
     assert (s.found, s.extra) == (s.tiles, 0)
     assert s.shape_ok == s.colour_ok == s.pairs
 

@@ -212,19 +212,21 @@ def spread_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]]
     texture) or a ring reaching the cell's rim spread past plain_spread (CI city 203's
     two backs showed 9, city 201's 9.4): far from the table, no wider than back_spread,
     and within table_delta_e / 2 of another such cell's colour (backs share one colour;
-    a table's odd cells seldom do)."""
+    a table's odd cells seldom do), or alone, twice as far from the table, beside a
+    clear print."""
     if not stats:
         return set()
     keys = list(stats)
     v = np.array([stats[k] for k in keys])
-    kin = (np.linalg.norm(v[:, :3] - table, axis=1) > max(cfg.table_delta_e, 3.0 * vary)) \
-        & (v[:, 3] <= cfg.back_spread)
+    off = np.linalg.norm(v[:, :3] - table, axis=1)
+    bound = max(cfg.table_delta_e, 3.0 * vary)
+    kin = (off > bound) & (v[:, 3] <= cfg.back_spread)
     alike = _share_colour(v, kin, cfg)
     passed = set(cells)
     # ...or, alone, twice as far from the table beside a clear print: a lone back in a
     # lamp's glare or with its own print spreads like this (cities 5179, 5182, 5184)
     clear = {k for k in passed if stats[k][4] >= cfg.min_centre_contrast}
-    lone = (np.linalg.norm(v[:, :3] - table, axis=1) > 2.0 * max(cfg.table_delta_e, 3.0 * vary)) & \
+    lone = (off > 2.0 * bound) & \
         np.array([any((c + dc, r + dr) in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))) for c, r in keys])
     return {k for k, ok in zip(keys, kin & (alike | lone)) if ok and k not in passed}
 
