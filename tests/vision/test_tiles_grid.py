@@ -63,6 +63,21 @@ def test_refine_grid_fixes_a_wrong_pitch_from_tile_centres() -> None:
     assert np.max(np.linalg.norm(centres - pts, axis=1)) < 3.0
 
 
+def test_refine_grid_takes_no_diagonal_neighbour_for_a_side_one() -> None:
+    """Eight tile centres whose neighbours are mostly diagonal (city 5299's: 1.41 pitches
+    apart, inside the side band when the guess is 2% wide), refitted as whole tiles'
+    centres, keep the guess's turn and take the tiles' pitch, not a lattice 23 degrees
+    and 17% off."""
+    a = math.radians(-1.0)
+    ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    cells = [(3, 4), (5, 4), (3, 5), (5, 6), (7, 6), (3, 7), (6, 7), (7, 8)]
+    rng = np.random.default_rng(2)
+    pts = np.array([33.4 * ((c + 0.5) * ux + (r + 0.5) * uy) + rng.uniform(-0.8, 0.8, 2) for c, r in cells])
+    g = refine_grid(GridFit(math.radians(-0.78), 34.06, (0.0, 0.0), 1.0), pts, sides=True)
+    assert abs(math.degrees(g.angle_rad) + 1.0) < 0.5
+    assert abs(g.pitch_mm - 33.4) < 0.5
+
+
 def test_print_middles_close_a_broken_rim_into_one_middle() -> None:
     """A filled symbol's rim broken into four arcs by gaps of about 3 mm (20 mm across,
     1.5 px/mm) gives four middles off its centre as it is, and one at its centre (within

@@ -193,6 +193,10 @@ class TilesConfig:
     pitches (else the first read's tiles stand)."""
     refits: int = 3
     """At most this many lattice refits on tile centres (stops once it stops moving)."""
+    mid_cell: float = 0.15
+    """A refit leaves diagonal neighbours out only where every tile centre lies within
+    this many pitches of its cell's middle on the lattice read (the box's tiles sit
+    within 2 mm of it; a lattice they cross is not yet theirs)."""
     # -- occupancy ---------------------------------------------------------------
     back_outline: float = 0.35
     """A face-down tile's free sides need a straight step at least this fraction of the

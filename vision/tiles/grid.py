@@ -762,12 +762,14 @@ def print_middles(strokes: NDArray[np.bool_], px_per_mm: float, origin_mm: tuple
     return np.asarray((c + 0.5) / px_per_mm + np.asarray(origin_mm), dtype=np.float64)
 
 
-def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
+def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3, sides: bool = False) -> GridFit:
     """The lattice fitted to the tiles' own centres (each within a few mm of its cell).
 
     Pitch and turn first from the vectors between neighbouring tiles (no cell indices
     needed, so a coarse pitch off by 10% is still corrected), then cell indices by
-    rounding, then a least-squares similarity fit over every tile."""
+    rounding, then a least-squares similarity fit over every tile. `sides`: where side
+    neighbours are not most of the pairs, the diagonal ones are left out (the points
+    are whole tiles' centres, so a pair's direction says which it is)."""
     pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
     if len(pts) < 2:
         if len(pts) == 1:   # one tile: keep pitch and turn, centre the lattice on it
@@ -787,6 +789,14 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3) -> GridFit:
         ang = np.arctan2(v, u)
         # fold the four neighbour directions onto one
         ang4 = np.mod(ang + math.pi / 4, math.pi / 2) - math.pi / 4
+        side = np.abs(ang4) < math.radians(25.0)
+        if sides and 3 * np.count_nonzero(side) < 2 * len(side) and np.any(side):
+            # diagonal neighbours (1.41 pitches, folded to about 45 degrees) fall in the
+            # band where the lattice is a little wide; among few tiles, most of them
+            # diagonal, their median turned the lattice 45 degrees (city 5299: eight
+            # tiles centred in their cells moved to 38.9 mm and 23 degrees). Where side
+            # neighbours are most of the pairs their median holds as it is.
+            u, v, ang4 = u[side], v[side], ang4[side]
         pitch = float(np.median(np.hypot(u, v)))
         theta = theta + float(np.median(ang4))
     for _ in range(rounds):
