@@ -1409,8 +1409,9 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     # between them as dark as dark fronts (loop game 19: a hand's cells taken for fronts
     # moved a city tile to the pioneer's shape group)
     darks = [t.look.face_dark for t in sym if t.look.face_dark is not None]
-    dark_front = None if on_face or len(darks) < len(sym) else \
-        np.median(np.array(darks)[const_ids == best] * w, axis=0)
+    fronts = const_ids == best
+    dark_front = None if on_face or len(darks) < len(sym) or np.count_nonzero(fronts) < cfg.dark_fronts else \
+        np.median(np.array(darks)[fronts] * w, axis=0)
     for i, t in enumerate(tiles):
         if not t.look.has_symbol and t.look.pale is not None:
             # a blank tile with the fronts' constant part and a print at noise level is
