@@ -674,15 +674,16 @@ def fit_grid(gray: F32, px_per_mm: float, origin_mm: tuple[float, float],
             if all(_distinct(r[1], q[1]) for q in starts):
                 starts.append(r)
         # (each start searched once: the first three turns' best is often one of them)
-        searched = {id(r): _searched(r, judge, off, px_per_mm, origin_mm, cfg) for r in starts}
-        about = max(searched.values(), key=lambda r: r[0])
+        searched = [(r, _searched(r, judge, off, px_per_mm, origin_mm, cfg)) for r in starts]
+        about = max((s for _, s in searched), key=lambda r: r[0])
         if about[0] > cfg.search_margin * best[0]:
             best = about
         if best[0] < cfg.search_below and first is not None and first[0] > 0.0:
             # the wider look found nothing convincing: a hand's or a cup's edges offer
             # lattices too (loop game 24, frame 6: the city read 16 rows off), so the
             # first three turns' best stands, searched about from itself alone
-            best = searched.get(id(first)) or _searched(first, judge, off, px_per_mm, origin_mm, cfg)
+            best = next((s for r, s in searched if r is first), None) \
+                or _searched(first, judge, off, px_per_mm, origin_mm, cfg)
     return best[1]
 
 

@@ -18,6 +18,7 @@ from vision.tiles.config import TilesConfig
 from vision.tiles.face import CellLook
 from vision.tiles.grid import GridFit
 from vision.tiles.robust import norm_planes
+from vision.tiles.trust import SIDE_STEPS
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -227,7 +228,7 @@ def spread_backs(stats: dict[tuple[int, int], F64], cells: list[tuple[int, int]]
     # lamp's glare or with its own print spreads like this (cities 5179, 5182, 5184)
     clear = {k for k in passed if stats[k][4] >= cfg.min_centre_contrast}
     lone = (off > 2.0 * bound) & \
-        np.array([any((c + dc, r + dr) in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))) for c, r in keys])
+        np.array([any((c + dc, r + dr) in clear for dc, dr in SIDE_STEPS) for c, r in keys])
     return {k for k, ok in zip(keys, kin & (alike | lone)) if ok and k not in passed}
 
 

@@ -26,7 +26,7 @@ from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, one_of
 from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, hue_backs, is_hue_tile, is_tile,
                                     lab_planes, printed, rows_score, side_steps, spread_backs)
 from vision.tiles.palette import name_groups
-from vision.tiles.trust import anchored, side_groups
+from vision.tiles.trust import SIDE_STEPS, anchored, side_groups
 from vision.tiles.view import grid_view_matrix, table_view_matrix, warp_view
 
 F64 = NDArray[np.float64]
@@ -1110,7 +1110,7 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
             # its own sake (a candidate, a whole print's) is judged as ever. Nor is it a
             # lattice the clear prints' own tiles' outlines do not fit: a third too fine, it
             # cut loop game 74's A2 in two and the piece beside lost the whole
-            extra = {(c + dc, r + dr) for c, r in clear for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))}
+            extra = {(c + dc, r + dr) for c, r in clear for dc, dr in SIDE_STEPS}
             beside = {k for k in extra if k in stats} - set(cells)
             cells = sorted(set(cells) | beside, key=lambda t: (t[1], t[0]))
     if not cells:

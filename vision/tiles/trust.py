@@ -23,6 +23,10 @@ class _Cell(Protocol):
 
 T = TypeVar("T", bound=_Cell)
 
+# (col, row) steps to the four cells that share a side with a cell: the only neighbours
+# the game joins tiles by (a diagonal neighbour touches no side)
+SIDE_STEPS: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
 
 def side_groups(tiles: Sequence[_Cell]) -> list[set[int]]:
     """Indices of the tiles joined side by side, through tiles, one set per group (in
@@ -37,7 +41,7 @@ def side_groups(tiles: Sequence[_Cell]) -> list[set[int]]:
         todo = deque([start])
         while todo:
             t = tiles[todo.popleft()]
-            for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            for dc, dr in SIDE_STEPS:
                 j = at.get((t.col + dc, t.row + dr))
                 if j is not None and j not in group:
                     group.add(j)
