@@ -735,11 +735,17 @@ def widest_print_mm(cfg: TilesConfig) -> float:
     return 2.0 * cfg.face_ring[0] * cfg.max_pitch_mm
 
 
+def mid_offsets(coords: F64) -> F64:
+    """How far points at these cell coordinates (GridFit.cell_coords) lie from their
+    cells' middles along each axis (pitches, 0 to 0.5)."""
+    return np.asarray(np.abs(coords - np.floor(coords) - 0.5), dtype=np.float64)
+
+
 def held_cells(g: GridFit, middles: F64, cfg: TilesConfig) -> int:
     """How many cells of g hold a print's middle near their own (within phase_mid of a
     pitch along each axis)."""
     q = g.cell_coords(middles)
-    near = np.all(np.abs(q - np.floor(q) - 0.5) < cfg.phase_mid, axis=1)
+    near = np.all(mid_offsets(q) < cfg.phase_mid, axis=1)
     return len({(int(a), int(b)) for a, b in np.floor(q[near])})
 
 
@@ -769,8 +775,8 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3, sides: bool = Fa
     Pitch and turn first from the vectors between neighbouring tiles (no cell indices
     needed, so a coarse pitch off by 10% is still corrected), then cell indices by
     rounding, then a least-squares similarity fit over every tile. `sides`: where side
-    neighbours are not most of the pairs, the diagonal ones are left out (the points
-    are whole tiles' centres, so a pair's direction says which it is)."""
+    neighbours are under two thirds of the pairs, the diagonal ones are left out (the
+    points are whole tiles' centres, so a pair's direction says which it is)."""
     pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
     if len(pts) < 2:
         if len(pts) == 1:   # one tile: keep pitch and turn, centre the lattice on it

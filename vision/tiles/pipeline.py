@@ -20,8 +20,8 @@ from calibration.profile import TableProfile
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, one_thread, shoulder, to_lab
 from vision.tiles.face import CellGeometry, CellLook, analyse_cell, shape_distances, with_pale
-from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, print_strokes, quarter_turn, refine_grid,
-                               table_near, tile_outline, widest_print_mm)
+from vision.tiles.grid import (GridFit, Outline, fit_grid, half_shifts, mid_offsets, print_strokes, quarter_turn,
+                               refine_grid, table_near, tile_outline, widest_print_mm)
 from vision.tiles.group import agglomerate, agglomerate_cut, hesitations, one_of_each, pairwise
 from vision.tiles.occupancy import (cell_stats, cell_table, coarse_candidates, hue_backs, is_hue_tile, is_tile,
                                     lab_planes, printed, rows_score, side_steps, spread_backs)
@@ -266,7 +266,7 @@ def refit_to_tiles(grid: GridFit, pts: NDArray[np.float64], cfg: TilesConfig) ->
     side pairs were chance (loop games 95 and 14: 52 -> 47 mm and 46 -> 37 against 53
     and 44 with all), or pieces of one print (cities 5458, 5415)."""
     new = refine_grid(grid, pts)
-    if np.all(np.abs(grid.cell_coords(pts) % 1.0 - 0.5) <= cfg.mid_cell):
+    if np.all(mid_offsets(grid.cell_coords(pts)) <= cfg.mid_cell):
         side = refine_grid(grid, pts, sides=True)
         if abs(side.pitch_mm - grid.pitch_mm) < abs(new.pitch_mm - grid.pitch_mm):
             return side
