@@ -1440,7 +1440,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
         part = t.look.symbol_lab if on_face else t.look.face_lab * w
         far = float(np.linalg.norm(part - front)) > far_de or id(t) in design
         if far and dark_front is not None and t.look.face_dark is not None and id(t) not in design \
-                and i in main:
+                and i in main and math.hypot(*t.look.offset) <= cfg.dark_mid:
             far = float(np.linalg.norm(t.look.face_dark * w - dark_front)) > far_de
         t.face_down = (not t.look.has_symbol) or far
         if on_face:
