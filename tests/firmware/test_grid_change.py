@@ -430,6 +430,30 @@ def test_city_lattice_is_the_similarity_through_the_seen_tiles() -> None:
     assert city_lattice({(0, 0): (100.0, 90.0), (0, 1): (150.0, 90.0), (1, 1): (100.0, 140.0)}) is None
 
 
+def test_two_places_off_the_readers_pitch_take_its_pitch_along_their_direction() -> None:
+    """Two places fit any lattice: with the reader's pitch given, a pair a quarter short
+    of it (loop game 322: a crescent's print off its tile's middle) gives the reader's
+    pitch along the pair's direction through their middle; a pair within a fifth keeps
+    its own; two places nearly one (game 206) give none."""
+    from firmware.games.grid_change import city_lattice
+
+    short = {(0, 0): (66.8, 118.7), (0, 1): (99.8, 111.1)}       # game 322's A1 and B1
+    own = city_lattice(short)
+    lat = city_lattice(short, 45.39)
+    assert own is not None and lat is not None
+    assert round(own["pitch_mm"], 2) == 33.86 and round(lat["pitch_mm"], 2) == 45.39
+    assert abs(lat["angle_deg"] - own["angle_deg"]) < 1e-9
+    # the two places lie half the difference off their nodes, either side
+    b = (lat["origin_mm"][0] + 45.39 * math.cos(math.radians(lat["angle_deg"])),
+         lat["origin_mm"][1] + 45.39 * math.sin(math.radians(lat["angle_deg"])))
+    assert abs(math.dist(lat["origin_mm"], short[(0, 0)]) - (45.39 - 33.86) / 2) < 0.01
+    assert abs(math.dist(b, short[(0, 1)]) - (45.39 - 33.86) / 2) < 0.01
+    near = {(0, 0): (100.0, 90.0), (0, 1): (140.0, 90.0)}
+    assert city_lattice(near, 45.0) == city_lattice(near)
+    assert city_lattice({(0, 1): (120.0, 60.0), (0, 0): (121.0, 59.0)}, 38.0) is None
+    assert city_lattice({(0, 1): (120.0, 60.0), (0, 0): (121.0, 59.0)}) is not None
+
+
 def test_renumber_places_tiles_by_their_centres_or_not_at_all() -> None:
     """renumber keys tiles by the lattice cell under their centre; a tile between cells
     in or beside the city, or two tiles in one cell, leave the reader's numbering alone
