@@ -530,6 +530,25 @@ def test_merge_seen_keeps_a_tiles_place_against_a_phantom_numbered_into_its_cell
                       {(0, 0): (121.0, 119.0)}, [(0, 0), (0, 1), (1, 0)], PITCH)[(0, 0)] == (121.0, 119.0)
 
 
+def test_a_third_tile_is_numbered_at_the_readers_pitch_when_two_places_lie_short() -> None:
+    """Loop game 322: B1's print a quarter cell off its tile's middle, towards A1, put the
+    two places 0.75 pitch apart; the city's lattice from them numbered C1 as D1. Two
+    places off the reader's pitch now take its pitch, and C1 is proposed at C1."""
+    s = Town77Session({"players": 2})
+    v = s.interpret(_obs((0, 0, "s1", "c1")), change=_change((0, 0)))
+    assert isinstance(v, Proposed), v
+    s.apply(v.move)
+    two = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"))
+    two["tiles"][1]["centre_mm"] = [ORIGIN + 0.75 * PITCH, ORIGIN]
+    v = s.interpret(two, change=_change((0, 1)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "B1", v
+    s.apply(v.move)
+    three = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (0, 2, "s3", "c3"))
+    three["tiles"][1]["centre_mm"] = [ORIGIN + 0.75 * PITCH, ORIGIN]
+    v = s.interpret(three, change=_change((0, 2)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "C1", v
+
+
 def test_the_other_tile_of_two_laid_at_once_is_read_after_the_players_apply_one() -> None:
     """Two tiles laid at once are a question; once the players apply one, the loop takes
     the table as agreed (nothing changed since), yet the other tile is still proposed."""
