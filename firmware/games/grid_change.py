@@ -118,8 +118,8 @@ SNAP = 0.3
 """A tile seen this many pitches (or more, along either axis) from every node of the
 city's lattice lies between cells: the city's numbering cannot place it."""
 PAIR_PITCH = 0.2
-"""Two tiles' places give the city's lattice only if its pitch lies within this share of
-the reader's (each print may lie a tenth of a cell or so off its tile's middle)."""
+"""Two tiles' places give the city's lattice only if its pitch is no more than this share
+short of the reader's (each print may lie a tenth of a cell or so off its tile's middle)."""
 FIT = 0.2
 """The city's known tiles must lie this close (in pitches) to the lattice fitted to them
 for it to number a look (a city nudged apart is left to the reader's numbering)."""
@@ -136,12 +136,14 @@ def city_lattice(known: dict[CellRC, tuple[float, float]],
     the game agreed on are the better measure of which cell a tile is in.
 
     Two places fit exactly, so nothing checks them but `pitch_mm` (the reader's pitch
-    when the tiles were applied): a pair's pitch off it by more than PAIR_PITCH is not
+    when the tiles were applied): a pair nearer than PAIR_PITCH short of it is not
     taken (loop bench game 322: a crescent's print a quarter cell off its tile's
     middle made a 34 mm lattice of a 45 mm city, and the next tile was numbered a cell
     too far), and the lattice then has the reader's pitch and the pair's direction,
     through their middle, if both still lie within FIT of it: two places nearly one
-    give None (game 206: a tile picked where the pioneer's print was seen)."""
+    give None (game 206: a tile picked where the pioneer's print was seen). A pair
+    further apart than the reader's pitch stands: the reader's known failure is a
+    lattice a print's width fine (game 43: 24 mm where the pair's 29 and the city's 37)."""
     if len(known) < 2:
         return None
     # x = ox + p*c - q*r ; y = oy + q*c + p*r  (a similarity: pitch and angle from p, q)
@@ -162,7 +164,7 @@ def city_lattice(known: dict[CellRC, tuple[float, float]],
     pitch = math.hypot(p, q)
     if not pitch > 0:
         return None
-    if n == 2 and pitch_mm is not None and abs(pitch - pitch_mm) > PAIR_PITCH * pitch_mm:
+    if n == 2 and pitch_mm is not None and pitch < (1.0 - PAIR_PITCH) * pitch_mm:
         # the pair's direction at the reader's pitch, through the middle of the two (FIT
         # then refuses a pair further off: two places nearly one, one not its tile's)
         p, q = p * pitch_mm / pitch, q * pitch_mm / pitch

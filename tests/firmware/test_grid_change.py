@@ -433,8 +433,9 @@ def test_city_lattice_is_the_similarity_through_the_seen_tiles() -> None:
 def test_two_places_off_the_readers_pitch_take_its_pitch_along_their_direction() -> None:
     """Two places fit any lattice: with the reader's pitch given, a pair a quarter short
     of it (loop game 322: a crescent's print off its tile's middle) gives the reader's
-    pitch along the pair's direction through their middle; a pair within a fifth keeps
-    its own; two places nearly one (game 206) give none."""
+    pitch along the pair's direction through their middle; a pair within a fifth, or
+    longer (game 43: the reader's lattice a print's width fine), keeps its own; two
+    places nearly one (game 206) give none."""
     from firmware.games.grid_change import city_lattice
 
     short = {(0, 0): (66.8, 118.7), (0, 1): (99.8, 111.1)}       # game 322's A1 and B1
@@ -450,6 +451,7 @@ def test_two_places_off_the_readers_pitch_take_its_pitch_along_their_direction()
     assert abs(math.dist(b, short[(0, 1)]) - (45.39 - 33.86) / 2) < 0.01
     near = {(0, 0): (100.0, 90.0), (0, 1): (140.0, 90.0)}
     assert city_lattice(near, 45.0) == city_lattice(near)
+    assert city_lattice(near, 24.0) == city_lattice(near)
     assert city_lattice({(0, 1): (120.0, 60.0), (0, 0): (121.0, 59.0)}, 38.0) is None
     assert city_lattice({(0, 1): (120.0, 60.0), (0, 0): (121.0, 59.0)}) is not None
 
