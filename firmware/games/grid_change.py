@@ -117,19 +117,33 @@ def lattice_misfit(grid: dict[str, Any] | None, points_mm: Iterable[tuple[float,
 SNAP = 0.3
 """A tile seen this many pitches (or more, along either axis) from every node of the
 city's lattice lies between cells: the city's numbering cannot place it."""
+PAIR_PITCH = 0.2
+"""Two tiles' places give the city's lattice only if its pitch is no more than this share
+short of the reader's (each print may lie a tenth of a cell or so off its tile's middle)."""
 FIT = 0.2
 """The city's known tiles must lie this close (in pitches) to the lattice fitted to them
 for it to number a look (a city nudged apart is left to the reader's numbering)."""
 
 
-def city_lattice(known: dict[CellRC, tuple[float, float]]) -> dict[str, Any] | None:
+def city_lattice(known: dict[CellRC, tuple[float, float]],
+                 pitch_mm: float | None = None) -> dict[str, Any] | None:
     """The lattice (in the reader's grid format, numbered as the state) that lays the
     state's cells on where their tiles were last seen, or None with fewer than two
     tiles or when they do not lie on one lattice.
 
     The reader numbers a look from its own lattice, which a hand, a cup or a phantom
     can shift by a whole cell while every tile is still seen where it lies; the places
-    the game agreed on are the better measure of which cell a tile is in."""
+    the game agreed on are the better measure of which cell a tile is in.
+
+    Two places fit exactly, so nothing checks them but `pitch_mm` (the reader's pitch
+    when the tiles were applied): a pair nearer than PAIR_PITCH short of it is not
+    taken (loop bench game 322: a crescent's print a quarter cell off its tile's
+    middle made a 34 mm lattice of a 45 mm city, and the next tile was numbered a cell
+    too far), and the lattice then has the reader's pitch and the pair's direction,
+    through their middle, if both still lie within FIT of it: two places nearly one
+    give None (game 206: a tile picked where the pioneer's print was seen). A pair
+    further apart than the reader's pitch stands: the reader's known failure is a
+    lattice a print's width fine (game 43: 24 mm where the pair's 29 and the city's 37)."""
     if len(known) < 2:
         return None
     # x = ox + p*c - q*r ; y = oy + q*c + p*r  (a similarity: pitch and angle from p, q)
@@ -150,6 +164,11 @@ def city_lattice(known: dict[CellRC, tuple[float, float]]) -> dict[str, Any] | N
     pitch = math.hypot(p, q)
     if not pitch > 0:
         return None
+    if n == 2 and pitch_mm is not None and pitch < (1.0 - PAIR_PITCH) * pitch_mm:
+        # the pair's direction at the reader's pitch, through the middle of the two (FIT
+        # then refuses a pair further off: two places nearly one, one not its tile's)
+        p, q = p * pitch_mm / pitch, q * pitch_mm / pitch
+        pitch = pitch_mm
     ox, oy = sx - p * sc + q * sr, sy - q * sc - p * sr
     for (r, c), (x, y) in known.items():
         if math.hypot(ox + p * c - q * r - x, oy + q * c + p * r - y) > FIT * pitch:

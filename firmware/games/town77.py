@@ -232,6 +232,13 @@ class Town77Session(RecordsMoves):
             return Unclear(f"{why}; looking again", why)
         return None
 
+    def _applied_pitch(self) -> float | None:
+        """The reader's pitch on the look that applied the last move: what two tiles'
+        places, which fit any lattice, are checked by (not this look's, which may be the
+        one a hand or a mat bent)."""
+        axes = lattice_axes(self._grid)
+        return axes[0] if axes is not None else None
+
     def _lone_lattice(self, seen: dict[tuple[int, int], tuple[float, float]]) -> dict[str, Any] | None:
         """A one-tile city's lattice: through where its tile was seen, at the pitch and angle
         of the look that applied it. Only for finding changed cells beside the city that no
@@ -282,7 +289,7 @@ class Town77Session(RecordsMoves):
             return None
         # the city's pitch where two places fix it, else that of the look that applied a
         # tile (a one-tile city's places fix none)
-        pitch = lattice_axes(city_lattice(seen)) if len(seen) >= 2 else None
+        pitch = lattice_axes(city_lattice(seen, self._applied_pitch())) if len(seen) >= 2 else None
         pitch = pitch or lattice_axes(self._grid) or lattice_axes(self._look_grid)
         placed = self._placed()
         places = list(seen.items()) + [((c.row, c.col), q) for c, q in self._picked.items() if c in placed]
@@ -323,7 +330,7 @@ class Town77Session(RecordsMoves):
         # numbered loop game 207's B2 as A3, a cell and a half away)
         placed = self._placed()
         known = {(c.row, c.col): q for c, q in self._picked.items() if c in placed} | seen
-        pair = lattice_axes(city_lattice(known)) if len(known) >= 2 else None
+        pair = lattice_axes(city_lattice(known, self._applied_pitch())) if len(known) >= 2 else None
         if pair is not None:
             u, v = lattice_uv(pair, p)
             return None if (round(v), round(u)) == (cell.row, cell.col) else cell.name
@@ -464,7 +471,7 @@ class Town77Session(RecordsMoves):
             grid = observation.get("grid")
             by_rc = {(c.row, c.col): e for c, e in entries.items()}
             seen_mm = self._placed_seen()
-            lattice = city_lattice(seen_mm)
+            lattice = city_lattice(seen_mm, self._applied_pitch())
             placed = renumber(by_rc, lattice, [(c.row, c.col) for c in expected])
             if placed is not None:
                 by_rc, grid = placed, lattice

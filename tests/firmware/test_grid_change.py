@@ -430,6 +430,32 @@ def test_city_lattice_is_the_similarity_through_the_seen_tiles() -> None:
     assert city_lattice({(0, 0): (100.0, 90.0), (0, 1): (150.0, 90.0), (1, 1): (100.0, 140.0)}) is None
 
 
+def test_two_places_off_the_readers_pitch_take_its_pitch_along_their_direction() -> None:
+    """Two places fit any lattice: with the reader's pitch given, a pair a quarter short
+    of it (loop game 322: a crescent's print off its tile's middle) gives the reader's
+    pitch along the pair's direction through their middle; a pair within a fifth, or
+    longer (game 43: the reader's lattice a print's width fine), keeps its own; two
+    places nearly one (game 206) give none."""
+    from firmware.games.grid_change import city_lattice
+
+    short = {(0, 0): (66.8, 118.7), (0, 1): (99.8, 111.1)}       # game 322's A1 and B1
+    own = city_lattice(short)
+    lat = city_lattice(short, 45.39)
+    assert own is not None and lat is not None
+    assert round(own["pitch_mm"], 2) == 33.86 and round(lat["pitch_mm"], 2) == 45.39
+    assert abs(lat["angle_deg"] - own["angle_deg"]) < 1e-9
+    # the two places lie half the difference off their nodes, either side
+    b = (lat["origin_mm"][0] + 45.39 * math.cos(math.radians(lat["angle_deg"])),
+         lat["origin_mm"][1] + 45.39 * math.sin(math.radians(lat["angle_deg"])))
+    assert abs(math.dist(lat["origin_mm"], short[(0, 0)]) - (45.39 - 33.86) / 2) < 0.01
+    assert abs(math.dist(b, short[(0, 1)]) - (45.39 - 33.86) / 2) < 0.01
+    near = {(0, 0): (100.0, 90.0), (0, 1): (140.0, 90.0)}
+    assert city_lattice(near, 45.0) == city_lattice(near)
+    assert city_lattice(near, 24.0) == city_lattice(near)
+    assert city_lattice({(0, 1): (120.0, 60.0), (0, 0): (121.0, 59.0)}, 38.0) is None
+    assert city_lattice({(0, 1): (120.0, 60.0), (0, 0): (121.0, 59.0)}) is not None
+
+
 def test_renumber_places_tiles_by_their_centres_or_not_at_all() -> None:
     """renumber keys tiles by the lattice cell under their centre; a tile between cells
     in or beside the city, or two tiles in one cell, leave the reader's numbering alone
@@ -504,6 +530,25 @@ def test_merge_seen_keeps_a_tiles_place_against_a_phantom_numbered_into_its_cell
     # a first place read off is corrected once the others' lattice puts the tile elsewhere
     assert merge_seen({(0, 0): (100.0, 100.0), (0, 1): (177.0, 120.0), (1, 0): (120.0, 177.0)},
                       {(0, 0): (121.0, 119.0)}, [(0, 0), (0, 1), (1, 0)], PITCH)[(0, 0)] == (121.0, 119.0)
+
+
+def test_a_third_tile_is_numbered_at_the_readers_pitch_when_two_places_lie_short() -> None:
+    """Loop game 322: B1's print a quarter cell off its tile's middle, towards A1, put the
+    two places 0.75 pitch apart; the city's lattice from them numbered C1 as D1. Two
+    places off the reader's pitch now take its pitch, and C1 is proposed at C1."""
+    s = Town77Session({"players": 2})
+    v = s.interpret(_obs((0, 0, "s1", "c1")), change=_change((0, 0)))
+    assert isinstance(v, Proposed), v
+    s.apply(v.move)
+    two = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"))
+    two["tiles"][1]["centre_mm"] = [ORIGIN + 0.75 * PITCH, ORIGIN]
+    v = s.interpret(two, change=_change((0, 1)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "B1", v
+    s.apply(v.move)
+    three = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (0, 2, "s3", "c3"))
+    three["tiles"][1]["centre_mm"] = [ORIGIN + 0.75 * PITCH, ORIGIN]
+    v = s.interpret(three, change=_change((0, 2)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "C1", v
 
 
 def test_the_other_tile_of_two_laid_at_once_is_read_after_the_players_apply_one() -> None:

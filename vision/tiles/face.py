@@ -42,6 +42,7 @@ class CellLook:
     faint: bool = False      # found only at faint_symbol_de (a pale print under glare)
     pale: "CellLook | None" = None   # a blank face's print at noise level (see analyse_cell)
     detail: bool = True      # False: shape and symbol_lab left blank (analyse_cell's detail)
+    face_dark: F64 | None = None   # median colour of the face ring's darker fifth (CIELAB)
 
     @property
     def has_symbol(self) -> bool:
@@ -314,6 +315,24 @@ def analyse_cell(bgr01: F32, lab: F32, geo: CellGeometry, cfg: TilesConfig, deta
     `table` (the bare table's Lab) lets the face ring tell the table beside a tile laid
     off its cell from the tile's face (face_colour)."""
     face, spread, lab64, d, inner, peak = _against_face(lab, geo, cfg, table)
+    look = _analysed(bgr01, lab64, d, inner, peak, face, spread, geo, cfg, detail)
+    return replace(look, face_dark=face_dark(lab, geo, cfg)) if detail else look
+
+
+def face_dark(lab: F32, geo: CellGeometry, cfg: TilesConfig) -> F64:
+    """The face ring's darker fifth (median colour of its pixels at or below the 20th
+    percentile of lightness): a lamp's sheen along a glossy face only adds light, so
+    where it lies across part of the ring this part still shows the face (loop game
+    145: four dark fronts lifted 30 L by their sheen, a fifth without one called a back)."""
+    r0, r1 = cfg.face_ring
+    ring = lab[geo.band(r0, r1)].astype(np.float64)
+    dark = ring[ring[:, 0] <= np.percentile(ring[:, 0], 20.0)]
+    return np.asarray(np.median(dark, axis=0), dtype=np.float64)
+
+
+def _analysed(bgr01: F32, lab64: F64, d: F64, inner: NDArray[np.bool_], peak: float, face: F64,
+              spread: float, geo: CellGeometry, cfg: TilesConfig, detail: bool) -> CellLook:
+    """analyse_cell's look from the face and each pixel's contrast against it."""
     faint = False
     thr = max(cfg.symbol_min_de, 0.5 * peak, 3.0 * spread)
     mask = _symbol_mask(d, inner, thr, geo, cfg)

@@ -1419,7 +1419,16 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     # (only a face repeats alike on every front: a print's colour read off a thin line
     # carries some of its face's, alike on two fronts of one colour and shape)
     design = set() if on_face else _off_designs(sym, const, front, cfg)
-    for t in tiles:
+    # a front a lamp's sheen lifts less than its fellows (or more), or whose print reaches
+    # its face ring, still shows their face on its darker part: a back shows its own on
+    # both. Only in the city's group: a hand's fingers are a "print" too, and the shadows
+    # between them as dark as dark fronts (loop game 19: a hand's cells taken for fronts
+    # moved a city tile to the pioneer's shape group)
+    darks = [t.look.face_dark for t in sym if t.look.face_dark is not None]
+    fronts = const_ids == best
+    dark_front = None if on_face or len(darks) < len(sym) or np.count_nonzero(fronts) < cfg.dark_fronts else \
+        np.median(np.array(darks)[fronts] * w, axis=0)
+    for i, t in enumerate(tiles):
         if not t.look.has_symbol and t.look.pale is not None:
             # a blank tile with the fronts' constant part and a print at noise level is
             # a front whose thin print the noise hid, not a back
@@ -1430,6 +1439,9 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
                 t.colour_lab = pale.symbol_lab
         part = t.look.symbol_lab if on_face else t.look.face_lab * w
         far = float(np.linalg.norm(part - front)) > far_de or id(t) in design
+        if far and dark_front is not None and t.look.face_dark is not None and id(t) not in design \
+                and i in main and math.hypot(*t.look.offset) <= cfg.dark_mid:
+            far = float(np.linalg.norm(t.look.face_dark * w - dark_front)) > far_de
         t.face_down = (not t.look.has_symbol) or far
         if on_face:
             t.colour_lab = t.look.face_lab
