@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.seeded_cities import city_5299_centres
 from vision.tiles.config import TilesConfig
 from vision.tiles.grid import GridFit, fit_grid, held_cells, print_middles, refine_grid
 
@@ -68,11 +69,7 @@ def test_refine_grid_takes_no_diagonal_neighbour_for_a_side_one() -> None:
     apart, inside the side band when the guess is 2% wide), refitted as whole tiles'
     centres, keep the guess's turn and take the tiles' pitch, not a lattice 23 degrees
     and 17% off."""
-    a = math.radians(-1.0)
-    ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-    cells = [(3, 4), (5, 4), (3, 5), (5, 6), (7, 6), (3, 7), (6, 7), (7, 8)]
-    rng = np.random.default_rng(2)
-    pts = np.array([33.4 * ((c + 0.5) * ux + (r + 0.5) * uy) + rng.uniform(-0.8, 0.8, 2) for c, r in cells])
+    pts = city_5299_centres()
     g = refine_grid(GridFit(math.radians(-0.78), 34.06, (0.0, 0.0), 1.0), pts, sides=True)
     assert abs(math.degrees(g.angle_rad) + 1.0) < 0.5
     assert abs(g.pitch_mm - 33.4) < 0.5

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from tests.vision.seeded_cities import score_city
+from tests.vision.seeded_cities import city_5299_centres, score_city
 from vision.tiles.config import TilesConfig
 from vision.tiles.grid import GridFit, refine_grid
 from vision.tiles.pipeline import refit_to_tiles
@@ -31,15 +31,11 @@ def test_pieces_of_one_print_are_refitted_as_they_fit() -> None:
 
 
 def _city_5299_centres(shift: float = 0.0) -> tuple[GridFit, np.ndarray]:
-    """Eight tile centres, most neighbours diagonal (city 5299's cells), on a 33.4 mm
-    lattice at -1 degree, `shift` pitches off their cells' middles along the rows, and
-    the lattice read (34.06 mm, -0.78 degrees)."""
+    """City 5299's eight centres (seeded_cities.city_5299_centres) and the lattice read
+    (34.06 mm, -0.78 degrees)."""
+    pts = city_5299_centres(shift)
     a = math.radians(-1.0)
     ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-    cells = [(3, 4), (5, 4), (3, 5), (5, 6), (7, 6), (3, 7), (6, 7), (7, 8)]
-    rng = np.random.default_rng(2)
-    pts = np.array([33.4 * ((c + 0.5 + shift) * ux + (r + 0.5) * uy) + rng.uniform(-0.8, 0.8, 2)
-                    for c, r in cells])
     # the lattice read lines up with the tiles at the city's middle, cell (5, 6)
     b = math.radians(-0.78)
     vx, vy = np.array([math.cos(b), math.sin(b)]), np.array([-math.sin(b), math.cos(b)])
