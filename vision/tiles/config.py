@@ -337,10 +337,10 @@ class TilesConfig:
     fronts' is itself in doubt (loop game 33: two orange fronts and a blue one on a blue
     mat, the blue one taken for a back on some looks and rescued on others)."""
     dark_mid: float = 0.2
-    """...and only for a tile whose print lies within this many pitches of its cell's
-    middle: a print off it may be a neighbour's, reaching into the cell, and that
-    neighbour's dark ink the ring's darker part (a sparse city's cell beside a black
-    tile, 0.24 pitch off, taken for a sixth front)."""
+    """The face ring's darker part is weighed only for a tile whose print lies within this
+    many pitches of its cell's middle: a print off it may be a neighbour's, reaching into
+    the cell, and that neighbour's dark ink the ring's darker part (a sparse city's cell
+    beside a black tile, 0.24 pitch off, taken for a sixth front)."""
     glare_l_weight: float = 0.4
     """Weight of lightness when faces are compared for the face-down call: a lamp's
     glare lifts a glossy dark face by tens of L but leaves its hue."""

@@ -1423,7 +1423,8 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
     # its face ring, still shows their face on its darker part: a back shows its own on
     # both. Only in the city's group: a hand's fingers are a "print" too, and the shadows
     # between them as dark as dark fronts (loop game 19: a hand's cells taken for fronts
-    # moved a city tile to the pioneer's shape group)
+    # moved a city tile to the pioneer's shape group); and only for a print near its
+    # cell's middle (cfg.dark_mid), not a neighbour's reaching in with its own dark ink
     darks = [t.look.face_dark for t in sym if t.look.face_dark is not None]
     fronts = const_ids == best
     dark_front = None if on_face or len(darks) < len(sym) or np.count_nonzero(fronts) < cfg.dark_fronts else \
