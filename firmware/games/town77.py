@@ -184,6 +184,10 @@ class Town77Session(RecordsMoves):
         self._centres: dict[Cell, tuple[float, float]] = {}   # face-up tiles of the look, seen
         self._together: set[Cell] = set()   # new tiles of the last "tiles at once" question
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
+        # this look's tiles read beside the city where nothing changed, legal there (_faint),
+        # and those still owed a question after a move this look proposed was applied
+        self._quiet_now: list[tuple[Cell, Ask, tuple[float, float] | None]] = []
+        self._owed: list[tuple[Cell, Ask, tuple[float, float] | None]] = []
         # the last look's proposed cell and the places it saw the city at, kept if applied
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
         self._asked: dict[Cell, tuple[float, float]] = {}   # where a question's offered tiles were seen
@@ -207,7 +211,7 @@ class Town77Session(RecordsMoves):
         return city_lattice(known) if len(known) >= HINT_TILES else None
 
     def more_to_read(self) -> bool:
-        return bool(self._pending)
+        return bool(self._pending) or bool(self._owed)
 
     def not_a_move(self, verdict: Ask) -> None:
         if not self._placed():
@@ -353,6 +357,8 @@ class Town77Session(RecordsMoves):
         a cup bends the reader's fit, and every cell index read on it is then wrong."""
         grid = observation.get("grid")
         forced = False
+        # owed to this look only (the one right after the move): later looks read afresh
+        owed, self._owed, self._quiet_now = self._owed, [], []
         if change is not None and len(self._city_mm) >= 3:
             misfit = lattice_misfit(grid, self._city_mm.values())
             if misfit is not None and misfit > MISFIT:
@@ -367,6 +373,8 @@ class Town77Session(RecordsMoves):
         self._hesitation = None
         self._look_grid = grid if lattice_axes(grid) is not None else None
         verdict = self._interpret(observation, change)
+        if isinstance(verdict, NoChange) and (ask := self._still_owed(owed)) is not None:
+            verdict = ask
         if change is not None and not forced and self._astray and isinstance(verdict, NoChange):
             # a changed place read as a known tile far from where that tile was seen: a
             # new tile numbered onto the city (game 43: B2 read as A1 on a lattice a
@@ -437,7 +445,8 @@ class Town77Session(RecordsMoves):
             # it numbered later looks from a question's look, the least sure kind (game
             # 14), and an agreeing look places the tile anyway
             offered = {Cell.parse(str(m["cell"])) for m in verdict.candidates if "cell" in m}
-            self._asked = {c: p for c, p in self._centres.items() if c in offered}
+            # (an owed question's tile has the place the look before saw: _still_owed)
+            self._asked = {c: p for c, p in {**self._asked, **self._centres}.items() if c in offered}
         if change is None and isinstance(verdict, Proposed) and not self._placed():
             # a lone tile on the first look at a game's table, with nothing to compare it
             # with: the pioneer laid before the game was started, or the reader's phantom
@@ -533,6 +542,7 @@ class Town77Session(RecordsMoves):
         for cell in kept:
             seen[cell] = expected[cell]
         pitch = _pitch(centres)
+        self._faint(quiet, labels, pitch)
         if unread:
             # a label the city's tiles do not explain (a group split this look): the
             # players say which tile it is, among those the reading and the rules allow
@@ -616,9 +626,9 @@ class Town77Session(RecordsMoves):
                 # rather than let the loop take it for bare table
                 return Unclear(f"{unexplained[0].name} changed; looking again",
                                f"{unexplained[0].name} changed")
-            faint = self._faint(quiet, labels, pitch)
-            if faint is not None:
-                return faint
+            if self._quiet_now:
+                self._quiet_asked = self._quiet_now[0][:2]
+                return self._quiet_now[0][1]
             return NoChange()
         if turned:
             # the new tile offered when it is legal as read (a city tile read face down
@@ -661,14 +671,16 @@ class Town77Session(RecordsMoves):
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
         return judged(cell, new, fp(added), ask=True)
 
-    def _faint(self, quiet: dict[Cell, dict[str, Any]], labels: Labels, pitch: float) -> Ask | None:
-        """A question about a tile the reader sees beside the city, legal there, where the
-        change map saw nothing, before the table is agreed on: agreeing would make it
-        background for good. It is a tile too faint to change its cell on a table of its
+    def _faint(self, quiet: dict[Cell, dict[str, Any]], labels: Labels, pitch: float) -> None:
+        """This look's questions (`_quiet_now`) about tiles the reader sees beside the city, legal there, where the
+        change map saw nothing, before the table is agreed on: agreeing would make them
+        background for good. Such a tile is too faint to change its cell on a table of its
         own colour (a pale outline on white, game 86) or the reader's phantom, which the
-        players then call "Not a move" once."""
+        players then call "Not a move" once. (Kept for the look after the move when this
+        look proposes one: see _took.)"""
         city = self.game_state.city
         gone = set(self.game_state.turned_over)
+        out: list[tuple[Cell, Ask, tuple[float, float] | None]] = []
         for cell in sorted(quiet):
             e = quiet[cell]
             tile = labels.tile(e.get("shape"), e.get("colour"))
@@ -677,10 +689,32 @@ class Town77Session(RecordsMoves):
                 continue
             move = self._place_move(tile, cell, "confirmed")
             text = _option_text(move)
-            ask = Ask(f"{text}?", (move,), (text,), (_rect(point_mm(e.get("centre_mm")), cell, pitch),))
-            self._quiet_asked = (cell, ask)
-            return ask
+            at = point_mm(e.get("centre_mm"))
+            out.append((cell, Ask(f"{text}?", (move,), (text,), (_rect(at, cell, pitch),)), at))
+        self._quiet_now = out
+
+    def _still_owed(self, owed: list[tuple[Cell, Ask, tuple[float, float] | None]]) -> Ask | None:
+        """The first question owed from the look before the move that is still one to ask
+        (its cell empty, its tile legal there and not in the city), for the player whose
+        turn it is now, with the tile's place as that look saw it."""
+        for cell, ask, at in owed:
+            if not self._askable(cell, ask):
+                continue
+            tile = Tile.parse(str(ask.candidates[0]["tile"]))
+            move = self._place_move(tile, cell, "confirmed")
+            text = _option_text(move)
+            self._quiet_asked = (cell, Ask(f"{text}?", (move,), (text,), ask.footprint))
+            if at is not None:
+                self._asked = {cell: at}
+            return self._quiet_asked[1]
         return None
+
+    def _askable(self, cell: Cell, ask: Ask) -> bool:
+        """An owed question is still one to ask: its cell empty, its tile legal there."""
+        city = self.game_state.city
+        tile = Tile.parse(str(ask.candidates[0]["tile"]))
+        return cell not in self._placed() and cell not in self._quiet_declined and not city.contains(tile) \
+            and tile not in self.game_state.turned_over and why_illegal(city, tile, cell) is None
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...],
                ask: bool = False) -> Verdict:
@@ -784,6 +818,12 @@ class Town77Session(RecordsMoves):
             self._pending = (self._pending | self._together) - {cell}
         self._together = set()
         self._pending.discard(cell)
+        # a tile this look read beside the city where the change map saw nothing is asked
+        # about (_faint) only by a look with no new tile; with the move applied, the table
+        # is agreed with it in, and the next looks may not read it again (loop game 213: D1
+        # in a lamp's spot, read once, beside C2). The look right after asks it.
+        self._owed = [q for q in self._quiet_now if self._askable(q[0], q[1])]
+        self._quiet_now = []
 
     def undo(self) -> Move | None:
         if not self.moves:

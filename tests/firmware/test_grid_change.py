@@ -763,6 +763,38 @@ def test_a_tile_read_beside_the_city_where_nothing_changed_is_asked_before_the_t
     assert isinstance(s.interpret(look, change=_change()), NoChange)
 
 
+def test_a_tile_read_where_nothing_changed_beside_a_new_one_is_asked_right_after_the_move() -> None:
+    """Loop game 213: D1, in a lamp's spot, was read once, where the change map saw
+    nothing, by the look that proposed C2; with C2 applied the table was agreed with D1
+    in it, and no later look read D1 again, so the move was lost. The look right after
+    the move asks it (from the earlier look's reading, if this one does not read it), and
+    only that look: a later one reads afresh."""
+    s = _session(("b1", "B1"))
+    both = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (0, 2, "s4", "c4"))
+    v = s.interpret(both, change=_change((0, 2)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "C1", v
+    s.apply(v.move)
+    assert s.more_to_read()
+    city = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (0, 2, "s4", "c4"))
+    v = s.interpret(city, change=_change())
+    # (for the player whose turn it is now: P1 again, after P2's C1)
+    assert isinstance(v, Ask) and v.text == "d3 at A2?" and v.candidates[0]["player"] == 0, v
+    assert isinstance(s.interpret(city, change=_change()), NoChange)
+
+
+def test_a_tile_owed_a_question_that_the_move_made_illegal_is_not_asked() -> None:
+    """The owed question is judged on the city after the move: a tile that now shares a
+    colour with its row is not offered (the reader's, or a misplacement seen later)."""
+    s = _session(("b1", "B1"))
+    both = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (1, 1, "s4", "c3"))
+    v = s.interpret(both, change=_change((1, 1)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "B2", v
+    s.apply(v.move)
+    assert not s.more_to_read()
+    v = s.interpret(_obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 1, "s4", "c3")), change=_change())
+    assert isinstance(v, NoChange), v
+
+
 def test_declining_another_question_of_the_same_form_leaves_the_faint_tile_to_be_asked() -> None:
     """A question forced after MISFIT_LOOKS ("e4 at B2?") reads like the faint-tile one;
     calling it "Not a move" must not mark the faint tile's cell as declined."""
