@@ -27,7 +27,7 @@ def test_diagonal_cells_are_not_joined() -> None:
 
 
 def _read(cells: list[tuple[int, int]], off: float, printed: bool = True, spread: bool = False) -> list[Any]:
-    look = SimpleNamespace(has_symbol=printed, faint=False, offset=(off, 0.0))
+    look = SimpleNamespace(has_symbol=printed, faint=False, offset=(off, 0.0), off_middle=abs(off))
     return [SimpleNamespace(col=c, row=r, look=look, spread=spread) for c, r in cells]
 
 

@@ -48,6 +48,12 @@ class CellLook:
     def has_symbol(self) -> bool:
         return self.symbol_frac > 0.0
 
+    @property
+    def off_middle(self) -> float:
+        """How far the symbol lies from its cell's middle, in pitches: a print far from
+        it is a tile laid off its cell, or the grid fitted off the tiles."""
+        return math.hypot(*self.offset)
+
 
 @dataclass(frozen=True)
 class CellGeometry:

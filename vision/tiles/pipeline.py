@@ -330,7 +330,7 @@ def _without_bare(found: list[TileReading], near: Callable[[], NDArray[np.bool_]
     # (a cup's rim read on the lattice is off the table too, but its pieces of print
     # lie off their cells' middles: no front's)
     fronts = [t.look.face_lab for t in up
-              if share[id(t)] <= cfg.bare_front and math.hypot(*t.look.offset) < cfg.hint_offset]
+              if share[id(t)] <= cfg.bare_front and t.look.off_middle < cfg.hint_offset]
     bare = sum(v >= cfg.bare_share for v in share.values())
     if not fronts or bare <= len(fronts):
         return found     # a few bare cells among many fronts: more likely pale fronts
@@ -380,7 +380,7 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
     fronts = [t for t in up if share[id(t)] <= cfg.bare_front]
     if not bare or not fronts:
         return found
-    placed = [t for t in fronts if math.hypot(*t.look.offset) < cfg.hint_offset]
+    placed = [t for t in fronts if t.look.off_middle < cfg.hint_offset]
     inks = agglomerate(pairwise(np.array([t.look.symbol_lab for t in bare])), cfg.colour_merge)
     if len(set(inks)) >= cfg.varied_prints and 2 * max(inks.count(k) for k in set(inks)) <= len(bare):
         # prints on bare table in several inks, no one of which holds most of them: a
@@ -398,7 +398,7 @@ def _without_repeats(found: list[TileReading], near: Callable[[], NDArray[np.boo
         # every print mid-cell and of one shape: the backs' logo (city 5169: eight
         # purple backs with a pink ring, on a slate table of about their colour), where
         # a mat's lines cross each cell of a lattice near the mat's own at another place
-        if any(math.hypot(*u.look.offset) >= cfg.hint_offset for u in same):
+        if any(u.look.off_middle >= cfg.hint_offset for u in same):
             return False
         shp = np.array([u.look.shape for u in same])
         form = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift)
@@ -609,7 +609,7 @@ def _lone_print(table: NDArray[np.bool_] | None, grid: GridFit, cpx: float, orig
     g = GridFit(grid.angle_rad, grid.pitch_mm, (float(o[0]), float(o[1])), grid.strength)
     again = read(g)
     sym = [t for t in again if t.look.has_symbol and not t.look.faint]
-    if len(sym) != 1 or math.hypot(*sym[0].look.offset) >= cfg.hint_offset:
+    if len(sym) != 1 or sym[0].look.off_middle >= cfg.hint_offset:
         return None
     return g, again
 
@@ -656,7 +656,7 @@ def _coarser(found: list[TileReading], grid: GridFit, grey: NDArray[np.float32],
     sym = [t for t in again if t.look.has_symbol and not t.look.faint]
     if len(sym) < len(up) or not _on_lattice(again, cfg):
         return None
-    if any(math.hypot(*t.look.offset) >= cfg.blob_offset for t in sym):
+    if any(t.look.off_middle >= cfg.blob_offset for t in sym):
         return None
     # the coarse lattice's pitch is the fine one's k times: the symbols' own spacing
     # sets it before the outlines are asked
@@ -902,7 +902,7 @@ def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDA
     def off_table(t: TileReading) -> bool:
         return table is None or _table_share(table, np.array([t.centre_mm]), cpx, origin) < 0.5
 
-    placed = [t for t in up if math.hypot(*t.look.offset) < cfg.hint_offset and off_table(t)]
+    placed = [t for t in up if t.look.off_middle < cfg.hint_offset and off_table(t)]
     for patch in blobs[:3]:
         mine = [t for t in placed if patch.holds(t.centre_mm, cpx, origin)]
         if len(mine) < len(placed):
@@ -918,7 +918,7 @@ def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDA
             # coarse puts a cell's symbol to one side, a patch that is a symbol's or a
             # few tiles' of a larger city cuts the other tiles up
             tiles = [t for t in again if t.look.has_symbol and not t.look.faint and off_table(t)]
-            if any(math.hypot(*t.look.offset) >= cfg.blob_offset for t in tiles):
+            if any(t.look.off_middle >= cfg.blob_offset for t in tiles):
                 continue
             held_cells = {(t.col, t.row) for t in inside}
             if any(patch.share(g, i, j, cpx, origin) >= cfg.blob_cell_fill and (i, j) not in held_cells
@@ -1014,12 +1014,12 @@ def _shift(old: GridFit, new: GridFit) -> float:
 def _off_centre(up: list[TileReading], cfg: TilesConfig) -> bool:
     """The symbols sit well off their cells' centres (typically: a lattice at a
     fraction of the pitch cut each tile up, so each cell holds a piece of a symbol)."""
-    return float(np.median([math.hypot(*t.look.offset) for t in up])) > cfg.hint_offset
+    return float(np.median([t.look.off_middle for t in up])) > cfg.hint_offset
 
 
 def _symbol_offsets(found: list[TileReading]) -> list[float]:
     """How far each clear symbol lies from its cell's centre (in pitches)."""
-    return [math.hypot(*t.look.offset) for t in found if t.look.has_symbol and not t.look.faint]
+    return [t.look.off_middle for t in found if t.look.has_symbol and not t.look.faint]
 
 
 def _alone(found: list[TileReading], group: set[int]) -> bool:
@@ -1144,7 +1144,7 @@ def _read_cells(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference,
             by_hue = not is_tile(look, table_lab, table_spread, cfg)
             if by_hue and not ((c, r) in hued and is_hue_tile(look, table_lab, hue_limit, cfg)):
                 continue
-            mid = look.has_symbol and math.hypot(*look.offset) < cfg.hint_offset
+            mid = look.has_symbol and look.off_middle < cfg.hint_offset
             if ((c, r) in beside and not mid) or ((c, r) in spread and look.has_symbol and not mid):
                 continue
             look = refined_look(look, bgr, lab, spot.get(i), geo, cfg, detail, pale and (c, r) not in hued)
@@ -1441,7 +1441,7 @@ def _mark_face_down(tiles: list[TileReading], cfg: TilesConfig) -> bool:
         part = t.look.symbol_lab if on_face else t.look.face_lab * w
         far = float(np.linalg.norm(part - front)) > far_de or id(t) in design
         if far and dark_front is not None and t.look.face_dark is not None and id(t) not in design \
-                and i in main and math.hypot(*t.look.offset) <= cfg.dark_mid:
+                and i in main and t.look.off_middle <= cfg.dark_mid:
             far = float(np.linalg.norm(t.look.face_dark * w - dark_front)) > far_de
         t.face_down = (not t.look.has_symbol) or far
         if on_face:
