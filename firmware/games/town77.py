@@ -34,7 +34,7 @@ from firmware.screens import town77 as t77
 from rules.errors import CouldNotRead, IllegalMove
 from rules.town77.city import Cell
 from rules.town77.game import MAX_PLAYERS, MIN_PLAYERS, RefereeGame
-from rules.town77.placement import why_illegal
+from rules.town77.placement import Reason, why_illegal
 from rules.town77.tiles import ALL_TILES, SHAPE_LETTERS, Tile
 
 DEFAULT_PITCH_MM = 400.0 / 7.0
@@ -669,7 +669,18 @@ class Town77Session(RecordsMoves):
         new = seen[cell]
         if new is None:
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
-        return judged(cell, new, fp(added), ask=True)
+        verdict = judged(cell, new, fp(added), ask=True)
+        if isinstance(verdict, Illegal) and verdict.short == Reason.NOT_TOUCHING.short:
+            # a new tile that touches nothing, beside a tile this look reads where the
+            # change map saw nothing: that tile was laid unseen and agreed on as table
+            # (fresh loop game 414: A2 straddled the reader's lattice lines until A3 came),
+            # so it is asked first; called "Not a move", the alert follows on the next look
+            bridge = next((q for q in self._quiet_now
+                           if abs(q[0].row - cell.row) + abs(q[0].col - cell.col) == 1), None)
+            if bridge is not None:
+                self._quiet_asked = bridge[:2]
+                return bridge[1]
+        return verdict
 
     def _faint(self, quiet: dict[Cell, dict[str, Any]], labels: Labels, pitch: float) -> None:
         """This look's questions (`_quiet_now`) about tiles the reader sees beside the city, legal there, where the

@@ -782,6 +782,26 @@ def test_a_tile_read_where_nothing_changed_beside_a_new_one_is_asked_right_after
     assert isinstance(s.interpret(city, change=_change()), NoChange)
 
 
+def test_a_tile_touching_nothing_but_a_tile_read_where_nothing_changed_asks_about_that_one() -> None:
+    """Fresh loop game 414: A2 lay across the reader's lattice lines, unread, and two looks
+    agreed the table with it in; A3 came and was alerted "Touches nothing" on every look,
+    while each of those looks read A2 beside it where nothing had changed. A2 is asked
+    first; with A2 applied A3 is a move, and called "Not a move", A3 is alerted."""
+    s = _session(("b1", "B1"))
+    look = _obs((0, 0, "s1", "c1"), (0, 1, "s2", "c2"), (1, 0, "s3", "c3"), (2, 0, "s4", "c4"))
+    v = s.interpret(look, change=_change((2, 0)))
+    assert isinstance(v, Ask) and v.text == "d3 at A2?", v
+    s.apply(v.candidates[0])
+    v = s.interpret(look, change=_change((2, 0)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "A3", v
+    t = _session(("b1", "B1"))
+    v = t.interpret(look, change=_change((2, 0)))
+    assert isinstance(v, Ask)
+    t.not_a_move(v)
+    v = t.interpret(look, change=_change((2, 0)))
+    assert isinstance(v, Illegal) and v.short == "Touches nothing", v
+
+
 def test_a_tile_owed_a_question_that_the_move_made_illegal_is_not_asked() -> None:
     """The owed question is judged on the city after the move: a tile that now shares a
     colour with its row is not offered (the reader's, or a misplacement seen later)."""
