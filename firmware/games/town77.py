@@ -16,7 +16,7 @@ never hides an illegal placement.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from PIL import Image
 
@@ -25,7 +25,7 @@ from firmware.games.base import (
     Unclear, Verdict, missing, point_mm,
 )
 from firmware.games.grid_change import (
-    ANCHOR_NEAR, MISFIT, SNAP, city_lattice, lattice_axes, lattice_misfit, lattice_uv, merge_seen, renumber,
+    ANCHOR_NEAR, MISFIT, SIDES, SNAP, city_lattice, lattice_axes, lattice_misfit, lattice_uv, merge_seen, renumber,
     settle, tile_entries,
 )
 from firmware.motion import ChangeMap
@@ -38,6 +38,16 @@ from rules.town77.placement import Reason, why_illegal
 from rules.town77.tiles import ALL_TILES, SHAPE_LETTERS, Tile
 
 DEFAULT_PITCH_MM = 400.0 / 7.0
+
+
+class _Quiet(NamedTuple):
+    """A tile read beside the city where the change map saw nothing, legal there: the
+    question about it is made when it is asked (for the player whose turn it is then)."""
+
+    cell: Cell
+    tile: Tile
+    footprint: tuple[Rect, ...]
+    at: tuple[float, float] | None     # where its print was seen (table mm)
 MISFIT_LOOKS = 6
 """Looks in a row whose lattice misses the city before one is taken anyway (the city's
 last lattice may have been the wrong one; a question is better than a stall)."""
@@ -186,8 +196,8 @@ class Town77Session(RecordsMoves):
         self._pending: set[Cell] = set()    # the others, once the players applied one of them
         # this look's tiles read beside the city where nothing changed, legal there (_faint),
         # and those still owed a question after a move this look proposed was applied
-        self._quiet_now: list[tuple[Cell, Ask, tuple[float, float] | None]] = []
-        self._owed: list[tuple[Cell, Ask, tuple[float, float] | None]] = []
+        self._quiet_now: list[_Quiet] = []
+        self._owed: list[_Quiet] = []
         # the last look's proposed cell and the places it saw the city at, kept if applied
         self._proposed: tuple[Cell, dict[Cell, tuple[float, float]]] | None = None
         self._asked: dict[Cell, tuple[float, float]] = {}   # where a question's offered tiles were seen
@@ -627,8 +637,7 @@ class Town77Session(RecordsMoves):
                 return Unclear(f"{unexplained[0].name} changed; looking again",
                                f"{unexplained[0].name} changed")
             if self._quiet_now:
-                self._quiet_asked = self._quiet_now[0][:2]
-                return self._quiet_now[0][1]
+                return self._ask_quiet(self._quiet_now[0])
             return NoChange()
         if turned:
             # the new tile offered when it is legal as read (a city tile read face down
@@ -675,57 +684,51 @@ class Town77Session(RecordsMoves):
             # change map saw nothing: that tile was laid unseen and agreed on as table
             # (fresh loop game 414: A2 straddled the reader's lattice lines until A3 came),
             # so it is asked first; called "Not a move", the alert follows on the next look
-            bridge = next((q for q in self._quiet_now
-                           if abs(q[0].row - cell.row) + abs(q[0].col - cell.col) == 1), None)
+            bridge = next((q for q in self._quiet_now if (q.cell.row - cell.row, q.cell.col - cell.col) in SIDES), None)
             if bridge is not None:
-                self._quiet_asked = bridge[:2]
-                return bridge[1]
+                return self._ask_quiet(bridge)
         return verdict
 
     def _faint(self, quiet: dict[Cell, dict[str, Any]], labels: Labels, pitch: float) -> None:
-        """This look's questions (`_quiet_now`) about tiles the reader sees beside the city, legal there, where the
-        change map saw nothing, before the table is agreed on: agreeing would make them
-        background for good. Such a tile is too faint to change its cell on a table of its
+        """This look's tiles to ask about (`_quiet_now`): read beside the city, legal there,
+        where the change map saw nothing, before the table is agreed on, since agreeing
+        would make them background for good. Such a tile is too faint to change its cell on a table of its
         own colour (a pale outline on white, game 86) or the reader's phantom, which the
         players then call "Not a move" once. (Kept for the look after the move when this
         look proposes one: see _took.)"""
-        city = self.game_state.city
-        gone = set(self.game_state.turned_over)
-        out: list[tuple[Cell, Ask, tuple[float, float] | None]] = []
+        self._quiet_now = []
         for cell in sorted(quiet):
             e = quiet[cell]
             tile = labels.tile(e.get("shape"), e.get("colour"))
-            if cell in self._quiet_declined or tile is None or city.contains(tile) or tile in gone \
-                    or why_illegal(city, tile, cell) is not None:
-                continue
-            move = self._place_move(tile, cell, "confirmed")
-            text = _option_text(move)
-            at = point_mm(e.get("centre_mm"))
-            out.append((cell, Ask(f"{text}?", (move,), (text,), (_rect(at, cell, pitch),)), at))
-        self._quiet_now = out
+            if tile is not None and self._askable(cell, tile):
+                at = point_mm(e.get("centre_mm"))
+                self._quiet_now.append(_Quiet(cell, tile, (_rect(at, cell, pitch),), at))
 
-    def _still_owed(self, owed: list[tuple[Cell, Ask, tuple[float, float] | None]]) -> Ask | None:
-        """The first question owed from the look before the move that is still one to ask
-        (its cell empty, its tile legal there and not in the city), for the player whose
-        turn it is now, with the tile's place as that look saw it."""
-        for cell, ask, at in owed:
-            if not self._askable(cell, ask):
-                continue
-            tile = Tile.parse(str(ask.candidates[0]["tile"]))
-            move = self._place_move(tile, cell, "confirmed")
-            text = _option_text(move)
-            self._quiet_asked = (cell, Ask(f"{text}?", (move,), (text,), ask.footprint))
-            if at is not None:
-                self._asked = {cell: at}
-            return self._quiet_asked[1]
+    def _still_owed(self, owed: list[_Quiet]) -> Ask | None:
+        """The first question owed from the look before the move that is still one to ask,
+        with the tile's place as that look saw it."""
+        for q in owed:
+            if self._askable(q.cell, q.tile):
+                if q.at is not None:
+                    self._asked = {q.cell: q.at}
+                return self._ask_quiet(q)
         return None
 
-    def _askable(self, cell: Cell, ask: Ask) -> bool:
-        """An owed question is still one to ask: its cell empty, its tile legal there."""
+    def _askable(self, cell: Cell, tile: Tile) -> bool:
+        """A tile read where nothing changed is one to ask about: its cell empty and not
+        called "Not a move", the tile not in the city nor turned over, and legal there."""
         city = self.game_state.city
-        tile = Tile.parse(str(ask.candidates[0]["tile"]))
         return cell not in self._placed() and cell not in self._quiet_declined and not city.contains(tile) \
             and tile not in self.game_state.turned_over and why_illegal(city, tile, cell) is None
+
+    def _ask_quiet(self, q: _Quiet) -> Ask:
+        """The question about a tile read where nothing changed ("c2 at A2?"), kept so that
+        "Not a move" marks its cell (not_a_move)."""
+        move = self._place_move(q.tile, q.cell, "confirmed")
+        text = _option_text(move)
+        ask = Ask(f"{text}?", (move,), (text,), q.footprint)
+        self._quiet_asked = (q.cell, ask)
+        return ask
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...],
                ask: bool = False) -> Verdict:
@@ -833,7 +836,7 @@ class Town77Session(RecordsMoves):
         # about (_faint) only by a look with no new tile; with the move applied, the table
         # is agreed with it in, and the next looks may not read it again (loop game 213: D1
         # in a lamp's spot, read once, beside C2). The look right after asks it.
-        self._owed = [q for q in self._quiet_now if self._askable(q[0], q[1])]
+        self._owed = [q for q in self._quiet_now if self._askable(q.cell, q.tile)]
         self._quiet_now = []
 
     def undo(self) -> Move | None:
