@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Callable, Protocol, Sequence
 
 from PIL import Image
@@ -44,6 +45,7 @@ class Illegal:
     short: str                        # two or three words for the OLED
     message: str                      # one line with the state, for the log
     footprint: tuple[Rect, ...] = ()
+    reason: Enum | None = None        # the rules' own refusal (each game's enum), for logic
 
 
 @dataclass(frozen=True)

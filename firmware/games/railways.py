@@ -625,7 +625,7 @@ class RailwaysSession(RecordsMoves):
             reason, message = problems[0]
             move["refusal"] = reason.name
             return Illegal(move, REFUSAL_SHORT.get(reason, reason.value),
-                           f"{message} [{format_position(pos).strip()}]".replace("\n", " | "), fp)
+                           f"{message} [{format_position(pos).strip()}]".replace("\n", " | "), fp, reason)
         terms = self.rules.score_build(pos, b)
         gains: dict[str, int] = {}
         for t in terms:

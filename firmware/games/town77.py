@@ -679,7 +679,7 @@ class Town77Session(RecordsMoves):
         if new is None:
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
         verdict = judged(cell, new, fp(added), ask=True)
-        if isinstance(verdict, Illegal) and verdict.short == Reason.NOT_TOUCHING.short:
+        if isinstance(verdict, Illegal) and verdict.reason is Reason.NOT_TOUCHING:
             # a new tile that touches nothing, beside a tile this look reads where the
             # change map saw nothing: that tile was laid unseen and agreed on as table
             # (fresh loop game 414: A2 straddled the reader's lattice lines until A3 came),
@@ -764,7 +764,7 @@ class Town77Session(RecordsMoves):
             return Proposed(move, f"{top.token} at {cell.name}", footprint)
         return Illegal(move, reason.short,
                        f"{top.token} at {cell.name}: {reason.sentence} [{self.game_state.notation()}]",
-                       footprint)
+                       footprint, reason)
 
     def _place_move(self, tile: Tile, cell: Cell, source: str) -> Move:
         if self.game_state.city.is_empty:

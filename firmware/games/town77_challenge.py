@@ -341,7 +341,7 @@ class Town77ChallengeSession(RecordsMoves):
             return Proposed(move, f"{tile.token} at {cell.name}", footprint)
         return Illegal(move, reason.short,
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
-                       f"[{self.notation()}]", footprint)
+                       f"[{self.notation()}]", footprint, reason)
 
     def _first_from_unseen_piles(self, cell: Cell, seen: _Seen, labels: Labels, tile: Tile | None,
                                  footprint: tuple[Rect, ...], pitch: float) -> Verdict | None:

@@ -10,6 +10,7 @@ from firmware.games.base import Ask, Illegal, NoChange, Proposed, Unclear
 from firmware.games.town77 import Town77Session
 from rules.errors import IllegalMove
 from rules.town77.city import Cell
+from rules.town77.placement import Reason
 
 
 def _obs(*tiles: tuple[int, int, Any, Any]) -> dict[str, Any]:
@@ -96,12 +97,12 @@ def test_readings_the_rules_judge_alike_are_not_asked() -> None:
 
 
 def test_prior_never_hides_an_illegal_placement() -> None:
-    """No reading is legal: the top reading is reported illegal with the rule's words."""
+    """No reading is legal: the top reading is reported illegal with the rule's words and reason."""
     s = _session(PIONEER)
     obs = _obs((0, 0, 0, 0), (0, 1, 0, 4))
     obs["tiles"][1]["candidates"] = [{"shape": 3, "colour": 0}]
     v = s.interpret(obs)
-    assert isinstance(v, Illegal) and v.short == "Shape in row"
+    assert isinstance(v, Illegal) and v.short == "Shape in row" and v.reason is Reason.SAME_SHAPE_IN_ROW
     assert v.message == ("a4 at B1: a house of the same shape is already in this row "
                          "[a0............/............../............../............../"
                          "............../............../.............. p2 t1 l- r-]")

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from firmware.bench.railways_games import bench_catalogue, oracle_reader, play_game
 from firmware.games.base import Ask, Illegal, NoChange, Proposed, Unclear, kind, replay
 from firmware.games.railways import RailwaysSession
+from rules.railways.engine import Refusal
 from rules.railways.simulate import placeholder_catalogue, simulate_game
 from rules.railways.state import Link, Phase
 
@@ -179,14 +180,14 @@ def test_an_empty_hand_means_a_round_of_draws() -> None:
 
 
 def test_no_draw_inferred_when_asked_not_to() -> None:
-    """With infer_draws off, a link out of turn is alerted as such."""
+    """With infer_draws off, a link out of turn is alerted as such, with the rules' refusal."""
     s = RailwaysSession({"players": 2, "infer_draws": False}, placeholder_catalogue())
     s.options["infer_draws"] = False
     setup = s.interpret(observe())
     assert isinstance(setup, Proposed)
     s.apply(setup.move)
     v = s.interpret(observe(dict(RED_TO_TOWN, colour="white")))
-    assert isinstance(v, Illegal) and v.short == "Not your turn"
+    assert isinstance(v, Illegal) and v.short == "Not your turn" and v.reason is Refusal.NOT_YOUR_TURN
 
 
 def _phase(s: RailwaysSession) -> Phase:
