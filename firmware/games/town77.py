@@ -57,6 +57,9 @@ agreeing with what could be named) when there are at most this many to scroll th
 FIRST_TILE_MM2 = 400.0
 """A changed region this large (mm^2; the smallest tiles are about 25 mm across) on a
 table with no city yet is looked at again when the reader found no tile."""
+UNTOUCHED = 0.01
+"""A lone tile read on an empty table, with no more than this share of the table within a
+pitch of it changed, is not the pioneer when a tile's area changed elsewhere."""
 DECLINED_CHANGE = 0.25
 """Share of a cell the players called "Not a move" at the start that must change for a
 tile read there to be looked at again (a tile laid there after all)."""
@@ -228,6 +231,18 @@ class Town77Session(RecordsMoves):
             self._declined += tuple(verdict.footprint)
         elif self._quiet_asked is not None and verdict == self._quiet_asked[1]:
             self._quiet_declined.add(self._quiet_asked[0])
+
+    def _lone_untouched(self, entries: dict[Cell, dict[str, Any]], observation: dict[str, Any],
+                        change: ChangeMap) -> bool:
+        """The one tile read on an empty table lies where no pixel changed within a pitch
+        of it (a tile about the table's colour that changes little still shades or
+        outlines the table round it)."""
+        axes = lattice_axes(observation.get("grid"))
+        lone = point_mm(next(iter(entries.values())).get("centre_mm")) if len(entries) == 1 else None
+        if lone is None or axes is None:
+            return False
+        x, y, p = lone[0], lone[1], axes[0]
+        return change.fraction((x - p, y - p, x + p, y + p)) <= UNTOUCHED
 
     def _placed(self) -> set[Cell]:
         """The cells of the state's city that hold a tile (face up or down)."""
@@ -508,11 +523,14 @@ class Town77Session(RecordsMoves):
             quiet = {Cell(*rc): e for rc, e in st.quiet.items()}
             if not expected and len(entries) == 1:
                 entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
-        if change is not None and not expected and not entries and \
-                change.largest_mm2() >= FIRST_TILE_MM2:
+        if change is not None and not expected and change.largest_mm2() >= FIRST_TILE_MM2 and \
+                (not entries or self._lone_untouched(entries, observation, change)):
             # the pioneer laid and not read (the reader's tiles, if any, lay on table that
             # did not change: a mat's lines, a glare): agreeing on this table would make the
-            # pioneer background, and the next tile would be taken for the pioneer
+            # pioneer background, and the next tile would be taken for the pioneer. So too
+            # for a lone tile read where nothing changed anywhere near (fresh loop game
+            # 458: a phantom on a mat's print 260 mm from the pioneer, which the mat's
+            # lattice cut, was applied as A1 and every later tile lay off the city)
             return Unclear("the table changed; looking again", "the table changed")
         if change is not None and not expected and len(entries) == 1 and self._declined:
             lone = point_mm(next(iter(entries.values())).get("centre_mm"))

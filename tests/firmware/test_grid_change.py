@@ -607,6 +607,28 @@ def test_a_pioneer_the_reader_missed_beside_phantoms_on_unchanged_table_is_looke
     assert isinstance(v, Unclear) and v.text == "the table changed; looking again", v
 
 
+def test_a_lone_phantom_far_from_where_the_pioneer_changed_the_table_is_not_the_pioneer() -> None:
+    """Fresh loop game 458: the mat's lattice cut the pioneer, and the look's one tile was
+    a phantom on the mat 260 mm off, where nothing changed; applied as A1, every later
+    tile lay off the city. A lone tile with no change within a pitch of it, while a tile's
+    area changed elsewhere, is looked at again."""
+    s = Town77Session({"players": 2})
+    assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
+    v = s.interpret(_far_row(1, 30.0), change=_change((0, 0)))
+    assert isinstance(v, Unclear) and v.text == "the table changed; looking again", v
+
+
+def test_a_lone_tile_with_change_beside_it_is_the_pioneer() -> None:
+    """A pioneer about the table's colour changes little of its middle, but its edge and
+    shadow change the table round it: read there, it is proposed as the pioneer."""
+    s = Town77Session({"players": 2})
+    assert isinstance(s.interpret({"tiles": [], "grid": None}, change=_change()), NoChange)
+    x, y = _centre(0, 0)
+    v = s.interpret(_obs((0, 0, 1, 1)), change=_rect_change((x - 20.0, y - 24.0, x + 20.0, y - 16.0),
+                                                              (x + 40.0, y, x + 80.0, y + 40.0)))
+    assert isinstance(v, Proposed) and v.move["cell"] == "A1", v
+
+
 def test_a_tile_beside_a_lone_pioneer_is_looked_at_again_when_the_look_reads_elsewhere() -> None:
     """Game 89 later: with the pioneer alone in the city there is no city lattice to
     check the cells beside it on, so a look whose tiles all lay on a mat's lines far off

@@ -2,8 +2,9 @@
 tiles' outline lattice dropped (fresh game 207), a small city beside a cup whose stray
 prints outnumbered it, so its last lattice was searched away (fresh game 213), a lone
 pioneer off the lattice of a mat's ruled lines (fresh game 231), a tile laid off
-its cell read face down (game 24), and a dark front without the sheen its fellows show
-read face down (held-out game 145)."""
+its cell read face down (game 24), a dark front without the sheen its fellows show
+read face down (held-out game 145), and a lone pioneer whose face is about the table's
+grey read on a lattice finer than its own (fresh game 460)."""
 
 from __future__ import annotations
 
@@ -94,3 +95,22 @@ def test_a_dark_front_without_its_fellows_sheen_is_read_face_up() -> None:
     c0, r0 = out.origin_cell
     assert sorted((t.row - r0, t.col - c0, t.face_down) for t in out.tiles) == [
         (0, 0, False), (1, 0, False), (1, 1, False), (1, 2, False), (2, 0, False)]
+
+
+@pytest.mark.parametrize("loop_fit", [False, True])
+def test_a_lone_pioneer_about_the_tables_grey_is_read_on_its_own_pitch(loop_fit: bool) -> None:
+    """Fresh game 460, the pioneer alone: a magenta face (about the table's grey) with a
+    white ring, 34.5 mm pitch. Its patch off the table gives the pitch; the outline
+    finder sees only the ring's edges (18 and 13 mm squares), which are print and say
+    nothing against it (main: 26.3 and 29.4 mm; in the loop 16.6 mm, the ring cut into
+    five "tiles")."""
+    image = _frames(460, 1)[1]
+    if loop_fit:
+        prof = lens_at_frame_size(PROFILE, image)
+        fit = fit_from_markers(detect_markers(image, prof.dictionary, max_side=LoopConfig().fit_max_side),
+                               prof, image)
+    else:
+        fit = locate_table(image, PROFILE)
+    out = read_tiles(image, fit, PROFILE, shapes=7, colours=7, copies=1)
+    assert out.grid is not None and abs(out.grid.pitch_mm - 34.5) < 0.05 * 34.5, out.grid
+    assert len(out.tiles) == 1 and out.tiles[0].look.has_symbol and not out.tiles[0].face_down

@@ -857,12 +857,17 @@ def _outline_votes(tiles: list[TileReading], g: GridFit, grey: NDArray[np.float3
 
 
 def _cell_outline_votes(cells: list[tuple[int, int]], g: GridFit, grey: NDArray[np.float32], cpx: float,
-                        origin: tuple[float, float], cfg: TilesConfig) -> tuple[int, int]:
-    """_outline_votes of the tiles in these cells (col, row) of g."""
+                        origin: tuple[float, float], cfg: TilesConfig,
+                        face_only: bool = False) -> tuple[int, int]:
+    """_outline_votes of the tiles in these cells (col, row) of g. With face_only, squares
+    within g's face ring (where only print lies) are left out: a print's own edges."""
     yes = no = 0
+    inner = 2.0 * cfg.face_ring[0] * g.pitch_mm
     for col, row in cells:
         c = g.cell_centre_mm(col, row)
         outs = tile_outline(grey, cpx, origin, np.asarray(c), g.angle_rad, cfg, cfg.outline_near_mm)
+        if face_only:
+            outs = [o for o in outs if o.side_mm > inner]
         if not outs:
             continue
         if any(abs(o.side_mm + cfg.gap_mm - g.pitch_mm) <= cfg.blob_outline_agree * g.pitch_mm for o in outs):
@@ -924,7 +929,12 @@ def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDA
             if any(patch.share(g, i, j, cpx, origin) >= cfg.blob_cell_fill and (i, j) not in held_cells
                    for i in range(a) for j in range(b)):
                 continue
-            yes, no = _outline_votes(tiles, g, grey, cpx, origin, cfg)
+            # (a square inside the face ring is a print's own edge: a tile whose face is
+            # about the table's grey shows the outline finder its print and nothing
+            # more, and that says nothing against the patch's pitch; fresh loop game
+            # 460: a magenta pioneer's ring, 18 mm, against its 34 mm patch)
+            yes, no = _cell_outline_votes([(t.col, t.row) for t in tiles], g, grey, cpx, origin, cfg,
+                                          face_only=True)
             if no > yes:
                 continue
             if held and yes == 0:
