@@ -178,6 +178,19 @@ OVERLAP = 0.5
 on that tile: it is not a move there."""
 
 
+def _lone_untouched(entries: dict[Cell, dict[str, Any]], observation: dict[str, Any],
+                   change: ChangeMap) -> bool:
+    """The one tile read on an empty table lies where no pixel changed within a pitch of
+    it (a tile about the table's colour that changes little still shades or outlines the
+    table round it)."""
+    axes = lattice_axes(observation.get("grid"))
+    lone = point_mm(next(iter(entries.values())).get("centre_mm")) if len(entries) == 1 else None
+    if lone is None or axes is None:
+        return False
+    x, y, p = lone[0], lone[1], axes[0]
+    return change.fraction((x - p, y - p, x + p, y + p)) <= UNTOUCHED
+
+
 class Town77Session(RecordsMoves):
     """A Town 77 game being refereed: RefereeGame plus the moves that built it."""
 
@@ -231,18 +244,6 @@ class Town77Session(RecordsMoves):
             self._declined += tuple(verdict.footprint)
         elif self._quiet_asked is not None and verdict == self._quiet_asked[1]:
             self._quiet_declined.add(self._quiet_asked[0])
-
-    def _lone_untouched(self, entries: dict[Cell, dict[str, Any]], observation: dict[str, Any],
-                        change: ChangeMap) -> bool:
-        """The one tile read on an empty table lies where no pixel changed within a pitch
-        of it (a tile about the table's colour that changes little still shades or
-        outlines the table round it)."""
-        axes = lattice_axes(observation.get("grid"))
-        lone = point_mm(next(iter(entries.values())).get("centre_mm")) if len(entries) == 1 else None
-        if lone is None or axes is None:
-            return False
-        x, y, p = lone[0], lone[1], axes[0]
-        return change.fraction((x - p, y - p, x + p, y + p)) <= UNTOUCHED
 
     def _placed(self) -> set[Cell]:
         """The cells of the state's city that hold a tile (face up or down)."""
@@ -524,7 +525,7 @@ class Town77Session(RecordsMoves):
             if not expected and len(entries) == 1:
                 entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
         if change is not None and not expected and change.largest_mm2() >= FIRST_TILE_MM2 and \
-                (not entries or self._lone_untouched(entries, observation, change)):
+                (not entries or _lone_untouched(entries, observation, change)):
             # the pioneer laid and not read (the reader's tiles, if any, lay on table that
             # did not change: a mat's lines, a glare): agreeing on this table would make the
             # pioneer background, and the next tile would be taken for the pioneer. So too

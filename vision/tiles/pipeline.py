@@ -848,12 +848,12 @@ def _same_lattice(a: GridFit, b: GridFit, cfg: TilesConfig) -> bool:
 
 
 def _outline_votes(tiles: list[TileReading], g: GridFit, grey: NDArray[np.float32], cpx: float,
-                   origin: tuple[float, float], cfg: TilesConfig) -> tuple[int, int]:
+                   origin: tuple[float, float], cfg: TilesConfig, face_only: bool = False) -> tuple[int, int]:
     """(tiles with a square of side + gap about g's pitch among their outlines, tiles
     with squares of other sizes only): no square two tiles wide lies symmetric about
     one tile's centre, so a split too coarse finds no outline of its pitch (a printed
     frame or the symbol give smaller squares, hence any square, not the outermost)."""
-    return _cell_outline_votes([(t.col, t.row) for t in tiles], g, grey, cpx, origin, cfg)
+    return _cell_outline_votes([(t.col, t.row) for t in tiles], g, grey, cpx, origin, cfg, face_only)
 
 
 def _cell_outline_votes(cells: list[tuple[int, int]], g: GridFit, grey: NDArray[np.float32], cpx: float,
@@ -933,8 +933,7 @@ def _blob_choice(found: list[TileReading], grid: GridFit, near: Callable[[], NDA
             # about the table's grey shows the outline finder its print and nothing
             # more, and that says nothing against the patch's pitch; fresh loop game
             # 460: a magenta pioneer's ring, 18 mm, against its 34 mm patch)
-            yes, no = _cell_outline_votes([(t.col, t.row) for t in tiles], g, grey, cpx, origin, cfg,
-                                          face_only=True)
+            yes, no = _outline_votes(tiles, g, grey, cpx, origin, cfg, face_only=True)
             if no > yes:
                 continue
             if held and yes == 0:
