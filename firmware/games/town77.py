@@ -38,16 +38,6 @@ from rules.town77.placement import Reason, why_illegal
 from rules.town77.tiles import ALL_TILES, SHAPE_LETTERS, Tile
 
 DEFAULT_PITCH_MM = 400.0 / 7.0
-
-
-class _Quiet(NamedTuple):
-    """A tile read beside the city where the change map saw nothing, legal there: the
-    question about it is made when it is asked (for the player whose turn it is then)."""
-
-    cell: Cell
-    tile: Tile
-    footprint: tuple[Rect, ...]
-    at: tuple[float, float] | None     # where its print was seen (table mm)
 MISFIT_LOOKS = 6
 """Looks in a row whose lattice misses the city before one is taken anyway (the city's
 last lattice may have been the wrong one; a question is better than a stall)."""
@@ -178,16 +168,23 @@ OVERLAP = 0.5
 on that tile: it is not a move there."""
 
 
-def _lone_untouched(entries: dict[Cell, dict[str, Any]], observation: dict[str, Any],
-                   change: ChangeMap) -> bool:
-    """The one tile read on an empty table lies where no pixel changed within a pitch of
-    it (a tile about the table's colour that changes little still shades or outlines the
-    table round it)."""
-    axes = lattice_axes(observation.get("grid"))
-    lone = point_mm(next(iter(entries.values())).get("centre_mm")) if len(entries) == 1 else None
-    if lone is None or axes is None:
+class _Quiet(NamedTuple):
+    """A tile read beside the city where the change map saw nothing, legal there: the
+    question about it is made when it is asked (for the player whose turn it is then)."""
+
+    cell: Cell
+    tile: Tile
+    footprint: tuple[Rect, ...]
+    at: tuple[float, float] | None     # where its print was seen (table mm)
+
+
+def _untouched(change: ChangeMap, at: tuple[float, float], grid: Any) -> bool:
+    """No pixel changed within a pitch of a tile read at `at` (a tile about the table's
+    colour that changes little of its middle still shades or outlines the table round it)."""
+    axes = lattice_axes(grid)
+    if axes is None:
         return False
-    x, y, p = lone[0], lone[1], axes[0]
+    x, y, p = at[0], at[1], axes[0]
     return change.fraction((x - p, y - p, x + p, y + p)) <= UNTOUCHED
 
 
@@ -524,8 +521,10 @@ class Town77Session(RecordsMoves):
             quiet = {Cell(*rc): e for rc, e in st.quiet.items()}
             if not expected and len(entries) == 1:
                 entries = {Cell(0, 0): next(iter(entries.values()))}   # numbered from a phantom
+        # an empty table's one tile read, where its print was seen
+        lone = point_mm(next(iter(entries.values())).get("centre_mm")) if len(entries) == 1 else None
         if change is not None and not expected and change.largest_mm2() >= FIRST_TILE_MM2 and \
-                (not entries or _lone_untouched(entries, observation, change)):
+                (not entries or (lone is not None and _untouched(change, lone, observation.get("grid")))):
             # the pioneer laid and not read (the reader's tiles, if any, lay on table that
             # did not change: a mat's lines, a glare): agreeing on this table would make the
             # pioneer background, and the next tile would be taken for the pioneer. So too
@@ -533,9 +532,8 @@ class Town77Session(RecordsMoves):
             # 458: a phantom on a mat's print 260 mm from the pioneer, which the mat's
             # lattice cut, was applied as A1 and every later tile lay off the city)
             return Unclear("the table changed; looking again", "the table changed")
-        if change is not None and not expected and len(entries) == 1 and self._declined:
-            lone = point_mm(next(iter(entries.values())).get("centre_mm"))
-            if lone is not None and any(
+        if change is not None and not expected and lone is not None and self._declined:
+            if any(
                     r[0] <= lone[0] <= r[2] and r[1] <= lone[1] <= r[3]
                     and change.fraction(r) < DECLINED_CHANGE for r in self._declined):
                 # the tile the players called no move at the start, where the table has not
