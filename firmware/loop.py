@@ -771,7 +771,8 @@ class Referee:
         with no accepted table to compare with (after a restart or an undo) needs two
         agreeing looks; a still thing a cell large beside the move with no arm (a cup, or a
         fist whose arm a lamp's glare hides) makes it a question at once; a block that
-        stays for `stuck_looks` looks becomes a question.
+        stays for `stuck_looks` looks becomes a question, and a question so blocked is
+        asked as it is.
         """
         footprint = getattr(verdict, "footprint", ())
         limit = self.cfg.motion.guard_fraction
@@ -838,6 +839,12 @@ class Referee:
             # a still thing will not go away by waiting; a blocking hand that stays is asked too
             self.blocked_looks = 0
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
+        if isinstance(verdict, Ask) and self.blocked_looks >= self.cfg.stuck_looks:
+            # a question blocked by a still change is put to the players all the same: it
+            # applies nothing by itself, and waiting for the table to clear would wait for
+            # ever where the block is tiles the game has not taken (fresh loop games 501, 558)
+            self.blocked_looks = 0
+            return verdict
         return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)", "table not clear")
 
     def _accept(self, view: NDArray[np.uint8]) -> None:
