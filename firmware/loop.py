@@ -106,6 +106,7 @@ class LoopConfig:
     flash_times: int = 3               # inverted flashes of an illegal-move alert
     flash_period: float = 0.25
     stuck_looks: int = 3               # blocked stable looks before asking the players
+    stuck_ask_looks: int = 6           # blocked stable looks before a question is asked anyway
     unclear_looks: int = 5             # unclear looks in a row before the screen says why
     guard_margin_mm: float = 15.0      # foreign change this close to the move blocks it
     arm_bridge_mm: float = 12.0        # gaps bridged when tracing a change to the table's edge
@@ -771,7 +772,8 @@ class Referee:
         with no accepted table to compare with (after a restart or an undo) needs two
         agreeing looks; a still thing a cell large beside the move with no arm (a cup, or a
         fist whose arm a lamp's glare hides) makes it a question at once; a block that
-        stays for `stuck_looks` looks becomes a question.
+        stays for `stuck_looks` looks becomes a question, and a question blocked for
+        `stuck_ask_looks` looks is asked as it is.
         """
         footprint = getattr(verdict, "footprint", ())
         limit = self.cfg.motion.guard_fraction
@@ -838,6 +840,14 @@ class Referee:
             # a still thing will not go away by waiting; a blocking hand that stays is asked too
             self.blocked_looks = 0
             return Ask(f"{verdict.text}?", (verdict.move,), (verdict.text,), footprint)
+        if isinstance(verdict, Ask) and self.blocked_looks >= self.cfg.stuck_ask_looks:
+            # a question blocked by a still change is put to the players all the same: it
+            # applies nothing by itself, and waiting for the table to clear would wait for
+            # ever where the block is tiles the game has not taken (fresh loop games 501,
+            # 558). Later than a blocked move: asked after three looks, a question about a
+            # table still being misread was answered on the misreading (games 509, 512)
+            self.blocked_looks = 0
+            return verdict
         return Unclear(f"table not clear ({100 * (foreign or 0.0):.1f}% changed)", "table not clear")
 
     def _accept(self, view: NDArray[np.uint8]) -> None:

@@ -454,6 +454,20 @@ def test_a_still_thing_a_cell_large_by_the_new_tile_is_asked_without_an_arm() ->
     assert isinstance(ref._guard(move, now), Proposed)
 
 
+def test_a_question_blocked_by_a_still_thing_is_asked_after_some_still_looks() -> None:
+    """Fresh loop games 501 and 558: a question (tiles laid together) beside tiles the game
+    had not taken waited for the table to clear, which it never would, to the game's end;
+    blocked on `stuck_ask_looks` still looks, it is put to the players (it applies
+    nothing)."""
+    from firmware.games.base import Ask, Unclear
+    cx, cy = minitable.cell_centre(0, 1)
+    ref, move, now = _guard_views((cx - 20, cy + 26, cx + 40, cy + 86))       # 60 x 60 mm
+    ask = Ask("2 tiles at once", (move.move,), (move.text,), move.footprint)
+    got = [ref._guard(ask, now) for _ in range(ref.cfg.stuck_ask_looks)]
+    assert all(isinstance(v, Unclear) and v.reason == "table not clear" for v in got[:-1]), got
+    assert got[-1] is ask, got
+
+
 def _apply_b1(ref: Any, now: Any, tmp_path: Path) -> None:
     from firmware.games.town77 import Town77Session
     from firmware.journal import Journal

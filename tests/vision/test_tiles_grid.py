@@ -75,6 +75,20 @@ def test_refine_grid_takes_no_diagonal_neighbour_for_a_side_one() -> None:
     assert abs(g.pitch_mm - 33.4) < 0.5
 
 
+def test_refine_grid_takes_diagonal_neighbours_for_diagonals() -> None:
+    """Three tiles in a V (A1, C1 and B2 of a T whose B1 went unread on a look: fresh
+    loop game 496), every pair diagonal, on a guess 4% wide (the game's lattice, so the
+    refit takes the pairs 45 degrees off it for diagonals): the refit keeps the turn and
+    takes the tiles' pitch; taken for side pairs they turned it 45 degrees and stretched
+    it to 1.41 pitches (and B1, read again on that lattice, fell between cells)."""
+    a = math.radians(-11.2)
+    ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    pts = np.array([np.array([115.8, 153.5]) + 32.7 * (c * ux + r * uy) for c, r in ((0, 0), (2, 0), (1, 1))])
+    g = refine_grid(GridFit(math.radians(-12.8), 34.05, (0.0, 0.0), 1.0), pts, diagonals=True)
+    assert abs(math.degrees(g.angle_rad) + 11.2) < 0.5
+    assert abs(g.pitch_mm - 32.7) < 0.3
+
+
 def test_print_middles_close_a_broken_rim_into_one_middle() -> None:
     """A filled symbol's rim broken into four arcs by gaps of about 3 mm (20 mm across,
     1.5 px/mm) gives four middles off its centre as it is, and one at its centre (within

@@ -3,8 +3,9 @@ tiles' outline lattice dropped (fresh game 207), a small city beside a cup whose
 prints outnumbered it, so its last lattice was searched away (fresh game 213), a lone
 pioneer off the lattice of a mat's ruled lines (fresh game 231), a tile laid off
 its cell read face down (game 24), a dark front without the sheen its fellows show
-read face down (held-out game 145), and a lone pioneer whose face is about the table's
-grey read on a lattice finer than its own (fresh game 460)."""
+read face down (held-out game 145), a lone pioneer whose face is about the table's
+grey read on a lattice finer than its own (fresh game 460), and a T of four tiles
+whose refit took diagonal pairs for sides (fresh game 496)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from calibration.geometry import detect_markers, fit_from_markers, lens_at_frame_size, locate_table
 from calibration.profile import default_profile
 from firmware.loop import LoopConfig
+from vision.tiles.grid import GridFit
 from vision.tiles.pipeline import read_tiles
 from vision.tiles.reader import grid_from_dict
 
@@ -114,3 +116,19 @@ def test_a_lone_pioneer_about_the_tables_grey_is_read_on_its_own_pitch(loop_fit:
     out = read_tiles(image, fit, PROFILE, shapes=7, colours=7, copies=1)
     assert out.grid is not None and abs(out.grid.pitch_mm - 34.5) < 0.05 * 34.5, out.grid
     assert len(out.tiles) == 1 and out.tiles[0].look.has_symbol and not out.tiles[0].face_down
+
+
+@pytest.mark.parametrize("fit_frame", [0, 1, 2])
+def test_a_t_of_four_tiles_keeps_the_games_lattice(fit_frame: int) -> None:
+    """Fresh game 496, the fourth tile laid (A1, B1, C1, B2: a T): on the loop's last
+    lattice the refit, made on the first read's centres, takes the pairs 45 degrees off
+    it for cells' diagonals and keeps the lattice, so the T is read whole (main, whose
+    refit took them for sides once B1 dropped out of a read, went to a lattice turned
+    45 degrees and 1.3 times the pitch, where B1 lay between cells)."""
+    frames = _frames(496, 4)
+    hint = GridFit(-0.17610372152622786, 33.06, (95.12968512706587, 135.4216283624441), 1.0)  # the loop's
+    out = read_tiles(frames[4], locate_table(frames[fit_frame], PROFILE), PROFILE, grid_hint=hint)
+    assert 30.0 < out.grid.pitch_mm < 37.0
+    cells = {(t.row, t.col) for t in out.tiles if not t.face_down}
+    r0, c0 = min(cells, key=lambda rc: (rc[0] + rc[1], rc))
+    assert {(r0, c0), (r0, c0 + 1), (r0, c0 + 2), (r0 + 1, c0 + 1)} <= cells

@@ -193,6 +193,10 @@ class TilesConfig:
     pitches (else the first read's tiles stand)."""
     refits: int = 3
     """At most this many lattice refits on tile centres (stops once it stops moving)."""
+    refit_turn_deg: float = 20.0
+    """On the game's own lattice (the loop's hint), a refit that turns it more than this
+    many degrees took diagonal neighbours for side ones, and is made again taking them
+    for diagonals (pipeline.refit_to_tiles)."""
     mid_cell: float = 0.15
     """A refit leaves diagonal neighbours out only where every tile centre lies within
     this many pitches of its cell's middle on the lattice read (the box's tiles sit

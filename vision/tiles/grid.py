@@ -769,14 +769,17 @@ def print_middles(strokes: NDArray[np.bool_], px_per_mm: float, origin_mm: tuple
     return np.asarray((c + 0.5) / px_per_mm + np.asarray(origin_mm), dtype=np.float64)
 
 
-def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3, sides: bool = False) -> GridFit:
+def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3, sides: bool = False,
+                diagonals: bool = False) -> GridFit:
     """The lattice fitted to the tiles' own centres (each within a few mm of its cell).
 
     Pitch and turn first from the vectors between neighbouring tiles (no cell indices
     needed, so a coarse pitch off by 10% is still corrected), then cell indices by
     rounding, then a least-squares similarity fit over every tile. `sides`: where side
     neighbours are under two thirds of the pairs, the diagonal ones are left out (the
-    points are whole tiles' centres, so a pair's direction says which it is)."""
+    points are whole tiles' centres, so a pair's direction says which it is).
+    `diagonals`: a pair about 45 degrees off the lattice and 1.2-1.6 pitches apart is
+    taken for a cell's diagonal (the points are whole tiles on about this lattice)."""
     pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
     if len(pts) < 2:
         if len(pts) == 1:   # one tile: keep pitch and turn, centre the lattice on it
@@ -787,7 +790,7 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3, sides: bool = Fa
     theta, pitch = grid.angle_rad, grid.pitch_mm
     d = pts[:, None, :] - pts[None, :, :]
     dist = np.linalg.norm(d, axis=2)
-    near = (dist > 0.6 * pitch) & (dist < 1.4 * pitch)
+    near = (dist > 0.6 * pitch) & (dist < (1.6 if diagonals else 1.4) * pitch)
     if np.any(near):
         vec = d[near]
         c, s = math.cos(theta), math.sin(theta)
@@ -797,6 +800,8 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3, sides: bool = Fa
         # fold the four neighbour directions onto one
         ang4 = np.mod(ang + math.pi / 4, math.pi / 2) - math.pi / 4
         side = np.abs(ang4) < math.radians(25.0)
+        if diagonals:
+            u, v, ang4, side = _as_sides(u, v, ang4, side, pitch)
         if sides and 3 * np.count_nonzero(side) < 2 * len(side) and np.any(side):
             # diagonal neighbours (1.41 pitches, folded to about 45 degrees) fall in the
             # band where the lattice is a little wide; among few tiles, most of them
@@ -826,6 +831,22 @@ def refine_grid(grid: GridFit, points_mm: F64, rounds: int = 3, sides: bool = Fa
     # re-anchor the origin at a lattice crossing near the old one (indices are relative)
     g = GridFit(theta, pitch, (ox, oy), grid.strength)
     return g
+
+
+def _as_sides(u: F64, v: F64, ang4: F64, side: NDArray[np.bool_],
+              pitch: float) -> tuple[F64, F64, F64, NDArray[np.bool_]]:
+    """Neighbour vectors (along and across the lattice, their folded turn, whether a side
+    pair) with each diagonal pair (about 45 degrees off, longer than 1.2 pitches) made
+    the side it spans: 1.41 times shorter, turned 45 degrees back. Taken for sides,
+    three tiles in a V (only diagonal pairs) turned a lattice 45 degrees and stretched it
+    by 1.41 (fresh loop game 496: a T of four tiles, one not read on a look)."""
+    length = np.hypot(u, v)
+    diagonal = ~side & (length > 1.2 * pitch)
+    kept = diagonal | (length < 1.4 * pitch)
+    ang4 = np.where(diagonal, np.mod(ang4, math.pi / 2) - math.pi / 4, ang4)
+    u = np.where(diagonal, length / math.sqrt(2.0), u)
+    v = np.where(diagonal, 0.0, v)
+    return u[kept], v[kept], ang4[kept], side[kept]
 
 
 @dataclass(frozen=True)

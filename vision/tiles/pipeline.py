@@ -182,6 +182,10 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg, where)
         if picked is not None:
             grid, found = picked
+    # the game's own lattice, its tiles whole and about in their cells: a pair of them
+    # 45 degrees off it is a cell's diagonal (on a searched lattice, pieces of prints
+    # cut by it lie at any turn and distance, and are fitted as they always were)
+    hinted = grid is not None and grid is grid_hint
     coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg, where)
     if coarser is not None:
         grid, found = coarser
@@ -190,7 +194,7 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         up = [t.centre_mm for i, t in enumerate(found) if t.look.has_symbol and i in main]
         if not up:
             break
-        new = refit_to_tiles(grid, np.array(up), cfg)
+        new = refit_to_tiles(grid, np.array(up), cfg, diagonals=hinted)
         # a small correction does not change which cells hold tiles: no second read
         moved = (abs(new.pitch_mm - grid.pitch_mm) > cfg.reread_pitch * grid.pitch_mm
                  or abs(new.angle_rad - grid.angle_rad) > cfg.reread_angle
@@ -257,20 +261,38 @@ def _filled(cands: list[Outline], near: NDArray[np.bool_] | None, cpx: float,
     return [o for o in cands if 1.0 - _table_share(near, o.inside_mm(), cpx, origin) >= cfg.outline_fill]
 
 
-def refit_to_tiles(grid: GridFit, pts: NDArray[np.float64], cfg: TilesConfig) -> GridFit:
+def refit_to_tiles(grid: GridFit, pts: NDArray[np.float64], cfg: TilesConfig,
+                   diagonals: bool = False) -> GridFit:
     """The lattice refitted to whole tiles' centres (table mm) read on `grid`.
 
     Where the tiles sit mid-cell on it (within cfg.mid_cell pitches), diagonal
     neighbours are left out if that keeps nearer it (city 5299: all pairs turned it 23
     degrees, 34 -> 39 mm). Off their cells' middles, or moved further by it, the few
     side pairs were chance (loop games 95 and 14: 52 -> 47 mm and 46 -> 37 against 53
-    and 44 with all), or pieces of one print (cities 5458, 5415)."""
+    and 44 with all), or pieces of one print (cities 5458, 5415). `diagonals` (on the
+    game's own lattice): a refit that turns it past cfg.refit_turn_deg is made again
+    with pairs 45 degrees off it taken for cells' diagonals (refine_grid); any other
+    refit is kept as it was (on a hint gone wrong, loop games 30 and 141, pieces of
+    prints lie at any turn and distance)."""
     new = refine_grid(grid, pts)
+    if diagonals and _turned_over(grid, new, cfg):
+        # a refit is a correction: one that turns the game's lattice most of the way to
+        # its diagonals took diagonal pairs for sides
+        new = refine_grid(grid, pts, diagonals=True)
     if np.all(mid_offsets(grid.cell_coords(pts)) <= cfg.mid_cell):
         side = refine_grid(grid, pts, sides=True)
         if abs(side.pitch_mm - grid.pitch_mm) < abs(new.pitch_mm - grid.pitch_mm):
             return side
     return new
+
+
+def _turned_over(grid: GridFit, new: GridFit, cfg: TilesConfig) -> bool:
+    """`new` is turned more than cfg.refit_turn_deg from `grid` (the turn folded to a
+    quarter turn). A pitch moved a lot but not turned is not this: on a hint gone wrong
+    (half the tiles' pitch), a refit to the prints' pieces is how the whole prints are
+    found again (held-out loop game 141)."""
+    turn = (new.angle_rad - grid.angle_rad + math.pi / 4) % (math.pi / 2) - math.pi / 4
+    return abs(math.degrees(turn)) > cfg.refit_turn_deg
 
 
 def _table_share(near: NDArray[np.bool_], pts: NDArray[np.float64], cpx: float,
