@@ -182,9 +182,10 @@ def read_tiles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile,
         picked = _blob_choice(found, grid, near, grey, cpx, (x0, y0), cfg, where)
         if picked is not None:
             grid, found = picked
-    # the game's own lattice, its tiles whole and about in their cells: a pair of them
-    # 45 degrees off it is a cell's diagonal (on a searched lattice, pieces of prints
-    # cut by it lie at any turn and distance, and are fitted as they always were)
+    # the game's own lattice, its tiles whole and about in their cells: a refit that
+    # turns it over took a cell's diagonal for its side (refit_to_tiles); on a searched
+    # lattice, pieces of prints cut by it lie at any turn and distance, and are fitted
+    # as they always were
     hinted = grid is not None and grid is grid_hint
     coarser = _coarser(found, grid, grey, near, cpx, (x0, y0), cfg, where)
     if coarser is not None:
