@@ -292,8 +292,7 @@ def _turned_over(grid: GridFit, new: GridFit, cfg: TilesConfig) -> bool:
     quarter turn). A pitch moved a lot but not turned is not this: on a hint gone wrong
     (half the tiles' pitch), a refit to the prints' pieces is how the whole prints are
     found again (held-out loop game 141)."""
-    turn = (new.angle_rad - grid.angle_rad + math.pi / 4) % (math.pi / 2) - math.pi / 4
-    return abs(math.degrees(turn)) > cfg.refit_turn_deg
+    return abs(math.degrees(quarter_turn(new.angle_rad - grid.angle_rad))) > cfg.refit_turn_deg
 
 
 def _table_share(near: NDArray[np.bool_], pts: NDArray[np.float64], cpx: float,
