@@ -60,3 +60,35 @@ def test_a_view_that_clips_nowhere_keeps_its_bytes() -> None:
     normalise_in_place(plain, _reference(240.0), (0.0, 0.0), 2.0)
     normalise_in_place(kept, _reference(240.0), (0.0, 0.0), 2.0, spot_mm=20.0)
     assert plain.max() < 255 and np.array_equal(plain, kept)
+
+
+def test_starting_cities_in_a_lamps_spot_are_found() -> None:
+    """Seeded railway set-up (dev seed 1, game 9): both Starting Cities lie in a lamp's
+    spot on a white table. On the plain view (clipped per channel) neither is found, the
+    cards' lilac coming out the table's white; the reader looks for cards again on the
+    spot divided by the local light, and finds each where it lies, in its player's colour."""
+    from calibration.geometry import locate_table
+    from firmware.bench.railways import _profile_for
+    from firmware.bench.railways_games import bench_catalogue, games_for
+    from vision.api import AnalyzeOptions
+    from vision.railways import reader
+    from vision.railways.config import RailwaysConfig
+    from vision.railways.frame import top_view
+    from vision.railways.stations import find_stations
+    from vision.synth.railways_game import new_table, scene_after_move
+    from vision.synth.scene import render_scene
+    cat = bench_catalogue()
+    seed, game = games_for(10, 1, cat)[9]
+    rendered = render_scene(scene_after_move(new_table(game, seed, (2304, 1296), cat), 0, []))
+    prof = _profile_for(rendered)
+    fit = locate_table(rendered.image, prof)
+    cfg = RailwaysConfig()
+    plain = top_view(rendered.image, fit, prof, cfg, keep_lab=True)
+    assert plain.small_lab is not None
+    assert not any(s.type == "start" for s in find_stations(plain, cfg, plain.small_lab, 1.0))
+    out = reader.analyze(rendered.image, fit, AnalyzeOptions(prof))
+    starts = {s["player"]: s["centre_mm"] for s in out["stations"] if s["type"] == "start"}
+    truth = {s.start: game.layout.stations[s.sid] for s in game.start.stations if s.start}
+    assert set(starts) == set(truth) == {"red", "white"}
+    for colour, rect in truth.items():
+        assert math.dist(starts[colour], (rect.cx + 40.0, rect.cy + 40.0)) < 10.0
