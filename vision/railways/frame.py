@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import cv2
 import numpy as np
@@ -213,39 +213,36 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
     out_buf = np.empty((rows, w), np.float32)
     idx_buf = np.empty((rows, w), np.int32)
     white = np.empty((h, w), np.float32)           # one channel's white map, made in place for each
+
+    def linear(c: int) -> Iterator[tuple[int, int, NDArray[np.float32]]]:
+        """Channel c band by band: (first row, end row, the band corrected in linear light)."""
+        got = cv2.resize(np.ascontiguousarray(coarse[..., c]), (w, h), dst=white, interpolation=cv2.INTER_LINEAR)
+        if not np.shares_memory(got, white):
+            white[...] = got
+        for y0 in range(0, h, band_rows):
+            y1 = min(h, y0 + band_rows)
+            gain, out = gain_buf[:y1 - y0], out_buf[:y1 - y0]
+            np.multiply(white[y0:y1], one_minus[c], out=gain)
+            np.divide(span, gain, out=gain)                 # span / (white * (1 - rho))
+            cv2.LUT(cv2.extractChannel(view[y0:y1], c), dec, dst=out)
+            out *= gain
+            out += offset[c]
+            yield y0, y1, out
+
     peak: NDArray[np.float32] | None = None
     if spot_mm > 0:
         peak = np.ones((h, w), np.float32)        # max(1, the brightest channel), linear light
         for c in range(3):
-            got = cv2.resize(np.ascontiguousarray(coarse[..., c]), (w, h), dst=white, interpolation=cv2.INTER_LINEAR)
-            if not np.shares_memory(got, white):
-                white[...] = got
-            for y0 in range(0, h, band_rows):
-                y1 = min(h, y0 + band_rows)
-                gain, out = gain_buf[:y1 - y0], out_buf[:y1 - y0]
-                np.multiply(white[y0:y1], one_minus[c], out=gain)
-                np.divide(span, gain, out=gain)
-                cv2.LUT(cv2.extractChannel(view[y0:y1], c), dec, dst=out)
-                out *= gain
-                out += offset[c]
+            for y0, y1, out in linear(c):
                 np.maximum(peak[y0:y1], out, out=peak[y0:y1])
         if float(peak.max()) > 1.0:
             _spot_divisor(peak, white, px_per_mm, spot_mm)
         else:
             peak = None                           # nothing clips: the plain correction
     for c in range(3):
-        got = cv2.resize(np.ascontiguousarray(coarse[..., c]), (w, h), dst=white, interpolation=cv2.INTER_LINEAR)
-        if not np.shares_memory(got, white):
-            white[...] = got
-        for y0 in range(0, h, band_rows):
-            y1 = min(h, y0 + band_rows)
-            gain, out, idx = gain_buf[:y1 - y0], out_buf[:y1 - y0], idx_buf[:y1 - y0]
-            np.multiply(white[y0:y1], one_minus[c], out=gain)
-            np.divide(span, gain, out=gain)                 # span / (white * (1 - rho))
+        for y0, y1, out in linear(c):
+            idx = idx_buf[:y1 - y0]
             band = view[y0:y1]
-            cv2.LUT(cv2.extractChannel(band, c), dec, dst=out)
-            out *= gain
-            out += offset[c]
             if peak is not None:
                 out /= peak[y0:y1]
             out *= steps
