@@ -12,5 +12,6 @@ SUITES: dict[str, str] = {
     "town77-challenge": "firmware.bench.town77_challenge",
     "railways": "firmware.bench.railways",
     "railways-games": "firmware.bench.railways_games",
+    "railways-setups": "firmware.bench.railways_setups",
     "loop": "firmware.bench.loop",
 }

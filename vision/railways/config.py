@@ -34,6 +34,10 @@ class RailwaysConfig:
     """Reader settings; defaults suit a 1 m table seen from 1.0-1.4 m."""
 
     px_per_mm: float = 2.0              # top-down working resolution (0.5 mm pixels)
+    station_spot_mm: float = 20.0       # cards are looked for again on a view divided by the brightest surface
+                                        # this near where it outshines the markers' white (0: not; stations.find_stations)
+    spot_patch_mm: float = 12.0         # ... in patches at least this wide (a card's printing, a white clip,
+                                        # a glint are narrower; pipeline._spot_view)
     margin_mm: float = 8.0              # read this far outside the play area
     colour_sigma: float = 34.0          # Lab distance scale of colour membership
     thin_kernel_mm: float = 3.5         # wider than a wire, narrower than a clip loop

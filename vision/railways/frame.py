@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import cv2
 import numpy as np
@@ -128,13 +128,15 @@ def remap_maps(fit: TableFit, origin_mm: tuple[float, float], size_px: tuple[int
 
 
 def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfig,
-             band_rows: int = BAND_ROWS, keep_lab: bool = False) -> TopView:
+             band_rows: int = BAND_ROWS, keep_lab: bool = False, spot_mm: float = 0.0) -> TopView:
     """Rectify the play area (plus a margin) and normalise its colour from the markers.
 
     Made band by band and channel by channel: no whole-view float image ever exists
     except one channel of the white map (see normalise_in_place), and the bytes are
     those of calibration.colour.normalise_rectified on the whole view. keep_lab: the
-    whole view's Lab, made band by band for small_lab anyway, is kept too (TopView.lab)."""
+    whole view's Lab, made band by band for small_lab anyway, is kept too (TopView.lab).
+    spot_mm > 0: where the table outshines the markers' white, divided by the local light
+    instead of clipped (normalise_in_place)."""
     ox = profile.area_origin_mm[0] - cfg.margin_mm
     oy = profile.area_origin_mm[1] - cfg.margin_mm
     sw = profile.area_size_mm[0] + 2 * cfg.margin_mm
@@ -153,7 +155,7 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
         norm[y0:y1] = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     del maps
     if ref is not None:
-        normalise_in_place(norm, ref, (ox, oy), cfg.px_per_mm, band_rows)
+        normalise_in_place(norm, ref, (ox, oy), cfg.px_per_mm, band_rows, spot_mm)
     f = int(round(cfg.px_per_mm))
     # the 1 px/mm Lab straight from each band (INTER_AREA by a whole factor averages f x f
     # blocks, so bands of whole blocks give the very same bytes) instead of a whole-view Lab
@@ -174,7 +176,7 @@ def top_view(image: U8, fit: TableFit, profile: TableProfile, cfg: RailwaysConfi
 
 
 def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, float], px_per_mm: float,
-                       band_rows: int = BAND_ROWS) -> None:
+                       band_rows: int = BAND_ROWS, spot_mm: float = 0.0) -> None:
     """calibration.colour.normalise_rectified(view, ref, origin_mm, px_per_mm), written
     back into `view`, one channel and one band of rows at a time.
 
@@ -182,7 +184,15 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
     once (340 MB for a 2000 x 2000 view). Its correction is per pixel and per channel
     (linear light: v * gain + offset from the white map), so doing it channel by channel
     with the same float32 operations gives the same bytes (a test pins this) with one
-    whole-view float channel of the white map alive."""
+    whole-view float channel of the white map alive.
+
+    spot_mm > 0: where some channel comes out brighter than the markers' white (a lamp's
+    spot the markers at the corners do not see), the pixels there are divided by the
+    brightest channel of the brightest surface within about spot_mm instead of each
+    channel clipped alone. Clipped alone, a Starting City's pale lilac in the spot comes
+    out paper white with the table's white round it, and the card is lost (as are the
+    orange and green of cards on a lit Gigantopolis board). A view where nothing clips
+    keeps its bytes; one more whole-view float map is made first."""
     h, w = view.shape[:2]
     s = 1.0 / px_per_mm
     to_table = np.array([[s, 0, origin_mm[0] + 0.5 * s], [0, s, origin_mm[1] + 0.5 * s], [0, 0, 1]],
@@ -203,19 +213,38 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
     out_buf = np.empty((rows, w), np.float32)
     idx_buf = np.empty((rows, w), np.int32)
     white = np.empty((h, w), np.float32)           # one channel's white map, made in place for each
-    for c in range(3):
+
+    def linear(c: int) -> Iterator[tuple[int, int, NDArray[np.float32]]]:
+        """Channel c band by band: (first row, end row, the band corrected in linear light)."""
         got = cv2.resize(np.ascontiguousarray(coarse[..., c]), (w, h), dst=white, interpolation=cv2.INTER_LINEAR)
         if not np.shares_memory(got, white):
             white[...] = got
         for y0 in range(0, h, band_rows):
             y1 = min(h, y0 + band_rows)
-            gain, out, idx = gain_buf[:y1 - y0], out_buf[:y1 - y0], idx_buf[:y1 - y0]
+            gain, out = gain_buf[:y1 - y0], out_buf[:y1 - y0]
             np.multiply(white[y0:y1], one_minus[c], out=gain)
             np.divide(span, gain, out=gain)                 # span / (white * (1 - rho))
-            band = view[y0:y1]
-            cv2.LUT(cv2.extractChannel(band, c), dec, dst=out)
+            cv2.LUT(cv2.extractChannel(view[y0:y1], c), dec, dst=out)
             out *= gain
             out += offset[c]
+            yield y0, y1, out
+
+    peak: NDArray[np.float32] | None = None
+    if spot_mm > 0:
+        peak = np.ones((h, w), np.float32)        # max(1, the brightest channel), linear light
+        for c in range(3):
+            for y0, y1, out in linear(c):
+                np.maximum(peak[y0:y1], out, out=peak[y0:y1])
+        if float(peak.max()) > 1.0:
+            _spot_divisor(peak, white, px_per_mm, spot_mm)
+        else:
+            peak = None                           # nothing clips: the plain correction
+    for c in range(3):
+        for y0, y1, out in linear(c):
+            idx = idx_buf[:y1 - y0]
+            band = view[y0:y1]
+            if peak is not None:
+                out /= peak[y0:y1]
             out *= steps
             out += np.float32(0.5)
             np.maximum(out, np.float32(0.0), out=out)      # np.clip(out, 0, _ENCODE_STEPS), in two passes
@@ -224,7 +253,25 @@ def normalise_in_place(view: U8, ref: ColourReference, origin_mm: tuple[float, f
             got_c = cv2.insertChannel(np.take(_ENCODE_LUT, idx), band, c)   # in place (the band's rows are contiguous)
             if not np.shares_memory(got_c, view):
                 view[y0:y1, :, c] = got_c[..., c]
-    del white
+    del white, peak
+
+
+def _spot_divisor(peak: NDArray[np.float32], spare: NDArray[np.float32], px_per_mm: float,
+                  window_mm: float) -> None:
+    """Turn `peak` (each pixel's brightest channel, at least 1) in place into its divisor:
+    the brightest surface within about window_mm, smoothed, and at least the pixel's own.
+    Why not the pixel's own alone: that lifts every pixel of the spot to white's level,
+    so a card's body and its darker art come out alike; one divisor for the surfaces
+    round a point keeps their contrast. `spare` is a whole-view float buffer to use."""
+    h, w = peak.shape
+    f = max(1, int(round(4.0 * px_per_mm)))          # 4 mm blocks, each the brightest round it
+    got = cv2.dilate(peak, cv2.getStructuringElement(cv2.MORPH_RECT, (f, f)), dst=spare)
+    blocks = np.ascontiguousarray(got[f // 2::f, f // 2::f])
+    k = max(3, int(round(window_mm / 4.0)) | 1)
+    near = cv2.dilate(blocks, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    smooth = cv2.GaussianBlur(near, (0, 0), k / 4.0)
+    got = cv2.resize(smooth, (w, h), dst=spare, interpolation=cv2.INTER_LINEAR)
+    np.maximum(peak, got, out=peak)
 
 
 _NO_LAB = np.zeros((0, 0, 3), np.uint8)

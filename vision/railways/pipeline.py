@@ -572,7 +572,9 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     view_lab_full = view.lab                # for the ink alone (it would make it again)
     view.lab = view.small_lab = _NO_PIXELS  # every later stage reads small_lab or the wires
     classes = nearest_class(small_lab, cfg, 1.0)       # the stations' and the obstacles' map
-    stations = find_stations(view, cfg, small_lab, 1.0, classes)
+    spot = _spot_view(image, fit, profile, cfg, view) if cfg.station_spot_mm > 0 else None
+    stations = find_stations(view, cfg, small_lab, 1.0, classes, spot)
+    del spot
     find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
     board = np.asarray([s.centre_mm for s in stations if s.metropolis], dtype=np.float64).reshape(-1, 2)
     obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes, board_mm=board)
@@ -718,6 +720,25 @@ def _cover(wires: dict[str, U8], colour: str) -> LazyMap:
             return np.asarray(cv2.subtract(stack_max, wire[r, c]).astype(np.float32) / 255.0, dtype=np.float32)
         return np.clip((stack_max.astype(np.float32) - wire[r, c].astype(np.float32)) / 255.0, 0.0, 1.0)
     return LazyMap(wire.shape, make)
+
+
+def _spot_view(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig, view: TopView) -> TopView | None:
+    """The table viewed again divided by the local light (frame.top_view's spot_mm) when a
+    lamp's spot outshines the markers' white somewhere: patches of the plain view clipped
+    white in some channel, wider than spot_patch_mm (a card's printing, a white clip or
+    a glint are narrower). None without one (about half the tables: not viewed twice).
+    Why the whole table and not the spot alone: a crop changes the table's own colour
+    (a median over table_window_mm) the cards are told from, and made phantom cards."""
+    b, g, r = cv2.split(view.image)
+    _, lit = cv2.threshold(cv2.max(cv2.max(b, g), r), 254, 255, cv2.THRESH_BINARY)
+    del b, g, r
+    k = max(3, int(round(cfg.spot_patch_mm * view.px_per_mm)) | 1)
+    if cv2.countNonZero(lit) <= k * k:
+        return None
+    lit = cv2.morphologyEx(lit, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    if not cv2.countNonZero(lit):
+        return None
+    return top_view(image, fit, profile, cfg, spot_mm=cfg.station_spot_mm)
 
 
 def _changed_wire(wire: U8, changed: U8) -> LazyMap:

@@ -192,11 +192,43 @@ def card_type(lab_px: NDArray[Any]) -> str:
 
 
 def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint8],
-                  scale: float, classes: Classes | None = None) -> list[Station]:
+                  scale: float, classes: Classes | None = None, spot: TopView | None = None) -> list[Station]:
     """Every square of station size whose pixels are nearest one card colour; `small_lab`
     is the top view's Lab image at `scale` pixels per mm (a coarse copy: cards are big).
     `classes` is nearest_class of small_lab when the caller has it already (the obstacles
-    read the same map)."""
+    read the same map).
+
+    `spot`: the same view divided by the local light where it outshines the markers'
+    white (frame.top_view's spot_mm; its small_lab at `scale`). Cards found on it where
+    none was found on `view` are added, read on it. Why: in a lamp's spot the plain view
+    clips each channel to white, and a Starting City's lilac (or a board's orange and
+    green cards) comes out the white of the table round it; why not read everything on
+    it: the rest of the reader (and the cards elsewhere) is measured on the plain view."""
+    found, scores = _candidates(view, cfg, small_lab, scale, classes)
+    found = _distinct(found, scores)
+    spotted: set[int] = set()
+    if spot is not None and spot.small_lab is not None:
+        more, more_scores = _candidates(spot, cfg, spot.small_lab, scale, None)
+        for st in _distinct(more, more_scores):
+            if all(math.dist(st.centre_mm, k.centre_mm) > 0.6 * min(st.side_mm, k.side_mm) for k in found):
+                found.append(st)
+                spotted.add(id(st))
+    _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
+    _types_from_board(found, small_lab, view.origin_mm, scale, cfg, spotted)
+    for st in found:
+        if st.type == "start" and not st.metropolis:
+            on, lab = (spot, spot.small_lab) if spot is not None and spot.small_lab is not None \
+                and id(st) in spotted else (view, small_lab)
+            st.player = read_player(st, lab, on.origin_mm, scale, cfg,
+                                    on.image if on.image.size else None, on.px_per_mm)
+    _name(found)
+    return found
+
+
+def _candidates(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint8], scale: float,
+                classes: Classes | None) -> tuple[list[Station], list[float]]:
+    """The card squares of every type found on one view, each with its support (the share
+    of its square in its own colour), before overlapping ones are resolved."""
     idx, names = classes if classes is not None else nearest_class(small_lab, cfg, scale)
     kc = max(3, int(round(cfg.card_close_mm * scale)) | 1)
     ko = max(3, int(round(cfg.card_open_mm * scale)) | 1)
@@ -268,15 +300,7 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
                     continue
                 found.append(Station("", ctype, centre, poly, side))
                 scores.append(float(_in_box(own, sq).mean()) if _in_box(own, sq).size else 0.0)
-    found = _distinct(found, scores)
-    _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
-    _types_from_board(found, small_lab, view.origin_mm, scale, cfg)
-    for st in found:
-        if st.type == "start" and not st.metropolis:
-            st.player = read_player(st, small_lab, view.origin_mm, scale, cfg,
-                                    view.image if view.image.size else None, view.px_per_mm)
-    _name(found)
-    return found
+    return found, scores
 
 
 Rect = tuple[tuple[float, float], tuple[float, float], float]
@@ -546,14 +570,16 @@ def _median_lab(s: Station, small_lab: NDArray[np.uint8], origin_mm: tuple[float
 
 
 def _types_from_board(stations: list[Station], small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
-                      scale: float, cfg: RailwaysConfig) -> None:
+                      scale: float, cfg: RailwaysConfig, spotted: set[int] | frozenset[int] = frozenset()) -> None:
     """The Metropolis board as the table's colour reference: its sections are printed two
     Town and two Suburban, each pair diagonally opposite, so the lighter and yellower
     diagonal is the Towns whatever the light. Their colour as seen, against as printed, is the light's
     cast on this table; every other card's type is then its nearest printed colour moved
-    by that cast (a warm light makes Towns look like Cities otherwise)."""
+    by that cast (a warm light makes Towns look like Cities otherwise). Cards found in a
+    lamp's spot (`spotted`, ids) were read on another view: their colour here is the
+    spot's clipped white, so they keep their types, and a board with one is no reference."""
     metro = [s for s in stations if s.metropolis]
-    if len(metro) != 4:
+    if len(metro) != 4 or any(id(s) in spotted for s in metro):
         return
     meds = [_median_lab(s, small_lab, origin_mm, scale) for s in metro]
     if any(m is None for m in meds):
@@ -578,7 +604,7 @@ def _types_from_board(stations: list[Station], small_lab: NDArray[np.uint8], ori
         assert m is not None
         shift += (m - lab_of(CARD_COLOURS[t.type])) / 4
     for s in stations:
-        if s.metropolis or s.type == "start":
+        if s.metropolis or s.type == "start" or id(s) in spotted:
             continue
         m = _median_lab(s, small_lab, origin_mm, scale)
         if m is None:
