@@ -210,7 +210,7 @@ def find_stations(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint
     if spot is not None and spot.small_lab is not None:
         more, more_scores = _candidates(spot, cfg, spot.small_lab, scale, None)
         for st in _distinct(more, more_scores):
-            if all(math.dist(st.centre_mm, k.centre_mm) > 0.6 * min(st.side_mm, k.side_mm) for k in found):
+            if _at_no_place(st.centre_mm, st.side_mm, found):
                 found.append(st)
                 spotted.add(id(st))
     _mark_metropolis(found, cfg, small_lab, view.origin_mm, scale)
@@ -289,7 +289,7 @@ def _candidates(view: TopView, cfg: RailwaysConfig, small_lab: NDArray[np.uint8]
                 (qx, qy), (qw, qh), _ = sq
                 centre = ((qx + 0.5) / scale + origin[0], (qy + 0.5) / scale + origin[1])
                 side = (qw + qh) / 2 / scale
-                if any(math.dist(centre, k.centre_mm) <= 0.6 * min(side, k.side_mm) for k in seen):
+                if not _at_no_place(centre, side, seen):
                     continue
                 poly = (cv2.boxPoints(sq).astype(np.float64) + 0.5) / scale + origin
                 # glare, a tinted table and the tiles wash out alike, but have no printing: a card
@@ -523,9 +523,15 @@ def _distinct(found: list[Station], scores: list[float]) -> list[Station]:
     keep: list[Station] = []
     for i in order:
         s = found[i]
-        if all(math.dist(s.centre_mm, k.centre_mm) > 0.6 * min(s.side_mm, k.side_mm) for k in keep):
+        if _at_no_place(s.centre_mm, s.side_mm, keep):
             keep.append(s)
     return keep
+
+
+def _at_no_place(centre: tuple[float, float], side: float, stations: list[Station]) -> bool:
+    """A card square here lies at none of `stations`' places (its centre 0.6 of the
+    smaller side or more from each): one card per place."""
+    return all(math.dist(centre, k.centre_mm) > 0.6 * min(side, k.side_mm) for k in stations)
 
 
 def _square_card(rect: Rect, card_like: NDArray[Any], scale: float, cfg: RailwaysConfig) -> Rect:
