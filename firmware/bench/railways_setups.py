@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from firmware.bench.common import md_table, pct
-from firmware.bench.railways_games import ORIGIN, bench_catalogue, games_for
+from firmware.bench.railways_games import ORIGIN, bench_catalogue, games_for, vision_reader
 from firmware.games.base import Proposed
 from firmware.games.railways import RailwaysSession
 from rules.railways.cards import Catalogue, Role
@@ -87,29 +87,13 @@ def score_setup(game: SimGame, catalogue: Catalogue, obs: dict[str, Any]) -> Set
     return s
 
 
-def measure(n: int, seed: int, resolution: tuple[int, int],
-            reader: Callable[[Any], dict[str, Any]] | None = None) -> list[SetupScore]:
-    """Each game's set-up frame rendered and read (the reader given the true lens, as in
-    the games bench); `reader(rendered)` replaces the railways reader when given."""
-    from calibration.geometry import locate_table
-    from firmware.bench.railways import _profile_for
-    from vision.api import AnalyzeOptions, get_reader
-    from vision.synth.railways_game import new_table, scene_after_move
-    from vision.synth.scene import render_scene
-
+def measure(n: int, seed: int, resolution: tuple[int, int]) -> list[SetupScore]:
+    """Each game's set-up frame rendered and read as the games bench reads it (its
+    vision_reader: the true lens, no frame before)."""
     catalogue = bench_catalogue()
-    railways = get_reader("railways") if reader is None else None
-    out = []
-    for gseed, game in games_for(n, seed, catalogue):
-        rendered = render_scene(scene_after_move(new_table(game, gseed, resolution, catalogue), 0, []))
-        if reader is not None:
-            obs = reader(rendered)
-        else:
-            assert railways is not None
-            prof = _profile_for(rendered)
-            obs = railways.analyze(rendered.image, locate_table(rendered.image, prof), AnalyzeOptions(prof))
-        out.append(score_setup(game, catalogue, obs))
-    return out
+    stats: dict[str, float] = {}
+    return [score_setup(game, catalogue, vision_reader(game, catalogue, gseed, resolution, stats)(0, (), None))
+            for gseed, game in games_for(n, seed, catalogue)]
 
 
 def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> str:
