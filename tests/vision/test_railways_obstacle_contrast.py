@@ -13,27 +13,29 @@ import math
 import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from vision.railways.config import RailwaysConfig
 from vision.railways.obstacles import find_obstacles
 
-F64 = np.ndarray  # type: ignore[type-arg]
+F64 = NDArray[np.float64]
 
 
 def _rect(cx: float, cy: float, w: float, h: float, deg: float) -> F64:
     a = math.radians(deg)
     u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-    return np.array([cx, cy]) + np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]]) @ np.stack([u, v])
+    corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    return np.asarray(np.array([cx, cy]) + corners @ np.stack([u, v]), dtype=np.float64)
 
 
 def _l_shape(cx: float, cy: float, arm: float, width: float, deg: float) -> F64:
     a = math.radians(deg)
     u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
     local = np.array([[0, 0], [width, 0], [width, arm - width], [arm, arm - width], [arm, arm], [0, arm]], np.float64)
-    return np.array([cx, cy]) + (local - arm / 2) @ np.stack([u, v])
+    return np.asarray(np.array([cx, cy]) + (local - arm / 2) @ np.stack([u, v]), dtype=np.float64)
 
 
-def _table(seed: int) -> tuple[np.ndarray, dict[str, F64], list[F64]]:  # type: ignore[type-arg]
+def _table(seed: int) -> tuple[NDArray[np.uint8], dict[str, F64], list[F64]]:
     """A 1 px/mm Lab view of a light wood table (a gentle gradient and noise) holding a washed
     lake rectangle with a black chain along one edge, a mountain L gone beige with a card in
     its hollow, and two things no tile: a round patch and a ragged one of tile-like contrast."""
@@ -58,7 +60,7 @@ def _table(seed: int) -> tuple[np.ndarray, dict[str, F64], list[F64]]:  # type: 
     ragged = np.array([[650, 520], [700, 560], [760, 540], [800, 600], [760, 660], [720, 640],
                        [680, 700], [640, 650], [600, 620]], np.int32) + np.round(jitter[:2]).astype(np.int32)
     cv2.fillPoly(img, [ragged], (160, 185, 200))
-    lab = cv2.cvtColor(cv2.GaussianBlur(img, (3, 3), 0), cv2.COLOR_BGR2Lab)
+    lab = np.asarray(cv2.cvtColor(cv2.GaussianBlur(img, (3, 3), 0), cv2.COLOR_BGR2Lab), dtype=np.uint8)
     return lab, shapes, [card]
 
 
@@ -96,5 +98,22 @@ def test_a_field_of_colour_running_on_past_a_tile_is_no_tile() -> None:
     rng = np.random.default_rng(7)
     bgr = np.clip(np.array([120, 165, 205], np.float32) + rng.normal(0, 6, (800, 1000, 3)), 0, 255).astype(np.uint8)
     bgr[:, 600:] = (240, 205, 150)
-    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
+    lab = np.asarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     assert find_obstacles(lab, (0.0, 0.0), 1.0, RailwaysConfig(), cards_mm=[], area_mm=AREA) == []
+
+
+def test_a_band_of_a_tiles_colour_round_a_pool_of_light_is_no_tile() -> None:
+    """An arc of mountain colour (the ring a lamp's pool of light leaves on a dark table) is
+    no tile, though it is large and solid enough: tiles are rectangles or Ls; a real
+    mountain beside it is kept. Without the shape rule the arc is a tile too."""
+    from vision.railways.stations import _class_names
+    names = _class_names()
+    idx = np.full((800, 1000), names.index("table"), np.uint8)
+    cv2.ellipse(idx, (350, 400), (160, 160), 0, 200, 270, (names.index("mountain"),), 40)
+    cv2.fillPoly(idx, [np.round(_rect(750, 400, 130, 60, 25)).astype(np.int32)], (names.index("mountain"),))
+    lab = np.zeros(idx.shape + (3,), np.uint8)
+    cfg = RailwaysConfig()
+    got = find_obstacles(lab, (0.0, 0.0), 1.0, cfg, classes=(idx, names))
+    assert len(got) == 1 and got[0].polygon_mm[:, 0].min() > 600.0
+    off = find_obstacles(lab, (0.0, 0.0), 1.0, dataclasses.replace(cfg, obstacle_colour_fit=0.0), classes=(idx, names))
+    assert len(off) == 2

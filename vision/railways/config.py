@@ -140,6 +140,7 @@ class RailwaysConfig:
     obstacle_max_length_mm: float = 170.0   # the longest tile side is 150 mm
     obstacle_fit: float = 0.80          # ... covered this well (IoU) by a rectangle or an L
     obstacle_min_arm_mm: float = 25.0   # ... an L's arms and hollow at least this wide
+    obstacle_colour_fit: float = 0.65   # tiles of their own colour must be so shaped too, this well (0: off)
     obstacle_fill_share: float = 0.6    # at least this share of a tile's outline is its colour before the fill
                                         # (0: off; dev 2100-2139: 5 of 9 false tiles 0.14-0.52, the 141 true 0.75 up)
     # the River (see vision/railways/river.py)

@@ -82,6 +82,9 @@ def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
             # board read as a mountain on 6 tables, and every link over it crossed it)
             if cfg.obstacle_not_board and _holds_board(c, board_mm, origin, scale):
                 continue
+            # a rectangle or an L (a band of a tile's colour round a lamp's pool of light is an arc)
+            if cfg.obstacle_colour_fit > 0 and _tile_outline(c, scale, cfg, cfg.obstacle_colour_fit) is None:
+                continue
             poly = cv2.approxPolyDP(c, 2.5 * scale, True).reshape(-1, 2).astype(np.float64)
             out.append(Obstacle(material, (poly + 0.5) / scale + origin, float(area)))
     if cfg.obstacle_contrast > 0 and cards_mm is not None:
@@ -162,14 +165,15 @@ def _by_contrast(small_lab: NDArray[np.uint8], origin: F64, scale: float, cfg: R
         tile = _tile(c, scale, cfg, origin, board_mm, area_mm, min_area_mm2, max_area_mm2)
         if tile is None or _own_share(own, best) < cfg.obstacle_fill_share:
             continue
-        inside = np.zeros(mask.shape, np.uint8)
-        cv2.drawContours(inside, [c], -1, (1,), thickness=cv2.FILLED)
-        if np.count_nonzero(inside & taken) > cfg.obstacle_taken_share * np.count_nonzero(inside):
+        inside = np.zeros(m2.shape, np.uint8)
+        cv2.drawContours(inside, [best], -1, (1,), thickness=cv2.FILLED)
+        if np.count_nonzero(inside & taken[y0:y1, x0:x1]) > cfg.obstacle_taken_share * np.count_nonzero(inside):
             continue
-        counts = [int(np.count_nonzero((idx == names.index(m)) & (inside > 0))) for m in OBSTACLE_COLOURS]
+        counts = [int(np.count_nonzero((idx[y0:y1, x0:x1] == names.index(m)) & (inside > 0)))
+                  for m in OBSTACLE_COLOURS]
         material = list(OBSTACLE_COLOURS)[int(np.argmax(counts))] if max(counts) else _material(col)
         out.append(Obstacle(material, *tile))
-        taken |= inside
+        taken[y0:y1, x0:x1] |= inside
     return out
 
 
@@ -208,9 +212,9 @@ def _tile(c: NDArray[Any], scale: float, cfg: RailwaysConfig, origin: F64, board
     return (outline + 0.5) / scale + origin, float(area)
 
 
-def _tile_outline(c: NDArray[Any], scale: float, cfg: RailwaysConfig) -> F64 | None:
+def _tile_outline(c: NDArray[Any], scale: float, cfg: RailwaysConfig, fit: float | None = None) -> F64 | None:
     """The rectangle or L (pixels) that covers the outline `c` best, when it covers it
-    well (intersection over union at least obstacle_fit), else None. Why a model: chains
+    well (intersection over union at least `fit`, by default obstacle_fit), else None. Why a model: chains
     across a tile's edge and a card beside it nibble its outline, and the outline a link
     is checked against should be the tile's, not the nibbles'; a patch of wood grain or a
     lamp's pool of light is a rounded, ragged blob that neither covers."""
@@ -232,7 +236,8 @@ def _tile_outline(c: NDArray[Any], scale: float, cfg: RailwaysConfig) -> F64 | N
         q = np.asarray(q, dtype=np.float64) - np.array([rw / 2, rh / 2])
         return np.asarray(np.outer(q[:, 0], u) + np.outer(q[:, 1], v) + np.array([cx, cy]), dtype=np.float64)
     box = np.array([[0, 0], [rw, 0], [rw, rh], [0, rh]], dtype=np.float64)
-    if blob / (rw * rh) >= cfg.obstacle_fit:
+    fit = cfg.obstacle_fit if fit is None else fit
+    if blob / (rw * rh) >= fit:
         return to_px(box)
     best: tuple[float, F64] | None = None
     for fx, fy in ((False, False), (True, False), (False, True), (True, True)):
@@ -255,7 +260,7 @@ def _tile_outline(c: NDArray[Any], scale: float, cfg: RailwaysConfig) -> F64 | N
             if fy:
                 poly[:, 1] = rh - poly[:, 1]
             best = (iou, poly)
-    if best is None or best[0] < cfg.obstacle_fit:
+    if best is None or best[0] < fit:
         return None
     return to_px(best[1])
 
