@@ -141,6 +141,8 @@ def score_scene(truth: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
     rv = read.get("river") or {}
     river_ok = rv.get("clips") == truth["river"]["clips"] and rv.get("silver") == truth["river"]["silver"]
     return {"links": links, "river_ok": bool(river_ok), "river_read": [rv.get("clips"), rv.get("silver")],
+            "obstacles_true": len(truth["obstacles"]), "obstacles_found": len(set(ob_map.values())),
+            "obstacles_false": len(read["obstacles"]) - len(ob_map),
             "stations_found": len(st_map), "stations_true": len(truth["stations"]),
             "types_right": sum(1 for s in read["stations"] if s["id"] in st_map and any(
                 t["id"] == st_map[s["id"]] and t["type"] == s["type"] for t in truth["stations"]))}
@@ -243,6 +245,10 @@ def _summary(name: str, res: tuple[int, int], data: dict[str, Any]) -> tuple[lis
         ["crossing list exact", pct(cr_ok, n), ">= 99%", verdict(n > 0 and cr_ok / n >= 0.99)],
         ["River count and silver positions", pct(river_ok, tables), ">= 99.5%",
          verdict(tables > 0 and river_ok / tables >= 0.995)],
+        ["obstacle tiles found (a read tile's centre within 60 mm)",
+         pct(sum(r.get("obstacles_found", 0) for r in data["results"]),
+             sum(r.get("obstacles_true", 0) for r in data["results"])), "-", "-"],
+        ["read tiles that are no tile", str(sum(r.get("obstacles_false", 0) for r in data["results"])), "-", "-"],
         ["confident links with exact count", pct(conf_ok, len(conf)), ">= 99.9%",
          verdict(len(conf) > 0 and conf_ok / len(conf) >= 0.999)],
         ["links flagged confident", pct(len(conf), n), "-", "-"],

@@ -35,12 +35,15 @@ def _classes(seed: int, material: str) -> tuple[np.ndarray, list[str]]:  # type:
 
 @pytest.mark.parametrize("seed,material", [(1, "mountain"), (2, "lake"), (3, "mountain")])
 def test_a_ring_of_a_tiles_colour_is_no_tile(seed: int, material: str) -> None:
-    """Only the real tile is found; without the fill-share rule the ring's triangle is a tile too."""
+    """Only the real tile is found, by either of two rules alone (the fill share, the tile
+    shape); without both the ring's triangle is a tile too."""
     idx, names = _classes(seed, material)
     lab = np.zeros(idx.shape + (3,), np.uint8)
     cfg = RailwaysConfig()
     got = find_obstacles(lab, (0.0, 0.0), 1.0, cfg, classes=(idx, names))
     assert len(got) == 1 and got[0].polygon_mm[:, 0].min() > 600.0
-    off = find_obstacles(lab, (0.0, 0.0), 1.0, dataclasses.replace(cfg, obstacle_fill_share=0.0),
+    for one_off in (dataclasses.replace(cfg, obstacle_fill_share=0.0), dataclasses.replace(cfg, obstacle_colour_fit=0.0)):
+        assert len(find_obstacles(lab, (0.0, 0.0), 1.0, one_off, classes=(idx, names))) == 1
+    off = find_obstacles(lab, (0.0, 0.0), 1.0, dataclasses.replace(cfg, obstacle_fill_share=0.0, obstacle_colour_fit=0.0),
                          classes=(idx, names))
     assert len(off) == 2

@@ -131,6 +131,16 @@ class RailwaysConfig:
     obstacle_open_mm: float = 15.0      # drops thin things of a tile's colour (the River's clips)
     obstacle_min_length_mm: float = 90.0    # the shortest tile side is 100 mm or more
     obstacle_solidity: float = 0.6      # area / hull area of a rectangle or L tile (an L: ~0.75)
+    obstacle_contrast: float = 14.0     # tiles whose colour the light moved: this far (Lab, L weighted) from the table
+    obstacle_smooth_mm: float = 5.0     # ... colours averaged over this (a dark table's noise)
+    obstacle_regrow_mm: float = 25.0    # ... each grown again by its own colour this far round
+    obstacle_regrow_close_mm: float = 17.0  # ... closed over chains across it (a black chain blurs wider)
+    obstacle_own_tol: float = 16.0      # ... over pixels this near its colour (nearer it than the table)
+    obstacle_taken_share: float = 0.15  # ... and lying on cards or tiles found for at most this share
+    obstacle_max_length_mm: float = 170.0   # the longest tile side is 150 mm
+    obstacle_fit: float = 0.80          # ... covered this well (IoU) by a rectangle or an L
+    obstacle_min_arm_mm: float = 25.0   # ... an L's arms and hollow at least this wide
+    obstacle_colour_fit: float = 0.65   # tiles of their own colour must be so shaped too, this well (0: off)
     obstacle_fill_share: float = 0.6    # at least this share of a tile's outline is its colour before the fill
                                         # (0: off; dev 2100-2139: 5 of 9 false tiles 0.14-0.52, the 141 true 0.75 up)
     # the River (see vision/railways/river.py)

@@ -577,7 +577,9 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     del spot
     find_cubes(stations, small_lab, view.origin_mm, 1.0, cfg)
     board = np.asarray([s.centre_mm for s in stations if s.metropolis], dtype=np.float64).reshape(-1, 2)
-    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes, board_mm=board)
+    obstacles = find_obstacles(small_lab, view.origin_mm, 1.0, cfg, classes=classes, board_mm=board,
+                               cards_mm=[s.polygon_mm for s in stations],
+                               area_mm=(tuple(profile.area_origin_mm), tuple(profile.area_size_mm)))
     del small_lab, classes
     bg_small, tex_small = small_backgrounds(view.image, int(round(12.0 * cfg.px_per_mm)), textured=True)
     size = (view.image.shape[1], view.image.shape[0])
