@@ -417,7 +417,12 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
                                       f"{mv.from_station}-{mv.to_station}")
             elif isinstance(v, Ask) and any(_same_build(c, mv, session, ends_mm) for c in v.candidates):
                 s.asked += 1
-                chosen = next(c for c in v.candidates if _same_build(c, mv, session, ends_mm))
+                # the players pick the true link as it lies: where the true count and ends are
+                # offered twice, with other crossings (two readings of one chain, one of them
+                # listing a tile it does not touch), the labels show the crossings (`1 obst`,
+                # `x1 link`) and they take the one the table shows
+                same = [c for c in v.candidates if _same_build(c, mv, session, ends_mm)]
+                chosen = next((c for c in same if _facts(c["link"]) == _facts(link_to_json(mv))), same[0])
             else:
                 s.failed += 1
                 correct = False
