@@ -316,6 +316,12 @@ def _confirmed_alert(v: Ask, bad: dict[str, Any], session: RailwaysSession, ends
     return False
 
 
+def new_session(game: SimGame, catalogue: Catalogue) -> RailwaysSession:
+    """The session the players start for this game: its players, variant and first player."""
+    return RailwaysSession({"players": len(game.start.players), "variant": game.variant,
+                            "first": game.start.players[0].colour}, catalogue)
+
+
 def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Random,
               illegal_kinds: Sequence[str] = (), max_failures: int | None = None) -> GameScore:
     """Play `game` through a session; read(moves, extra_links, previous_key) -> reading.
@@ -325,8 +331,7 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
     s = GameScore()
     truth = positions(game, catalogue)
     players = len(game.start.players)
-    session = RailwaysSession({"players": players, "variant": game.variant,
-                               "first": game.start.players[0].colour}, catalogue)
+    session = new_session(game, catalogue)
     try:
         v = session.interpret(read(0, (), None))
     except Exception as e:  # an unreadable frame (ReadError, no markers): the game is lost
