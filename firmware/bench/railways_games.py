@@ -316,6 +316,12 @@ def _confirmed_alert(v: Ask, bad: dict[str, Any], session: RailwaysSession, ends
     return False
 
 
+def new_session(game: SimGame, catalogue: Catalogue) -> RailwaysSession:
+    """The session the players start for this game: its players, variant and first player."""
+    return RailwaysSession({"players": len(game.start.players), "variant": game.variant,
+                            "first": game.start.players[0].colour}, catalogue)
+
+
 def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Random,
               illegal_kinds: Sequence[str] = (), max_failures: int | None = None) -> GameScore:
     """Play `game` through a session; read(moves, extra_links, previous_key) -> reading.
@@ -325,8 +331,7 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
     s = GameScore()
     truth = positions(game, catalogue)
     players = len(game.start.players)
-    session = RailwaysSession({"players": players, "variant": game.variant,
-                               "first": game.start.players[0].colour}, catalogue)
+    session = new_session(game, catalogue)
     try:
         v = session.interpret(read(0, (), None))
     except Exception as e:  # an unreadable frame (ReadError, no markers): the game is lost
@@ -417,7 +422,12 @@ def play_game(game: SimGame, catalogue: Catalogue, read: Reader, rng: random.Ran
                                       f"{mv.from_station}-{mv.to_station}")
             elif isinstance(v, Ask) and any(_same_build(c, mv, session, ends_mm) for c in v.candidates):
                 s.asked += 1
-                chosen = next(c for c in v.candidates if _same_build(c, mv, session, ends_mm))
+                # the players pick the true link as it lies: where the true count and ends are
+                # offered twice, with other crossings (two readings of one chain, one of them
+                # listing a tile it does not touch), the labels show the crossings (`1 obst`,
+                # `x1 link`) and they take the one the table shows
+                same = [c for c in v.candidates if _same_build(c, mv, session, ends_mm)]
+                chosen = next((c for c in same if _facts(c["link"]) == _facts(link_to_json(mv))), same[0])
             else:
                 s.failed += 1
                 correct = False

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.bench.common import md_table, pct
-from firmware.bench.railways_games import ORIGIN, bench_catalogue, games_for, vision_reader
+from firmware.bench.railways_games import ORIGIN, bench_catalogue, games_for, new_session, vision_reader
 from firmware.games.base import Proposed
-from firmware.games.railways import RailwaysSession
 from rules.railways.cards import Catalogue, Role
 from rules.railways.simulate import SimGame
 
@@ -42,8 +41,7 @@ class SetupScore:
 
 def score_setup(game: SimGame, catalogue: Catalogue, obs: dict[str, Any]) -> SetupScore:
     """One set-up reading against the game's true layout (play-area mm + ORIGIN = table mm)."""
-    session = RailwaysSession({"players": len(game.start.players), "variant": game.variant,
-                               "first": game.start.players[0].colour}, catalogue)
+    session = new_session(game, catalogue)
     verdict = session.interpret(obs)
     s = SetupScore(proposed=isinstance(verdict, Proposed))
     if not s.proposed:

@@ -360,12 +360,20 @@ class RailwaysSession(RecordsMoves):
                 lid, f = moved[0]
                 offered: tuple[Move, ...] = ()
                 named: tuple[str, ...] = ()
-                v = self._judge(f, observation, matched, new_stations) if len(fresh) == 1 else None
-                if isinstance(v, Proposed):
-                    offered, named = (v.move,), (v.text,)
-                elif isinstance(v, Ask):
-                    offered, named = v.candidates, v.labels
-                return Ask(f"Link moved? {lid} gone, new {f.colour} link", offered, named, _footprint(f.path))
+                if len(fresh) == 1:
+                    v = self._judge(f, observation, matched, new_stations)
+                    if isinstance(v, Proposed):
+                        offered, named = (v.move,), (v.text,)
+                    elif isinstance(v, Ask):
+                        offered, named = v.candidates, v.labels
+                else:
+                    # more new links beside it: the real build is likelier among them than a
+                    # link moved while another was built, so each is offered as in "N new
+                    # links at once" (games bench seed 0 game 5: a phantom red reading beside
+                    # the true green build left nothing offered)
+                    offered, named = self._offers(fresh, observation, matched, new_stations)
+                fp = tuple(r for g in (fresh if len(fresh) > 1 else [f]) for r in _footprint(g.path))
+                return Ask(f"Link moved? {lid} gone, new {f.colour} link", offered, named, fp)
             vanished = []
         if vanished and not fresh:
             if len(vanished) > 2:
@@ -375,27 +383,33 @@ class RailwaysSession(RecordsMoves):
         if not fresh:
             return NoChange()
         if len(fresh) > 1:
-            options: list[Move] = []
-            labels: list[str] = []
-            for s in fresh:
-                verdict = self._judge(s, observation, matched, new_stations)
-                if isinstance(verdict, Proposed):
-                    options.append(verdict.move)
-                    labels.append(verdict.text)
-                elif isinstance(verdict, Ask):   # an unsure count: each plausible count
-                    options += verdict.candidates
-                    labels += verdict.labels
-                elif isinstance(verdict, Illegal):   # offered too: chosen, it is refused (alerted)
-                    label = f"{s.colour} {s.clips}: {verdict.short}"
-                    if label not in labels:
-                        options.append(verdict.move)
-                        labels.append(label)
+            options, labels = self._offers(fresh, observation, matched, new_stations)
             fp = tuple(r for s in fresh for r in _footprint(s.path))
-            first = {label: i for i, label in reversed(list(enumerate(labels)))}   # one of each label
-            keep = sorted(first.values())
-            return Ask(f"{len(fresh)} new links at once", tuple(options[i] for i in keep),
-                       tuple(labels[i] for i in keep), fp)
+            return Ask(f"{len(fresh)} new links at once", options, labels, fp)
         return self._judge(fresh[0], observation, matched, new_stations)
+
+    def _offers(self, fresh: list[_Seen], observation: dict[str, Any], matched: dict[int, str],
+                new_stations: dict[str, dict[str, Any]]) -> tuple[tuple[Move, ...], tuple[str, ...]]:
+        """Every build the new links could be, one of each label: each legal one, each
+        plausible count of an unsure one, and each illegal one (chosen, it is refused)."""
+        options: list[Move] = []
+        labels: list[str] = []
+        for s in fresh:
+            verdict = self._judge(s, observation, matched, new_stations)
+            if isinstance(verdict, Proposed):
+                options.append(verdict.move)
+                labels.append(verdict.text)
+            elif isinstance(verdict, Ask):   # an unsure count: each plausible count
+                options += verdict.candidates
+                labels += verdict.labels
+            elif isinstance(verdict, Illegal):   # offered too: chosen, it is refused (alerted)
+                label = f"{s.colour} {s.clips}: {verdict.short}"
+                if label not in labels:
+                    options.append(verdict.move)
+                    labels.append(label)
+        first = {label: i for i, label in reversed(list(enumerate(labels)))}   # one of each label
+        keep = sorted(first.values())
+        return tuple(options[i] for i in keep), tuple(labels[i] for i in keep)
 
     def _match_stations(self, obs: dict[str, Any]) -> tuple[dict[str, tuple[str, int | None]],
                                                               dict[str, dict[str, Any]]]:

@@ -280,6 +280,22 @@ def test_vanished_link_is_a_question() -> None:
     assert moved.labels[0] == "white drew; red drew; white drew; red 11: S-red-B1 red +15"
 
 
+def test_a_link_moved_beside_other_new_links_offers_them_as_builds() -> None:
+    """An old link unread while a reading of its colour and count lies elsewhere, and another
+    new link beside it: the question offers that new link's build (nothing was offered)."""
+    s = new_session()
+    v = s.interpret(observe(RED_TO_TOWN))
+    assert isinstance(v, Proposed)
+    s.apply(v.move)
+    moved_red = dict(RED_TO_TOWN, stations=["S1", "S4"], path_mm=[[406.0, 406.0], [560.0, 430.0], [674.0, 500.0]])
+    ask = s.interpret(observe(moved_red, WHITE_TO_CITY))
+    assert isinstance(ask, Ask) and ask.text == "Link moved? L1 gone, new red link"
+    assert "white 9: S-white-B1 white +13" in ask.labels
+    chosen = ask.candidates[ask.labels.index("white 9: S-white-B1 white +13")]
+    s.apply(chosen)
+    assert s.pos is not None and [k.colour for k in s.pos.links] == ["red", "white"]
+
+
 def test_reader_noise_is_not_a_move() -> None:
     """Chains with no end at a station, or both ends at one station, are ignored; an old
     link missed while a different new one appears does not block the new one."""
