@@ -372,7 +372,7 @@ class RailwaysSession(RecordsMoves):
                     # links at once" (games bench seed 0 game 5: a phantom red reading beside
                     # the true green build left nothing offered)
                     offered, named = self._offers(fresh, observation, matched, new_stations)
-                fp = tuple(r for g in (fresh if len(fresh) > 1 else [f]) for r in _footprint(g.path))
+                fp = tuple(r for g in fresh for r in _footprint(g.path))   # fresh is [f] when alone
                 return Ask(f"Link moved? {lid} gone, new {f.colour} link", offered, named, fp)
             vanished = []
         if vanished and not fresh:

@@ -56,12 +56,8 @@ def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
         mask = opened_blobs(mask, outer, ko)
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for c in cnts:
-            area = cv2.contourArea(c) / (scale * scale)
-            if area < min_area_mm2 or area > max_area_mm2:
-                continue
-            # tiles are rectangles or Ls: their outline fills most of its hull
-            hull = cv2.contourArea(cv2.convexHull(c)) / (scale * scale)
-            if hull <= 0 or area / hull < cfg.obstacle_solidity:
+            area = _tile_area(c, scale, cfg, origin, board_mm, min_area_mm2, max_area_mm2)
+            if area is None:
                 continue
             # a tile is its colour nearly all over (its shading and chains over it closed): an
             # outline mostly of the table's colour is a ring of shadows round the table
@@ -69,24 +65,11 @@ def find_obstacles(small_lab: NDArray[np.uint8], origin_mm: tuple[float, float],
             # their outline in the tile's colour, the 141 true tiles 0.75 and up)
             if cfg.obstacle_fill_share > 0 and _own_share(own, c) < cfg.obstacle_fill_share:
                 continue
-            # every tile is longer than any card (a card-sized patch is a card's shadow or art)
-            (_, _), (rw, rh), _ = cv2.minAreaRect(c)
-            if max(rw, rh) / scale < cfg.obstacle_min_length_mm:
-                continue
-            # a full square is the Metropolis board (grey like a mountain), never a tile:
-            # rectangle tiles are twice as long as wide, an L square only around its hollow
-            if max(rw, rh) < 1.25 * min(rw, rh) and area / hull > 0.9:
-                continue
-            # nor is an area holding a square of the board as the stations read it: chains
-            # and cubes over the board cut its outline below that fill (dev 2100-2139: the
-            # board read as a mountain on 6 tables, and every link over it crossed it)
-            if cfg.obstacle_not_board and _holds_board(c, board_mm, origin, scale):
-                continue
             # a rectangle or an L (a band of a tile's colour round a lamp's pool of light is an arc)
             if cfg.obstacle_colour_fit > 0 and _tile_outline(c, scale, cfg, cfg.obstacle_colour_fit) is None:
                 continue
             poly = cv2.approxPolyDP(c, 2.5 * scale, True).reshape(-1, 2).astype(np.float64)
-            out.append(Obstacle(material, (poly + 0.5) / scale + origin, float(area)))
+            out.append(Obstacle(material, (poly + 0.5) / scale + origin, area))
     if cfg.obstacle_contrast > 0 and cards_mm is not None:
         out += _by_contrast(small_lab, origin, scale, cfg, idx, names, out, cards_mm, board_mm, area_mm,
                             min_area_mm2, max_area_mm2)
@@ -177,11 +160,33 @@ def _by_contrast(small_lab: NDArray[np.uint8], origin: F64, scale: float, cfg: R
     return out
 
 
-def _holds_board(c: NDArray[Any], board_mm: F64 | None, origin: F64, scale: float) -> bool:
-    """Whether the outline `c` (pixels) holds a square of the Metropolis board as read."""
-    return board_mm is not None and any(
-        cv2.pointPolygonTest(c, (float(x), float(y)), False) >= 0
-        for x, y in (np.asarray(board_mm, dtype=np.float64).reshape(-1, 2) - origin) * scale - 0.5)
+def _tile_area(c: NDArray[Any], scale: float, cfg: RailwaysConfig, origin: F64, board_mm: F64 | None,
+               min_area_mm2: float, max_area_mm2: float) -> float | None:
+    """The area (mm2) of the outline `c` (pixels) when it could be a tile by its size and
+    fill and is not the Metropolis board, else None."""
+    area = float(cv2.contourArea(c)) / (scale * scale)
+    if area < min_area_mm2 or area > max_area_mm2:
+        return None
+    # tiles are rectangles or Ls: their outline fills most of its hull
+    hull = cv2.contourArea(cv2.convexHull(c)) / (scale * scale)
+    if hull <= 0 or area / hull < cfg.obstacle_solidity:
+        return None
+    # every tile is longer than any card (a card-sized patch is a card's shadow or art)
+    (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+    if max(rw, rh) / scale < cfg.obstacle_min_length_mm:
+        return None
+    # a full square is the Metropolis board (grey like a mountain), never a tile:
+    # rectangle tiles are twice as long as wide, an L square only around its hollow
+    if max(rw, rh) < 1.25 * min(rw, rh) and area / hull > 0.9:
+        return None
+    # nor is an area holding a square of the board as the stations read it: chains and
+    # cubes over the board cut its outline below that fill (dev 2100-2139: the board read
+    # as a mountain on 6 tables, and every link over it crossed it)
+    if cfg.obstacle_not_board and board_mm is not None and any(
+            cv2.pointPolygonTest(c, (float(x), float(y)), False) >= 0
+            for x, y in (np.asarray(board_mm, dtype=np.float64).reshape(-1, 2) - origin) * scale - 0.5):
+        return None
+    return area
 
 
 def _tile(c: NDArray[Any], scale: float, cfg: RailwaysConfig, origin: F64, board_mm: F64 | None,
@@ -189,27 +194,20 @@ def _tile(c: NDArray[Any], scale: float, cfg: RailwaysConfig, origin: F64, board
           min_area_mm2: float, max_area_mm2: float) -> tuple[F64, float] | None:
     """The outline `c` (pixels) as a tile's (table mm) and its area, or None when it is no
     tile's size or shape."""
-    area = cv2.contourArea(c) / (scale * scale)
-    if area < min_area_mm2 or area > max_area_mm2:
-        return None
-    hull = cv2.contourArea(cv2.convexHull(c)) / (scale * scale)
-    if hull <= 0 or area / hull < cfg.obstacle_solidity:
+    area = _tile_area(c, scale, cfg, origin, board_mm, min_area_mm2, max_area_mm2)
+    if area is None:
         return None
     (cx, cy), (rw, rh), _ = cv2.minAreaRect(c)
-    if not cfg.obstacle_min_length_mm <= max(rw, rh) / scale <= cfg.obstacle_max_length_mm:
-        return None
-    if max(rw, rh) < 1.25 * min(rw, rh) and area / hull > 0.9:
+    if max(rw, rh) / scale > cfg.obstacle_max_length_mm:
         return None
     outline = _tile_outline(c, scale, cfg)
     if outline is None:
-        return None
-    if cfg.obstacle_not_board and _holds_board(c, board_mm, origin, scale):
         return None
     centre = np.array([cx, cy]) / scale + origin
     if area_mm is not None and not (area_mm[0][0] <= centre[0] <= area_mm[0][0] + area_mm[1][0]
                                     and area_mm[0][1] <= centre[1] <= area_mm[0][1] + area_mm[1][1]):
         return None
-    return (outline + 0.5) / scale + origin, float(area)
+    return (outline + 0.5) / scale + origin, area
 
 
 def _tile_outline(c: NDArray[Any], scale: float, cfg: RailwaysConfig, fit: float | None = None) -> F64 | None:
@@ -240,9 +238,9 @@ def _tile_outline(c: NDArray[Any], scale: float, cfg: RailwaysConfig, fit: float
     if blob / (rw * rh) >= fit:
         return to_px(box)
     best: tuple[float, F64] | None = None
+    band = max(1, int(0.2 * min(w, h)))
     for fx, fy in ((False, False), (True, False), (False, True), (True, True)):
         g = m[::-1 if fy else 1, ::-1 if fx else 1]         # the notch at the top-right
-        band = max(1, int(0.2 * min(w, h)))
         nw = float(np.median(w - g[:band].sum(axis=1)))
         nh = float(np.median(h - g[:, -band:].sum(axis=0)))
         if not (cfg.obstacle_min_arm_mm * scale <= w - nw and cfg.obstacle_min_arm_mm * scale <= h - nh
