@@ -253,6 +253,11 @@ class RailwaysConfig:
     cross_turn_deg: float = 25.0        # when their branches continue each other across it within this
     cross_skip_mm: float = 4.0          # a branch's heading is measured behind this much of it
     cross_span_mm: float = 12.0         # over this length
+    mix_residual: float = 0.55          # a pixel's difference from the table is a wire of a colour when it points
+                                        # towards it within this sine (frame.mixing_evidence): a clip's colour
+                                        # comes out more saturated than its reference through the camera's
+                                        # tone curve and a warm light (dev 2105's green 0.54 on average; 0.45:
+                                        # dev 2100-2169 found 779, exact 474; held out 3000-3049 573, 310)
     # R8
     blind_player_relabel: bool = True   # silver band cells away from the River, where the table has a player's
                                         # colour, are that player's chain (its shading)
