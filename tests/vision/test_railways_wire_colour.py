@@ -22,9 +22,9 @@ def _stripe(colour: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_a_saturated_green_wire_is_green() -> None:
-    """The saturated green wire on the dark mat gives green evidence with the reader's residual (none at the old 0.45)."""
+    """The saturated green wire on the dark mat gives green evidence with the reader's residuals (none at the old 0.45 for all)."""
     image, bg = _stripe(GREEN_WIRE)
-    ev, _ = mixing_evidence(image, bg, CLIP_COLOURS, residual=RailwaysConfig().mix_residual)
+    ev, _ = mixing_evidence(image, bg, CLIP_COLOURS, residual=RailwaysConfig().mix_residuals())
     assert ev["green"][18:22].min() > 0
     assert all(ev[c][18:22].max() < ev["green"][18:22].min() for c in CLIP_COLOURS if c != "green")
     old, _ = mixing_evidence(image, bg, CLIP_COLOURS, residual=0.45)
