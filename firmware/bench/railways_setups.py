@@ -88,9 +88,10 @@ def score_setup(game: SimGame, catalogue: Catalogue, obs: dict[str, Any]) -> Set
 def measure(n: int, seed: int, resolution: tuple[int, int]) -> list[SetupScore]:
     """Each game's set-up frame rendered and read as the games bench reads it (its
     vision_reader: the true lens, no frame before)."""
+    from vision.synth.railways_game import new_table
     catalogue = bench_catalogue()
     stats: dict[str, float] = {}
-    return [score_setup(game, catalogue, vision_reader(game, catalogue, gseed, resolution, stats)(0, (), None))
+    return [score_setup(game, catalogue, vision_reader(new_table(game, gseed, resolution, catalogue), stats)(0, (), None))
             for gseed, game in games_for(n, seed, catalogue)]
 
 

@@ -16,6 +16,7 @@ import math
 import random
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Sequence
 
 from rules.railways.cards import Ability, AbilityKind, Catalogue, Role, StationCard, StationType
 from rules.railways.engine import FinalResult, Railways, rules_for
@@ -356,3 +357,19 @@ def simulate_game(rng: random.Random, players: int, variant: str = "metropolis",
             pos = rules.pass_turn(pos, Pass(colour))
             moves.append(SimMove(colour, Pass(colour), scores={p.colour: p.score for p in pos.players}))
     return SimGame(variant, layout, start, tuple(moves), pos, rules.final_result(pos))
+
+
+def replayed(game: SimGame, moves: Sequence[Move], catalogue: Catalogue | None = None,
+             settings: Settings | None = None) -> SimGame:
+    """The same turns with other moves (e.g. a build's crossings measured again) played
+    through the rules again: each move's scores, the end position and the final result.
+    Raises the rules' error when a new move is illegal."""
+    if len(moves) != len(game.moves):
+        raise ValueError(f"replayed: {len(moves)} moves for a game of {len(game.moves)}")
+    rules = rules_for(game.variant, catalogue or placeholder_catalogue(), settings)
+    pos = game.start
+    out: list[SimMove] = []
+    for old, move in zip(game.moves, moves):
+        pos = rules.play(pos, move)
+        out.append(replace(old, move=move, scores={p.colour: p.score for p in pos.players}))
+    return replace(game, moves=tuple(out), end=pos, final=rules.final_result(pos))

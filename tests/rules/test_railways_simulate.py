@@ -74,3 +74,21 @@ def test_links_into_metropolis_name_the_section_they_reach() -> None:
     for section, (x, y) in ends:
         c = SimGeometry().area_mm / 2
         assert section == {(False, False): 1, (True, False): 2, (True, True): 3, (False, True): 4}[(x >= c, y >= c)]
+
+
+def test_replayed_scores_other_facts_by_the_rules() -> None:
+    """A game replayed with its own moves is the same game; one more obstacle on a build costs its builder the penalty."""
+    from dataclasses import replace
+
+    from rules.railways.simulate import replayed
+
+    game = simulate_game(random.Random(5), 3, "metropolis")
+    moves = [m.move for m in game.moves]
+    assert replayed(game, moves) == game
+    k = next(i for i, m in enumerate(moves) if isinstance(m, BuiltLink))
+    b = moves[k]
+    assert isinstance(b, BuiltLink)
+    other = replayed(game, moves[:k] + [replace(b, obstacles=b.obstacles + 1)] + moves[k + 1:])
+    drop = {c: game.final.totals[c] - other.final.totals[c] for c in game.final.totals}
+    assert drop[b.colour] > 0 and all(v == 0 for c, v in drop.items() if c != b.colour)
+    assert other.moves[k].scores[b.colour] == game.moves[k].scores[b.colour] - drop[b.colour]

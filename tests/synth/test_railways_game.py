@@ -77,3 +77,23 @@ def test_a_frame_renders() -> None:
     a = render_scene(scene).image
     b = render_scene(scene).image
     assert a.shape == (240, 320, 3) and (a == b).all()
+
+
+def test_the_truth_is_the_drawn_chain() -> None:
+    """A chain drawn across an obstacle tile its path missed is charged for the tile in the game's truth, and only that changes."""
+    from vision.synth.railways_game import drawn_game
+
+    game, table = _table(4, 3)
+    before = drawn_game(table)
+    builds = [i for i, m in enumerate(before.moves) if isinstance(m.move, BuiltLink)]
+    j, k = next((j, k) for j, k in enumerate(builds) if before.moves[k].move.obstacles == 0)  # type: ignore[union-attr]
+    tile = game.layout.obstacles[0][0]
+    cx, cy = table.mm((tile.cx, tile.cy))
+    chain = table.chains[j][0]
+    mid = len(chain["clips"]) // 2
+    chain["clips"][mid] = {**chain["clips"][mid], "start": [cx - 12.0, cy], "end": [cx + 12.0, cy]}
+    after = drawn_game(table)
+    b = after.moves[k].move
+    assert isinstance(b, BuiltLink) and b.obstacles == 1
+    drop = {c: before.final.totals[c] - after.final.totals[c] for c in before.final.totals}
+    assert drop[b.colour] > 0 and all(v == 0 for c, v in drop.items() if c != b.colour)

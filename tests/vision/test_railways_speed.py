@@ -299,7 +299,7 @@ def test_mix_band_on_the_pixels_that_may_fit_is_every_pixel_worked() -> None:
     for residual in (0.45, 0.2, 0.9):
         got = {k: np.zeros((h, w), np.uint8) for k in refs}
         want = {k: np.zeros((h, w), np.uint8) for k in refs}
-        _mix_band(image, bg, refs, 22.0, residual, got)
+        _mix_band(image, bg, refs, 22.0, {k: residual for k in refs}, got)
         _mix_band_reference(image, bg, refs, 22.0, residual, want)
         assert sum(int(np.count_nonzero(v)) for v in want.values()) > 500
         for k in refs:

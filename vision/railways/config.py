@@ -253,6 +253,13 @@ class RailwaysConfig:
     cross_turn_deg: float = 25.0        # when their branches continue each other across it within this
     cross_skip_mm: float = 4.0          # a branch's heading is measured behind this much of it
     cross_span_mm: float = 12.0         # over this length
+    mix_residual: float = 0.55          # a pixel's difference from the table is a player's wire when it points
+                                        # towards the colour within this sine (frame.mixing_evidence): a clip's
+                                        # colour comes out more saturated than its reference through the
+                                        # camera's tone curve and a warm light (dev 2105's green 0.54 on average;
+                                        # 0.45: dev 2100-2169 found 779, exact 474, crossing lists 495)
+    river_mix_residual: float = 0.45    # ... and the River's blue and silver (0.55 for them too: dev crossing
+                                        # lists 515 -> 495, the River's evidence spread on blue tables)
     # R8
     blind_player_relabel: bool = True   # silver band cells away from the River, where the table has a player's
                                         # colour, are that player's chain (its shading)
@@ -285,3 +292,7 @@ class RailwaysConfig:
                                         # clip's width either side of its centre line) overlap it by this much: the
                                         # footprint merely brushing it is the path's error (dev 4608: 16 such entries
                                         # on real links, none true; centre line inside (overlap 4.5): as good)
+
+    def mix_residuals(self) -> dict[str, float]:
+        """The wire evidence's residual for each clip colour (frame.mixing_evidence)."""
+        return {c: self.river_mix_residual if c in RIVER_COLOURS else self.mix_residual for c in CLIP_COLOURS}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import cv2
 import numpy as np
@@ -418,7 +418,7 @@ TEXTURE_MEDIAN_SCALE = 2.5    # the median window, in closing windows: a blurred
 
 
 def mixing_evidence(image: U8, bg: U8 | Callable[[int, int], U8], colours: dict[str, tuple[int, int, int]],
-                    min_contrast: float = 22.0, residual: float = 0.45,
+                    min_contrast: float = 22.0, residual: float | Mapping[str, float] = 0.45,
                     band_rows: int = MIX_ROWS) -> tuple[dict[str, U8], dict[str, U8]]:
     """Per colour: how much of each pixel is a thin thing of that colour over the local
     background (0..255), and where that colour could not be seen at all because the
@@ -426,11 +426,14 @@ def mixing_evidence(image: U8, bg: U8 | Callable[[int, int], U8], colours: dict[
 
     Model: pixel = a * colour + (1 - a) * background (a wire partly covering a pixel), so
     a = ((pixel - bg) . (colour - bg)) / |colour - bg|^2; the fit's residual says whether
-    the difference really points towards that colour. Every pixel is on its own, so the
+    the difference really points towards that colour (within `residual`, a sine: one for
+    every colour or one per colour). Every pixel is on its own, so the
     float work is done a band of rows at a time. bg: the background, or what makes its
     rows y0..y1-1 (so that no full-size background need exist: upsized_window)."""
     h, w = image.shape[:2]
     rows_of: Callable[[int, int], U8] = bg if callable(bg) else (lambda y0, y1: bg[y0:y1])
+    res = ({name: float(residual[name]) for name in colours} if isinstance(residual, Mapping)
+           else {name: float(residual) for name in colours})
     ev: dict[str, U8] = {name: np.zeros((h, w), np.uint8) for name in colours}
     refs = {name: np.asarray(bgr, dtype=np.float32) for name, bgr in colours.items()}
     f = BLIND_SHRINK
@@ -441,7 +444,7 @@ def mixing_evidence(image: U8, bg: U8 | Callable[[int, int], U8], colours: dict[
     for y0 in range(0, h, band_rows):
         y1 = min(h, y0 + band_rows)
         bg_rows = rows_of(y0, y1)
-        _mix_band(image[y0:y1], bg_rows, refs, min_contrast, residual,
+        _mix_band(image[y0:y1], bg_rows, refs, min_contrast, res,
                   {name: m[y0:y1] for name, m in ev.items()})
         if by_band:
             coarse[y0 // f:y1 // f] = cv2.resize(bg_rows, (w // f, (y1 - y0) // f), interpolation=cv2.INTER_AREA)
@@ -502,7 +505,7 @@ def box_area(m: U8, k: int, f: int, size: tuple[int, int], band_rows: int = BAND
 
 
 def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contrast: float,
-              residual: float, out: dict[str, U8]) -> None:
+              residual: Mapping[str, float], out: dict[str, U8]) -> None:
     """mixing_evidence's evidence for one band of rows, written into `out` (views).
 
     Worked on channel planes with buffers reused across the colours: the same float32
@@ -536,7 +539,7 @@ def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contr
         return res
     dd = dot3(d, d, np.empty(n, np.float32))
     d_len = np.maximum(np.sqrt(dd), 1.0)
-    dd_cos = dd * np.float32(max(0.0, 1.0 - (residual + MIX_MARGIN) ** 2))
+    cone: dict[float, F32] = {}       # dd cos2 per residual (colours share most)
     best = np.zeros(n, np.float32)
     scores: dict[str, tuple[NDArray[np.intp], NDArray[np.float32]]] = {}
     lim2 = np.float32(min_contrast * min_contrast)
@@ -544,6 +547,10 @@ def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contr
     vv, dot, lhs = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
     ok, sel = np.empty(n, bool), np.empty(n, bool)
     for name, ref in refs.items():
+        rs = residual[name]
+        if rs not in cone:
+            cone[rs] = dd * np.float32(max(0.0, 1.0 - (rs + MIX_MARGIN) ** 2))
+        dd_cos = cone[rs]
         for c in range(3):
             np.subtract(ref[c], b[c], out=v[c])
         dot3(v, v, vv)
@@ -575,8 +582,8 @@ def _mix_band(image: U8, bg: U8, refs: dict[str, NDArray[np.float32]], min_contr
         np.maximum(ts, 0.0, out=ts)
         np.sqrt(ts, out=ts)
         ts /= dl_s
-        m = np.less(ts, residual)
-        np.divide(ts, residual, out=u)
+        m = np.less(ts, rs)
+        np.divide(ts, rs, out=u)
         np.subtract(1.0, u, out=u)
         u *= a
         sc = np.where(m, u, np.float32(0.0))           # a (1 - rel / residual) where it fits

@@ -597,7 +597,7 @@ def read_table(image: U8, fit: TableFit, profile: Any, cfg: RailwaysConfig,
     if bg_window is not None:
         make = bg_window
         wires, blind = mixing_evidence(view.image, lambda y0, y1: make(slice(y0, y1), slice(0, size[0])),
-                                       CLIP_COLOURS)
+                                       CLIP_COLOURS, residual=cfg.mix_residuals())
         bg_lab = _lab_window(bg_window, (size[1], size[0]))
     else:
         bg = upsized(bg_small, size)

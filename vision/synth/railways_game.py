@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -26,8 +26,8 @@ from numpy.typing import NDArray
 from calibration.profile import default_profile
 from rules.railways.cards import Catalogue, Role, StationType
 from rules.railways.geometry import Rect, trim
-from rules.railways.simulate import SimGame, SimGeometry, placeholder_catalogue, scene_after
-from rules.railways.state import BuiltLink
+from rules.railways.simulate import SimGame, SimGeometry, placeholder_catalogue, replayed, scene_after
+from rules.railways.state import BuiltLink, Move
 from vision.synth import clips as C
 from vision.synth import railways as R
 from vision.synth.colour import lin
@@ -233,3 +233,45 @@ def scene_after_move(t: GameTable, moves: int, extra_links: Sequence[dict[str, A
 def build_moves(game: SimGame) -> list[int]:
     """Indices k (1-based move counts) after which a link was built: the frames to take."""
     return [k + 1 for k, m in enumerate(game.moves) if isinstance(m.move, BuiltLink)]
+
+
+def _wires(piece: dict[str, Any]) -> list[F64]:
+    poses = [R.pose_from_dict(d) for d in piece["clips"]]
+    return R.chain_wires(poses, float(piece["width_mm"]), float(piece["wire_mm"]))
+
+
+def drawn_game(t: GameTable) -> SimGame:
+    """The game with each build's crossings (links, obstacle tiles, the River) as its drawn
+    chain makes them, scored again by the rules.
+
+    Why: the simulator measures its ideal bowed path, but the chain is laid along it with
+    slack and twist (and the River from the board's edge), so a drawn chain can touch what
+    the path missed or miss what it touched; the camera sees the drawing. Two things touch
+    where their drawn wires meet, as in vision.synth.railways' truth; links are compared
+    without their end clips, as the simulator compares them (chains meet on a station).
+    """
+    n = len(t.game.moves)
+    scene_after_move(t, n)                      # lays every chain into t.chains
+    sc = scene_after(t.game, n)
+    lids = [lid for lid, _c, _k, _p in sc.links]
+    wires = [_wires(t.chains[i][0]) for i in range(len(lids))]
+    river = _wires(t.chains[-1][0])
+    tiles = [[np.asarray([t.mm((q[0], q[1])) for q in _square(r)], dtype=np.float64) for r in ob]
+             for ob in t.game.layout.obstacles]
+    moves: list[Move] = []
+    built = 0
+    for m in t.game.moves:
+        b = m.move
+        if not isinstance(b, BuiltLink):
+            moves.append(b)
+            continue
+        w = wires[built]
+        reach = float(t.chains[built][0]["wire_mm"])
+        inner = w[1:-1]
+        links = tuple(lids[j] for j in range(built)
+                      if inner and len(wires[j]) > 2 and R.wires_touch(inner, wires[j][1:-1], reach))
+        obstacles = sum(1 for ob in tiles if any(R.wires_touch_polygon(w, p, reach / 2) for p in ob))
+        river_parts = (max(1, b.river_parts) if R.wires_touch(w, river, reach) else 0)
+        moves.append(replace(b, touches_links=links, obstacles=obstacles, river_parts=river_parts))
+        built += 1
+    return replayed(t.game, moves, t.catalogue)
