@@ -579,7 +579,8 @@ def measure(scenes: int, seed: int, resolution: tuple[int, int] | None,
             # simulator's ideal path missed on 12 of the 479 builds of seed 0's 20 games
             from vision.synth.railways_game import drawn_game, new_table
             table = new_table(game, gseed, resolution or (2304, 1296), catalogue)
-            game = table.game = drawn_game(table)
+            game = drawn_game(table)
+            table = replace(table, game=game)        # the same chains, laid once
             read = vision_reader(table, stats)
         kinds = [KINDS[i % len(KINDS)]] if i % 2 == 0 else []
         score = play_game(game, catalogue, read, rng, kinds, None if oracle else 3)
