@@ -251,13 +251,11 @@ def drawn_game(t: GameTable) -> SimGame:
     without their end clips, as the simulator compares them (chains meet on a station).
     """
     n = len(t.game.moves)
-    scene_after_move(t, n)                      # lays every chain into t.chains
-    sc = scene_after(t.game, n)
-    lids = [lid for lid, _c, _k, _p in sc.links]
+    drawn = scene_after_move(t, n)              # lays every chain into t.chains
+    lids = [lid for lid, _c, _k, _p in scene_after(t.game, n).links]
     wires = [_wires(t.chains[i][0]) for i in range(len(lids))]
     river = _wires(t.chains[-1][0])
-    tiles = [[np.asarray([t.mm((q[0], q[1])) for q in _square(r)], dtype=np.float64) for r in ob]
-             for ob in t.game.layout.obstacles]
+    tiles = [R.obstacle_parts(p) for p in drawn["pieces"] if p["kind"] == "obstacle"]
     moves: list[Move] = []
     built = 0
     for m in t.game.moves:
