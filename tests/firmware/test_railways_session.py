@@ -48,6 +48,15 @@ def new_session() -> RailwaysSession:
     return s
 
 
+def white_to_move() -> RailwaysSession:
+    """Red has built to the Town; white (Starting City to City: at least 8 clips) is next."""
+    s = new_session()
+    v = s.interpret(observe(RED_TO_TOWN))
+    assert isinstance(v, Proposed)
+    s.apply(v.move)
+    return s
+
+
 def test_first_look_sets_up_the_table() -> None:
     """The first reading proposes the set-up: Starting Cities by colour, Metropolis, Boundary."""
     s = RailwaysSession({"players": 2, "variant": "metropolis", "first": "white"}, placeholder_catalogue())
@@ -147,10 +156,7 @@ def test_departure_not_owned_is_illegal() -> None:
 
 def test_draws_are_inferred_from_the_turn_order() -> None:
     """Red building again means white drew in between: one move, undone as one."""
-    s = new_session()
-    v = s.interpret(observe(RED_TO_TOWN))
-    assert isinstance(v, Proposed)
-    s.apply(v.move)
+    s = white_to_move()
     again = dict(RED_TO_TOWN, stations=["S1", "M1"], clips=6,
                  path_mm=[[406.0, 380.0], [450.0, 430.0], [480.0, 480.0]])
     v = s.interpret(observe(RED_TO_TOWN, again))
@@ -264,10 +270,7 @@ def test_two_new_links_are_a_question() -> None:
 
 def test_vanished_link_is_a_question() -> None:
     """A link the game has but the table lacks: put it back (one), or wait (many hidden)."""
-    s = new_session()
-    v = s.interpret(observe(RED_TO_TOWN))
-    assert isinstance(v, Proposed)
-    s.apply(v.move)
+    s = white_to_move()
     gone = s.interpret(observe())
     assert isinstance(gone, Ask)
     assert gone.text == "L1 missing: put it back"
@@ -283,10 +286,7 @@ def test_vanished_link_is_a_question() -> None:
 def test_a_link_moved_beside_other_new_links_offers_them_as_builds() -> None:
     """An old link unread while a reading of its colour and count lies elsewhere, and another
     new link beside it: the question offers that new link's build (nothing was offered)."""
-    s = new_session()
-    v = s.interpret(observe(RED_TO_TOWN))
-    assert isinstance(v, Proposed)
-    s.apply(v.move)
+    s = white_to_move()
     moved_red = dict(RED_TO_TOWN, stations=["S1", "S4"], path_mm=[[406.0, 406.0], [560.0, 430.0], [674.0, 500.0]])
     ask = s.interpret(observe(moved_red, WHITE_TO_CITY))
     assert isinstance(ask, Ask) and ask.text == "Link moved? L1 gone, new red link"
@@ -299,10 +299,7 @@ def test_a_link_moved_beside_other_new_links_offers_them_as_builds() -> None:
 def test_reader_noise_is_not_a_move() -> None:
     """Chains with no end at a station, or both ends at one station, are ignored; an old
     link missed while a different new one appears does not block the new one."""
-    s = new_session()
-    v = s.interpret(observe(RED_TO_TOWN))
-    assert isinstance(v, Proposed)
-    s.apply(v.move)
+    s = white_to_move()
     noise = [dict(WHITE_TO_CITY, stations=["?", "?"], clips=2), dict(WHITE_TO_CITY, stations=["S2", "S2"], clips=2)]
     assert isinstance(s.interpret(observe(RED_TO_TOWN, *noise)), NoChange)
     v = s.interpret(observe(WHITE_TO_CITY, *noise))

@@ -10,20 +10,11 @@ from hypothesis import strategies as st
 
 from firmware.bench.railways_games import MISCOUNTS, bench_catalogue, oracle_reader, play_game
 from firmware.games.base import Ask, Illegal, NoChange, Proposed
-from firmware.games.railways import RailwaysSession, plausible_counts
+from firmware.games.railways import plausible_counts
 from rules.errors import IllegalMove
 from rules.railways.engine import Refusal
 from rules.railways.simulate import simulate_game
-from tests.firmware.test_railways_session import RED_TO_TOWN, WHITE_TO_CITY, new_session, observe
-
-
-def white_to_move() -> RailwaysSession:
-    """Red has built to the Town; white (Starting City to City: at least 8 clips) is next."""
-    s = new_session()
-    v = s.interpret(observe(RED_TO_TOWN))
-    assert isinstance(v, Proposed)
-    s.apply(v.move)
-    return s
+from tests.firmware.test_railways_session import RED_TO_TOWN, WHITE_TO_CITY, new_session, observe, white_to_move
 
 
 def test_unsure_undercount_of_a_legal_link_is_asked_not_alerted() -> None:
@@ -167,10 +158,7 @@ def test_an_end_at_no_station_far_from_any_is_a_question_without_choices() -> No
 
 def test_pieces_of_one_link_are_that_link() -> None:
     """The reader breaking a link in two (one piece with its ends misread) is no new link."""
-    s = new_session()
-    v = s.interpret(observe(RED_TO_TOWN))
-    assert isinstance(v, Proposed)
-    s.apply(v.move)
+    s = white_to_move()
     piece = dict(RED_TO_TOWN, clips=2, stations=["S1", "S4"], path_mm=[[380.0, 440.0], [380.0, 489.0]])
     assert isinstance(s.interpret(observe(dict(RED_TO_TOWN, path_mm=[[380.0, 406.0], [380.0, 440.0]]), piece)),
                       NoChange)
@@ -180,10 +168,7 @@ def test_a_second_link_laid_along_the_first_is_a_new_link() -> None:
     """A second red link between the same two stations, bowed a little off the first, is
     a build (alerted: no second single link), not a piece of the first (hypothesis seed
     286 of the whole-games test: an illegal link read as NoChange)."""
-    s = new_session()
-    v = s.interpret(observe(RED_TO_TOWN))
-    assert isinstance(v, Proposed)
-    s.apply(v.move)
+    s = white_to_move()
     again = dict(RED_TO_TOWN, stations=["S3", "S1"], path_mm=[[380.0, 489.0], [389.0, 447.0], [380.0, 406.0]])
     v = s.interpret(observe(RED_TO_TOWN, again))
     assert isinstance(v, Illegal), v
