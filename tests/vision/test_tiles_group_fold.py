@@ -57,3 +57,40 @@ def test_the_fold_by_running_sums_merges_as_the_block_means_say(seed: int, n: in
     groups = [order[i:j] for i, j in zip([0] + cuts, cuts + [n])]
     most = int(rng.integers(1, k + 1))
     assert _fold(dist, groups, most) == _fold_by_block_means(dist, groups, most)
+
+
+def _close_groups_and_a_stray() -> np.ndarray:
+    """Four points near 0, four near 0.3, three near 3 and a stray at 9 (on a line)."""
+    rng = np.random.default_rng(5)
+    pts = [c + 0.01 * rng.standard_normal() for c, k in ((0.0, 4), (0.3, 4), (3.0, 3)) for _ in range(k)] + [9.0]
+    return pairwise(np.array(pts)[:, None])
+
+
+def test_two_groups_too_many_for_one_are_kept_apart_and_the_stray_folded() -> None:
+    """Three groups at most, each of at most 7 items: the groups near 0 and 0.3 (8 items
+    together) stay apart and the stray joins the group near 3, though merging the two
+    close groups costs less (a box of Town 77 holds a shape in 7 colours)."""
+    dist = _close_groups_and_a_stray()
+    assert agglomerate(dist, 0.1, 3) == [0] * 8 + [1] * 3 + [2]
+    assert agglomerate(dist, 0.1, 3, capacity=7) == [0] * 4 + [1] * 4 + [2] * 4
+
+
+def test_past_capacity_the_count_still_wins() -> None:
+    """When every fold left would pass the capacity, the fold is made all the same: the
+    game's count of groups is firmer than a box's count of tiles, which a misread
+    phantom or a second set on the table can pass."""
+    rng = np.random.default_rng(5)
+    pts = [c + 0.01 * rng.standard_normal() for c, k in ((0.0, 4), (0.3, 4), (3.0, 3)) for _ in range(k)]
+    dist = pairwise(np.array(pts)[:, None])
+    assert agglomerate(dist, 0.1, 2, capacity=5) == agglomerate(dist, 0.1, 2) == [0] * 8 + [1] * 3
+
+
+def test_strays_two_at_most_may_fill_a_group_past_capacity() -> None:
+    """Six points near 0, two strays near 0.5 (a group of two at the cut) and three near
+    3, two groups at most, each of at most 7: the strays still join their nearest group
+    (two tiles misread alike are the fold's to place, and one_of_each's after it; only
+    two real groups are kept apart)."""
+    rng = np.random.default_rng(7)
+    pts = [c + 0.01 * rng.standard_normal() for c, k in ((0.0, 6), (0.5, 2), (3.0, 3)) for _ in range(k)]
+    dist = pairwise(np.array(pts)[:, None])
+    assert agglomerate(dist, 0.1, 2, capacity=7) == [0] * 8 + [1] * 3

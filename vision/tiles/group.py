@@ -65,12 +65,26 @@ def widest_gap(heights: list[float], lo: float, hi: float) -> float:
     return math.exp(0.5 * (edges[k] + edges[k + 1]))
 
 
-def _fold(dist: F64, groups: list[list[int]], most: int) -> list[list[int]]:
+STRAYS_MOST = 2
+"""A group of at most this many items is strays to _fold: it may fill a group past its
+capacity."""
+
+
+def _fold(dist: F64, groups: list[list[int]], most: int, capacity: int | None = None) -> list[list[int]]:
     """Merge groups until at most `most` are left, each time the merge that moves the
     fewest tiles the least way: the smaller group's size times the groups' average
     distance. A tile misread on its own makes a group of one beyond a game's count;
     folding it into its nearest group costs that tile, while merging the two closest
     real groups (as average linkage would) costs every pair between them.
+
+    capacity: the most items one group can hold (a box of Town 77 holds each shape in
+    seven colours, so eight tiles are never one shape). Two groups of three or more
+    that would pass it together are merged only when no other fold is left: two real
+    groups alike enough to merge cheaply (squares and circles whose corners blur) are
+    then kept apart and the strays folded instead. Strays, one or two, may still fill a
+    group past it: a misread tile's nearest group is often a full one, and
+    one_of_each then moves whichever of its tiles costs least (refusing them sent them
+    into a wrong group of their own: dev city 6026 lost 24 colour pairs).
 
     The sums of distances between groups are kept in one matrix and added up as groups
     merge: a city misread into forty groups of one would otherwise average each pair's
@@ -88,6 +102,11 @@ def _fold(dist: F64, groups: list[list[int]], most: int) -> list[list[int]]:
         k = len(groups)
         cost = sums / np.outer(sizes, sizes) * np.minimum(sizes[:, None], sizes[None, :])
         cost[np.tril_indices(k)] = np.inf
+        if capacity is not None:
+            both = np.minimum(sizes[:, None], sizes[None, :]) > STRAYS_MOST
+            over = both & ((sizes[:, None] + sizes[None, :]) > capacity)
+            if np.any(np.isfinite(cost) & ~over):
+                cost[over] = np.inf
         least = float(cost.min())
         # the running sums differ from a block's own mean in the last bits: near ties are
         # weighed again as a block each, so the fold is the one the block means give
@@ -110,17 +129,19 @@ def _fold(dist: F64, groups: list[list[int]], most: int) -> list[list[int]]:
 
 
 def agglomerate(dist: F64, threshold: float, max_groups: int | None = None,
-                window: tuple[float, float] | None = None) -> list[int]:
+                window: tuple[float, float] | None = None, capacity: int | None = None) -> list[int]:
     """Group index per item (0..k-1, numbered by first member).
 
     window (lo, hi), factors of threshold: cut at widest_gap of the merge distances
     between threshold*lo and threshold*hi instead of at threshold. max_groups: more
-    groups than that left at the cut are folded together (_fold)."""
-    return agglomerate_cut(dist, threshold, max_groups, window)[0]
+    groups than that left at the cut are folded together (_fold), none past `capacity`
+    items while another fold is left."""
+    return agglomerate_cut(dist, threshold, max_groups, window, capacity)[0]
 
 
 def agglomerate_cut(dist: F64, threshold: float, max_groups: int | None = None,
-                    window: tuple[float, float] | None = None) -> tuple[list[int], float]:
+                    window: tuple[float, float] | None = None,
+                    capacity: int | None = None) -> tuple[list[int], float]:
     """agglomerate's groups and the merge distance it cut the tree at."""
     n = dist.shape[0]
     if n == 0:
@@ -137,7 +158,7 @@ def agglomerate_cut(dist: F64, threshold: float, max_groups: int | None = None,
         groups[j] = []
     kept = [g for g in groups if g]
     if max_groups is not None:
-        kept = _fold(dist, kept, max(1, max_groups))
+        kept = _fold(dist, kept, max(1, max_groups), capacity)
     label = [0] * n
     order = sorted((min(g), g) for g in kept)
     for k, (_, g) in enumerate(order):

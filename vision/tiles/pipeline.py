@@ -1488,8 +1488,12 @@ def _group(out: TilesReading, cfg: TilesConfig, shapes: int | None, colours: int
     shp = np.array([t.look.shape for t in up])
     sd = shape_distances(shp, shp, cfg.shape_angles, cfg.shape_shift)
     cd = pairwise(np.array([t.colour_lab for t in up]))
-    sg, s_cut = agglomerate_cut(sd, cfg.shape_merge, shapes, cfg.shape_window)
-    cg, c_cut = agglomerate_cut(cd, cfg.colour_merge, colours, cfg.colour_window)
+    # a box holding each (shape, colour) `copies` times holds each shape in at most
+    # colours x copies tiles, and each colour in shapes x copies
+    s_cap = colours * copies if colours is not None and copies is not None else None
+    c_cap = shapes * copies if shapes is not None and copies is not None else None
+    sg, s_cut = agglomerate_cut(sd, cfg.shape_merge, shapes, cfg.shape_window, s_cap)
+    cg, c_cut = agglomerate_cut(cd, cfg.colour_merge, colours, cfg.colour_window, c_cap)
     if copies is not None:
         sg, cg = one_of_each(sd, cd, sg, cg, (s_cut, c_cut), copies, (shapes, colours), cfg.pair_move_most)
     s_alt = hesitations(sd, sg, s_cut, cfg.shape_hesitate, cfg.shape_alone, cfg.alone_most)
