@@ -61,8 +61,8 @@ def assign(dist: F64) -> list[int]:
     how many times its nearest label it is given. Groups beyond the labels take their
     nearest label."""
     g, k = dist.shape
-    if g == 0 or k == 0:
-        return [0] * g if k else []
+    if g == 0:
+        return []
     if max(g, k) <= ASSIGN_EXACT_MOST:
         pairs = _least_sum(np.log(np.maximum(np.asarray(dist, dtype=np.float64), 1e-12)))
     else:

@@ -106,8 +106,9 @@ def row_lattices(centres: Sequence[Any], count: int) -> list[dict[str, Any]]:
     along = np.sort((pts - mid) @ u)
     span = float(along[-1] - along[0])
     steps = np.diff(along)
-    tries = [span / (count - 1), float(np.median(steps[steps > 0.5 * span / (count - 1)]))
-             if np.any(steps > 0.5 * span / (count - 1)) else 0.0]
+    coarse = span / (count - 1)
+    whole = steps[steps > 0.5 * coarse]       # steps between two tiles, not a phantom's
+    tries = [coarse, float(np.median(whole)) if whole.size else 0.0]
     angle = quarter_turn(math.atan2(float(u[1]), float(u[0])))
     out: list[dict[str, Any]] = []
     for pitch in tries:
