@@ -4,12 +4,13 @@ once while labels last, the least product of distances over all namings."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.tiles.palette import assign
+from vision.tiles.palette import assign, name_groups
 
 
 def test_a_group_nearer_anothers_prototype_leaves_it_to_that_group() -> None:
@@ -71,3 +72,46 @@ def test_groups_beyond_the_labels_take_their_nearest(seed: int, k: int, extra: i
     assert all(got[chosen[j]] == j for j in range(k))
     for i in set(range(k + extra)) - set(chosen):
         assert got[i] == int(np.argmin(d[i]))
+
+
+@dataclass
+class _Look:
+    shape: np.ndarray
+
+
+@dataclass
+class _Tile:
+    """What name_groups reads and writes of a tile."""
+
+    look: _Look
+    colour_lab: np.ndarray
+    shape_group: int | None
+    colour_group: int | None
+    shape: str | None = None
+    colour: str | None = None
+
+
+def _palette() -> dict[str, object]:
+    """Two shapes (descriptors of 4 angles x 2 radii) and two colours."""
+    return {"shapes": {"circle": {"descriptor": [1, 0] * 4}, "square": {"descriptor": [1, 1] * 4}},
+            "colours": {"red": {"lab": [50, 60, 40]}, "blue": {"lab": [40, 10, -50]}}}
+
+
+def test_a_tile_much_nearer_another_prototype_is_named_by_it() -> None:
+    """A group of three circles and one square misread into it: the group is named
+    circle, the square (on the square's prototype, far from the circle's) is named
+    square; a tile only a little nearer another prototype keeps its group's name."""
+    circle, square, between = [1.0, 0.0] * 4, [1.0, 1.0] * 4, [1.0, 0.55] * 4
+    tiles = [_Tile(_Look(np.array(v, dtype=np.float32)), np.array([50.0, 60.0, 40.0]), 0, 0)
+             for v in (circle, circle, circle, square, between)]
+    name_groups(tiles, _palette(), angles=4, max_shift=0)
+    assert [t.shape for t in tiles] == ["circle", "circle", "circle", "square", "circle"]
+    assert {t.colour for t in tiles} == {"red"}
+
+
+def test_with_no_share_every_tile_keeps_its_groups_name() -> None:
+    """own_nearer 0: the naming of whole groups alone, as before session 45."""
+    tiles = [_Tile(_Look(np.array(v, dtype=np.float32)), np.array([50.0, 60.0, 40.0]), 0, 0)
+             for v in ([1.0, 0.0] * 4, [1.0, 0.0] * 4, [1.0, 1.0] * 4)]
+    name_groups(tiles, _palette(), angles=4, max_shift=0, own_nearer=0.0)
+    assert [t.shape for t in tiles] == ["circle"] * 3

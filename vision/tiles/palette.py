@@ -126,9 +126,20 @@ def _least_sum(dist: F64) -> list[tuple[int, int]]:
     return pairs
 
 
+OWN_NEARER = 0.7
+"""A tile whose own nearest prototype lies under this share of its distance to its
+group's is named by its own (name_groups)."""
+
+
 def name_groups(tiles: Sequence[_Named], palette: dict[str, Any], angles: int = 64,
-                max_shift: int = 2) -> None:
-    """Set each face-up tile's shape and colour to the palette label of its group."""
+                max_shift: int = 2, own_nearer: float = OWN_NEARER) -> None:
+    """Set each face-up tile's shape and colour to the palette label of its group, or of
+    its own nearest prototype where that is much the nearer (under `own_nearer` of its
+    distance to the group's): the grouping still puts a misread print or two in a group
+    of another shape (labels bench city 5048: two squares among three circles), and a
+    prototype taught from a clear print tells them apart. Labels bench, cities
+    5000-5099: 90.39 -> 91.75% of tiles named right. The groups stay as read: a
+    group's label is what most of its tiles carry (reader._group_names)."""
     from vision.tiles.face import shape_distances
 
     for kind, key, attr, out in (("shapes", "descriptor", "shape_group", "shape"),
@@ -142,6 +153,7 @@ def name_groups(tiles: Sequence[_Named], palette: dict[str, Any], angles: int = 
         if not members:
             continue
         gids = sorted(members)
+        own: dict[int, F64] = {}          # id(tile) -> its distances to every prototype
         rows = []
         for g in gids:
             if kind == "shapes":
@@ -152,10 +164,16 @@ def name_groups(tiles: Sequence[_Named], palette: dict[str, Any], angles: int = 
                 d = shape_distances(vecs, protos.astype(np.float32), angles, max_shift)
                 rows.append(np.median(d, axis=0))
             else:
-                lab = np.mean([np.asarray(m.colour_lab, dtype=np.float64) for m in members[g]], axis=0)
-                rows.append(np.linalg.norm(protos - lab, axis=1))
-        label = dict(zip(gids, (names[i] for i in assign(np.array(rows)))))
+                labs = np.array([np.asarray(m.colour_lab, dtype=np.float64) for m in members[g]])
+                d = np.linalg.norm(labs[:, None, :] - protos[None, :, :], axis=2)
+                rows.append(np.linalg.norm(protos - labs.mean(axis=0), axis=1))
+            own.update((id(m), row) for m, row in zip(members[g], d))
+        label = dict(zip(gids, assign(np.array(rows))))
         for t in tiles:
             gid = getattr(t, attr)
-            if gid is not None:
-                setattr(t, out, label[int(gid)])
+            if gid is None:
+                continue
+            li = label[int(gid)]
+            row = own[id(t)]
+            best = int(np.argmin(row))
+            setattr(t, out, names[best] if row[best] < own_nearer * row[li] else names[li])

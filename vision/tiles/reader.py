@@ -81,11 +81,15 @@ def grid_from_dict(d: Any) -> GridFit | None:
 
 def _group_names(reading: TilesReading, kind: str) -> dict[int, str]:
     """Group id -> the label its tiles carry; OWN_GROUP -> a label no tile carries."""
-    names: dict[int, str] = {}
+    votes: dict[int, dict[str, int]] = {}
     for t in reading.tiles:
         gid, name = getattr(t, f"{kind}_group"), getattr(t, kind)
         if not t.face_down and gid is not None and name is not None:
-            names.setdefault(int(gid), str(name))
+            tally = votes.setdefault(int(gid), {})
+            tally[str(name)] = tally.get(str(name), 0) + 1
+    # the label most of a group's tiles carry (a palette may name a tile apart from its
+    # group: palette.name_groups), the first of them on a tie
+    names = {gid: max(tally, key=lambda n: tally[n]) for gid, tally in votes.items()}
     count = reading.shape_groups if kind == "shape" else reading.colour_groups
     own = f"{kind}-{count + 1}"
     names[OWN_GROUP] = own if own not in names.values() else f"{kind}-new"
