@@ -41,8 +41,7 @@ def wire_maps(view: TopView, colours: dict[str, tuple[int, int, int]], cfg: Rail
               bg: U8) -> tuple[dict[str, U8], dict[str, U8]]:
     """Wire evidence per colour (0..255) and where each colour is invisible (0/1)."""
     from vision.railways.frame import mixing_evidence
-    residuals = cfg.mix_residuals()
-    return mixing_evidence(view.image, bg, colours, residual={c: residuals.get(c, cfg.mix_residual) for c in colours})
+    return mixing_evidence(view.image, bg, colours, residual=cfg.mix_residuals(colours))
 
 
 def fill_small_holes(blob: U8, max_area: float) -> U8:

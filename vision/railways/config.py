@@ -4,6 +4,7 @@ length, so a stage never hides a magic number and a table can be tuned without c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 # Normalised BGR (paper white ~235, ink black ~25) of each piece colour.
 CLIP_COLOURS: dict[str, tuple[int, int, int]] = {
@@ -293,6 +294,6 @@ class RailwaysConfig:
                                         # footprint merely brushing it is the path's error (dev 4608: 16 such entries
                                         # on real links, none true; centre line inside (overlap 4.5): as good)
 
-    def mix_residuals(self) -> dict[str, float]:
-        """The wire evidence's residual for each clip colour (frame.mixing_evidence)."""
-        return {c: self.river_mix_residual if c in RIVER_COLOURS else self.mix_residual for c in CLIP_COLOURS}
+    def mix_residuals(self, colours: Iterable[str] = CLIP_COLOURS) -> dict[str, float]:
+        """The wire evidence's residual for each of `colours` (frame.mixing_evidence)."""
+        return {c: self.river_mix_residual if c in RIVER_COLOURS else self.mix_residual for c in colours}
