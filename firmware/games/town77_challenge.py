@@ -48,6 +48,7 @@ LAST_PILE_ROW = 9
 PILE_REACH = 1.5
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
 NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
+MISREAD_MOST = 3                   # known tiles a placement's reading may misread and still be asked about
 Tops = tuple[Tile | None, ...]
 
 
@@ -163,11 +164,18 @@ def _read(observation: dict[str, Any], trusted: set[Cell],
     return seen
 
 
+def _misread(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]],
+             trusted: set[Cell]) -> list[Cell]:
+    """The tiles whose identity we hold that do not read as themselves under these labels
+    (but for the `trusted` ones, whose cells did not change since the last accepted look)."""
+    return [c for c, t in known.items() if c in raw and c not in trusted and labels.tile(*raw[c]) != t]
+
+
 def _consistent(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]],
                 trusted: set[Cell]) -> bool:
     """Every tile whose identity we hold reads as itself under these labels (but for the
     `trusted` ones, whose cells did not change since the last accepted look)."""
-    return all(labels.tile(*raw[c]) == t for c, t in known.items() if c in raw and c not in trusted)
+    return not _misread(labels, known, raw, trusted)
 
 
 class Town77ChallengeSession(RecordsMoves):
@@ -300,18 +308,25 @@ class Town77ChallengeSession(RecordsMoves):
             sources.append((None, self.held[1]))
         elif self.tops is not None:
             sources += [(i, t) for i, t in enumerate(self.tops) if t is not None]
+        # readings that misread a few known tiles (the reader's groups on a small city, a
+        # pile top lit apart from the city) are no move, but the players can say which pile
+        doubtful: list[tuple[int, int | None, Tile, Tops]] = []
         for pile, tile in sources:
             known = self._known(pile)
             known[cell] = tile
             labels = Labels(known, raw)
-            if not _consistent(labels, known, raw, seen.trusted):
-                continue
-            after = self._seen_tops(labels, seen)
+            wrong = _misread(labels, known, raw, seen.trusted)
+            if cell in wrong or len(wrong) > MISREAD_MOST:
+                continue          # the new tile must read as that top
+            after = self._unseen_kept(self._seen_tops(labels, seen), pile)
             if after is None or (pile is not None and after[pile] == tile):
                 continue          # the pile still shows the tile: it was not taken from it
             if any(t == tile for t in after) or len({t for t in after if t}) < sum(1 for t in after if t):
                 continue          # each tile exists once
-            options.append((pile, tile, after))
+            if wrong:
+                doubtful.append((len(wrong), pile, tile, after))
+            else:
+                options.append((pile, tile, after))
         if not options:
             labels = Labels(self._known(None), raw)
             got = labels.tile(*raw[cell])
@@ -319,6 +334,8 @@ class Town77ChallengeSession(RecordsMoves):
             if self.tops is None:
                 asked = self._first_from_unseen_piles(cell, seen, labels, got, footprint, pitch)
                 return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
+            if doubtful:
+                return self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]), seen, footprint, pitch)
             return Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         if len(options) > 1:
             # labels alone cannot tell (group ids with nothing in the city to anchor them):
@@ -364,6 +381,25 @@ class Town77ChallengeSession(RecordsMoves):
             names.append(f"{tile.token} from pile {p + 1}")
         footprint += self._pile_rects(sorted(seen.pile_raw), seen, pitch)
         return Ask(f"Which pile went to {cell.name}?", tuple(moves), tuple(names), footprint)
+
+    def _unseen_kept(self, after: Tops | None, taken: int | None) -> Tops | None:
+        """The tops after a placement from pile `taken`, a top not seen this look kept as it
+        was: only the pile taken from can run out (a hand or a lamp's glare over another
+        pile's top, read as an empty slot, emptied piles 2 and 3 in game 13 of the bench)."""
+        if after is None or self.tops is None:
+            return after
+        return tuple(self.tops[i] if t is None and i != taken else t for i, t in enumerate(after))
+
+    def _which_pile(self, cell: Cell, doubtful: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
+                    footprint: tuple[Rect, ...], pitch: float) -> Ask:
+        """A new city tile that reads as a pile's top only if a few known tiles are misread
+        (`doubtful`: (tiles misread, pile, tile, tops after), fewest first): the players
+        say which pile it came from; the tops after are read under that answer."""
+        moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for _, p, t, a in doubtful)
+        footprint += self._pile_rects([p for _, p, _, _ in doubtful if p is not None], seen, pitch)
+        return Ask(f"Which pile went to {cell.name}?", moves,
+                   tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in doubtful),
+                   footprint)
 
     def _pile_rects(self, piles: list[int], seen: _Seen, pitch: float) -> tuple[Rect, ...]:
         """Where taking from these piles changes pixels: the old and the new top, with room
@@ -476,8 +512,9 @@ class Town77ChallengeSession(RecordsMoves):
         """Where the tops lay when last accepted (a move without tops_mm keeps them)."""
         mm = move.get("tops_mm")
         if isinstance(mm, list) and len(mm) == PILES:
+            # a top not seen (None) keeps where it last lay: piles stay put
             self.tops_mm = [(float(v[0]), float(v[1])) if isinstance(v, list) and len(v) == 2
-                            else None for v in mm]
+                            else self.tops_mm[i] for i, v in enumerate(mm)]
 
     def _place(self, move: Move) -> Applied:
         if self.lost is not None:

@@ -153,6 +153,44 @@ def test_a_tile_that_was_no_pile_top_is_a_question() -> None:
     assert isinstance(v, Ask) and v.text == "f6 at A2: not a pile top"
 
 
+def test_a_placement_read_only_with_a_city_tile_misread_asks_which_pile() -> None:
+    """A1 (b1) misread as b5 this look: no pile fits every tile, but d3 from pile 2 fits
+    all but A1, so the players are asked which pile (before: 'not a pile top', a dead end)."""
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e5", "c2"))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["colour"] = 5
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?" and v.labels == ("d3 from pile 2",)
+    move = v.candidates[0]
+    assert (move["pile"], move["tile"], move["cell"], move["tops"], move["source"]) == \
+        (1, "d3", "A2", ["a0", "e5", "c2"], "confirmed")
+    s.apply(move)
+    assert s.placed == 2 and s.tops == (Tile.parse("a0"), Tile.parse("e5"), Tile.parse("c2"))
+
+
+def test_a_placement_misreading_more_known_tiles_than_allowed_is_no_pile_top(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same look with no misread tile allowed (MISREAD_MOST 0): not offered as a pile's."""
+    import firmware.games.town77_challenge as tc
+    monkeypatch.setattr(tc, "MISREAD_MOST", 0)
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e5", "c2"))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["colour"] = 5
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "d3 at A2: not a pile top" and not v.candidates
+
+
+def test_a_top_unseen_during_a_placement_from_another_pile_is_kept() -> None:
+    """c2 from pile 3 to B1 while pile 1's top is not read: pile 1 still holds a0 (only the
+    pile taken from can run out), and where it lay is kept (before: pile 1 emptied)."""
+    s = _play(START, PIONEER)
+    where = s.tops_mm[0]
+    v = s.interpret(_obs({"A1": "b1", "B1": "c2"}, (None, "d3", "e4")))
+    assert isinstance(v, Proposed) and v.move["pile"] == 2 and v.move["tops"] == ["a0", "d3", "e4"]
+    s.apply(v.move)
+    assert s.tops == (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("e4")) and s.tops_mm[0] == where
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
