@@ -311,13 +311,19 @@ class Town77ChallengeSession(RecordsMoves):
         # readings that misread a few known tiles (the reader's groups on a small city, a
         # pile top lit apart from the city) are no move, but the players can say which pile
         doubtful: list[tuple[int, int | None, Tile, Tops]] = []
+        corrected: list[tuple[int, int | None, Tile, Tops]] = []
         for pile, tile in sources:
             known = self._known(pile)
             known[cell] = tile
             labels = Labels(known, raw)
             wrong = _misread(labels, known, raw, seen.trusted)
-            if cell in wrong or len(wrong) > MISREAD_MOST:
+            if cell in wrong:
+                fix = self._corrected(pile, tile, cell, seen, raw)
+                if fix is not None:
+                    corrected.append(fix)
                 continue          # the new tile must read as that top
+            if len(wrong) > MISREAD_MOST:
+                continue
             after = self._unseen_kept(self._seen_tops(labels, seen), pile)
             if after is None or (pile is not None and after[pile] == tile):
                 continue          # the pile still shows the tile: it was not taken from it
@@ -334,8 +340,9 @@ class Town77ChallengeSession(RecordsMoves):
             if self.tops is None:
                 asked = self._first_from_unseen_piles(cell, seen, labels, got, footprint, pitch)
                 return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
-            if doubtful:
-                return self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]), seen, footprint, pitch)
+            if doubtful or corrected:
+                return self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]) +
+                                        sorted(corrected, key=lambda o: o[0]), seen, footprint, pitch)
             return Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         if len(options) > 1:
             # labels alone cannot tell (group ids with nothing in the city to anchor them):
@@ -390,12 +397,41 @@ class Town77ChallengeSession(RecordsMoves):
             return after
         return tuple(self.tops[i] if t is None and i != taken else t for i, t in enumerate(after))
 
+    def _corrected(self, pile: int | None, top: Tile, cell: Cell, seen: _Seen,
+                   raw: dict[Cell, tuple[Any, Any]]) -> tuple[int, int | None, Tile, Tops] | None:
+        """The new city tile as pile `pile`'s top whose name was misread when it came up:
+        read now against the city (and the other tops) it is another tile, new to the
+        table, and that pile shows something else (game 1 of the bench: f2 came up on
+        pile 1 read as a shape the city lacked; laid beside f6 it reads as f6's shape).
+        (misread known tiles, pile, the tile as read, the tops after) or None."""
+        if pile is None:
+            return None            # the tile in hand was read when it was placed
+        known = self._known(pile)
+        got = Labels(known, raw).tile(*raw[cell])
+        if got is None or got == top or self.city.contains(got) or got in known.values():
+            return None
+        known[cell] = got
+        labels = Labels(known, raw)
+        wrong = _misread(labels, known, raw, seen.trusted)
+        if cell in wrong or len(wrong) > MISREAD_MOST:
+            return None
+        after = self._unseen_kept(self._seen_tops(labels, seen), pile)
+        if after is None or after[pile] in (top, got) or any(t == got for t in after) \
+                or len({t for t in after if t}) < sum(1 for t in after if t):
+            return None
+        return len(wrong), pile, got, after
+
     def _which_pile(self, cell: Cell, doubtful: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
                     footprint: tuple[Rect, ...], pitch: float) -> Ask:
-        """A new city tile that reads as a pile's top only if a few known tiles are misread
-        (`doubtful`: (tiles misread, pile, tile, tops after), fewest first): the players
-        say which pile it came from; the tops after are read under that answer."""
-        moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for _, p, t, a in doubtful)
+        """A new city tile that reads as a pile's top only if a few known tiles are misread,
+        or as a pile's top misnamed when it came up (`doubtful`: (tiles misread, pile, tile,
+        tops after)): the players say which pile it came from; the tops after are read
+        under that answer, and a misnamed top is placed as read now (its old name kept
+        in the move as "top_was")."""
+        moves = tuple(dict(self._place_move(p, t, cell, a, "confirmed", seen),
+                           **({} if p is None or self.tops is None or self.tops[p] == t
+                              else {"top_was": _tok(self.tops[p])}))
+                      for _, p, t, a in doubtful)
         footprint += self._pile_rects([p for _, p, _, _ in doubtful if p is not None], seen, pitch)
         return Ask(f"Which pile went to {cell.name}?", moves,
                    tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in doubtful),
@@ -528,7 +564,10 @@ class Town77ChallengeSession(RecordsMoves):
         if self.held is not None and pile is None:
             if self.held[1] != tile:
                 raise CouldNotRead(f"{tile.token} is not the tile in hand [{self.notation()}]")
-        elif pile is None or self.tops is None or self.tops[int(pile)] != tile:
+        elif pile is None or self.tops is None or (
+                self.tops[int(pile)] != tile and (move.get("top_was") is None
+                                                  or _tok(self.tops[int(pile)]) != move.get("top_was"))):
+            # (a top misnamed when it came up is placed as read now, its old name given)
             raise CouldNotRead(f"{tile.token} is not on top of pile "
                                f"{'?' if pile is None else int(pile) + 1} [{self.notation()}]")
         if self.city.contains(tile):

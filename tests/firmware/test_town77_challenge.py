@@ -17,7 +17,7 @@ from firmware.games.town77_challenge import (
     PILE_COLS, PILE_ROW, Town77ChallengeSession, pile_of, status_with_tops,
 )
 from firmware.screens import town77 as t77
-from rules.town77 import City, Tile, hint, legal_cells
+from rules.town77 import Cell, City, Tile, hint, legal_cells
 
 HERE = Path(__file__).parent
 
@@ -189,6 +189,28 @@ def test_a_top_unseen_during_a_placement_from_another_pile_is_kept() -> None:
     assert isinstance(v, Proposed) and v.move["pile"] == 2 and v.move["tops"] == ["a0", "d3", "e4"]
     s.apply(v.move)
     assert s.tops == (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("e4")) and s.tops_mm[0] == where
+
+
+def test_a_top_misnamed_when_it_came_up_is_asked_and_placed_as_read_now() -> None:
+    """Pile 2's d3 laid at A2 reads d4 (a tile new to the table) while pile 2 now shows e5:
+    the players are asked, and their answer places d4, the top's old name kept in the
+    move (before: 'not a pile top', a dead end)."""
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d4"}, ("a0", "e5", "c2"))
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?" and v.labels == ("d4 from pile 2",)
+    move = v.candidates[0]
+    assert (move["pile"], move["tile"], move["top_was"], move["tops"]) == (1, "d4", "d3", ["a0", "e5", "c2"])
+    s.apply(move)
+    assert s.city.tiles()[Cell.parse("A2")] == Tile.parse("d4") and s.tops == tuple(
+        Tile.parse(t) for t in ("a0", "e5", "c2"))
+
+
+def test_a_misnamed_top_is_not_taken_from_a_pile_still_showing_it() -> None:
+    """The same reading while pile 2 still shows d3: no pile lost a tile, no option."""
+    s = _play(START, PIONEER)
+    v = s.interpret(_obs({"A1": "b1", "A2": "d4"}, ("a0", "d3", "c2")))
+    assert isinstance(v, Ask) and v.text == "d4 at A2: not a pile top" and not v.candidates
 
 
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
