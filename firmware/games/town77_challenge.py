@@ -402,13 +402,17 @@ class Town77ChallengeSession(RecordsMoves):
         """The new city tile as pile `pile`'s top whose name was misread when it came up:
         read now against the city (and the other tops) it is another tile, new to the
         table, and that pile shows something else (game 1 of the bench: f2 came up on
-        pile 1 read as a shape the city lacked; laid beside f6 it reads as f6's shape).
+        pile 1 read as a shape the city lacked; laid beside f6 it reads as f6's shape),
+        and legal as read.
         (misread known tiles, pile, the tile as read, the tops after) or None."""
         if pile is None:
             return None            # the tile in hand was read when it was placed
         known = self._known(pile)
         got = Labels(known, raw).tile(*raw[cell])
-        if got is None or got == top or self.city.contains(got) or got in known.values():
+        if got is None or got == top or self.city.contains(got) or got in known.values() \
+                or why_illegal(self.city, got, cell) is not None:
+            # (a reading the state contradicts does not end the Challenge: bench game 12's
+            # B1 read in A1's colour, its top named apart from A1 when it came up, rightly)
             return None
         known[cell] = got
         labels = Labels(known, raw)

@@ -213,6 +213,14 @@ def test_a_misnamed_top_is_not_taken_from_a_pile_still_showing_it() -> None:
     assert isinstance(v, Ask) and v.text == "d4 at A2: not a pile top" and not v.candidates
 
 
+def test_a_misnamed_top_read_into_an_illegal_placement_is_no_option() -> None:
+    """Pile 1's a0 laid at B1 reads a1, A1's colour in its row: the state named it apart
+    from A1 when it came up, and a reading it contradicts does not end the Challenge."""
+    s = _play(START, PIONEER)
+    v = s.interpret(_obs({"A1": "b1", "B1": "a1"}, ("e5", "d3", "c2")))
+    assert isinstance(v, Ask) and v.text == "a1 at B1: not a pile top" and not v.candidates
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
