@@ -512,7 +512,7 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
         applied = moves()
     return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
             "look": parts["look"], "moves": len(applied), "applied": applied,
-            "records": [(r.kind, dict(r.data)) for r in ref.journal.records],
+            "records": [(r.kind, dict(r.data)) for r in ref.journal.records], "session": ref.session,
             "applied_unheld": unheld[0] if unheld else applied, "events": ref.events,
             "answered": getattr(buttons, "answered", 0), "fixes": getattr(buttons, "fixes", 0),
             "void": sum(1 for e in ref.events if e.startswith("early look void"))}

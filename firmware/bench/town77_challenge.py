@@ -249,13 +249,16 @@ def play_loop(gs: int, res: tuple[int, int], moves_per_game: int = 14,
     placed = [(str(d.get("cell")), d.get("pile")) for kind, d in run["records"]
               if kind == "move" and d.get("type") == "place"]
     want = [(str(m["cell"]), m["pile"]) for m in truth[1:]]
+    # every game is legal throughout: a Challenge the session ends as lost (end B) was lost
+    # on a misreading, and its last placement is no right one
+    lost = getattr(run["session"], "lost", None) is not None
     reached = 0
-    for got, exp in zip(placed, want):
+    for got, exp in zip(placed[:len(placed) - 1] if lost else placed, want):
         if got != exp:
             break
         reached += 1
     cells = {c for c, _ in want}
-    return {"game": gs, "moves": len(want), "reached": reached, "placed": placed, "want": want,
+    return {"game": gs, "moves": len(want), "reached": reached, "placed": placed, "want": want, "lost": lost,
             "missed": sum(1 for c, _ in want if c not in {g for g, _ in placed}),
             "invented": sum(1 for c, _ in placed if c not in cells),
             "wrong_pile": sum(1 for g in placed if g[0] in cells and g not in want),
@@ -273,11 +276,13 @@ def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: in
         r = play_loop(seed + g, res, moves_per_game)
         rows_in.append(r)
         if each is not None:
-            each(f"game {r['game']}: reached {r['reached']} of {r['moves']}, missed {r['missed']}, "
+            each(f"game {r['game']}: reached {r['reached']} of {r['moves']}{', lost' if r['lost'] else ''}, "
+                 f"missed {r['missed']}, "
                  f"invented {r['invented']}, wrong pile {r['wrong_pile']}, questions {r['questions']}; "
                  f"placed {r['placed']}")
     moves = sum(r["moves"] for r in rows_in)
-    right = sum(len(set(r["placed"]) & set(r["want"])) for r in rows_in)
+    right = sum(len(set(r["placed"][:len(r["placed"]) - 1] if r["lost"] else r["placed"]) & set(r["want"]))
+                for r in rows_in)
     rows = [
         ["placements applied right (cell and pile)", pct(right, moves)],
         ["games played through without a wrong or missed placement",
@@ -287,6 +292,7 @@ def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: in
         ["placements missed / invented / from the wrong pile",
          f"{sum(r['missed'] for r in rows_in)} / {sum(r['invented'] for r in rows_in)} / "
          f"{sum(r['wrong_pile'] for r in rows_in)}"],
+        ["Challenges ended as lost on a misreading (every game is legal)", str(sum(r["lost"] for r in rows_in))],
         ["questions asked (answered by the player)", str(sum(r["questions"] for r in rows_in))],
     ]
     return "\n".join([f"## Town 77 Challenge through the device loop: {games} seeded solo games, up to "

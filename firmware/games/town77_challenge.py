@@ -324,7 +324,9 @@ class Town77ChallengeSession(RecordsMoves):
                 continue          # the new tile must read as that top
             if len(wrong) > MISREAD_MOST:
                 continue
-            after = self._unseen_kept(self._seen_tops(labels, seen), pile)
+            # (a doubtful reading's other tops are the state's: only the pile taken from changes)
+            after = self._after_taking(labels, seen, pile) if wrong else \
+                self._unseen_kept(self._seen_tops(labels, seen), pile)
             if after is None or (pile is not None and after[pile] == tile):
                 continue          # the pile still shows the tile: it was not taken from it
             if any(t == tile for t in after) or len({t for t in after if t}) < sum(1 for t in after if t):
@@ -397,6 +399,24 @@ class Town77ChallengeSession(RecordsMoves):
             return after
         return tuple(self.tops[i] if t is None and i != taken else t for i, t in enumerate(after))
 
+    def _after_taking(self, labels: Labels, seen: _Seen, pile: int | None) -> Tops | None:
+        """The tops after a tile was taken from `pile` (None: the tile in hand was placed):
+        the other piles keep theirs, whatever this look's labels make of them (only the
+        pile taken from changes; bench game 11's frame 11 read pile 1's top with a label
+        no free shape was left for), and the pile taken from shows its new top as read
+        (not seen: run out). None: that top's label names no tile."""
+        if self.tops is None:
+            return None
+        out = list(self.tops)
+        if pile is not None:
+            out[pile] = None
+            if pile in seen.pile_raw:
+                top = labels.tile(*seen.pile_raw[pile])
+                if top is None:
+                    return None
+                out[pile] = top
+        return tuple(out)
+
     def _corrected(self, pile: int | None, top: Tile, cell: Cell, seen: _Seen,
                    raw: dict[Cell, tuple[Any, Any]]) -> tuple[int, int | None, Tile, Tops] | None:
         """The new city tile as pile `pile`'s top whose name was misread when it came up:
@@ -419,7 +439,7 @@ class Town77ChallengeSession(RecordsMoves):
         wrong = _misread(labels, known, raw, seen.trusted)
         if cell in wrong or len(wrong) > MISREAD_MOST:
             return None
-        after = self._unseen_kept(self._seen_tops(labels, seen), pile)
+        after = self._after_taking(labels, seen, pile)
         if after is None or after[pile] in (top, got) or any(t == got for t in after) \
                 or len({t for t in after if t}) < sum(1 for t in after if t):
             return None

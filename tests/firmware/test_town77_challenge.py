@@ -221,6 +221,18 @@ def test_a_misnamed_top_read_into_an_illegal_placement_is_no_option() -> None:
     assert isinstance(v, Ask) and v.text == "a1 at B1: not a pile top" and not v.candidates
 
 
+def test_a_doubtful_placement_keeps_the_other_piles_tops_as_they_were() -> None:
+    """A1 misread and pile 3's c2 read c5 in the same look: d3 from pile 2 is still asked
+    about, and piles 1 and 3 keep a0 and c2 (only the pile taken from changes)."""
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e5", "c2"))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["colour"] = 5
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (PILE_ROW, PILE_COLS[2]))["colour"] = 5
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2",)
+    assert v.candidates[0]["tops"] == ["a0", "e5", "c2"]
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
