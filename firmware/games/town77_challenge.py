@@ -227,6 +227,12 @@ class Town77ChallengeSession(RecordsMoves):
         """The reader reads each pile's top alone (vision.tiles.piles)."""
         return {"piles": PILES}
 
+    def reader_lattice_ok(self) -> bool:
+        """Not before the pioneer: the reader's lattice then is the pile tops' alone, which
+        stand a pile's height above the table and look larger (bench game 31: the pioneer
+        went unread on the tops' 45.5 mm lattice, read on the frame's own)."""
+        return not self.city.is_empty
+
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
         if self.lost is not None or self.finished:
             return NoChange()
