@@ -239,7 +239,10 @@ class Town77ChallengeSession(RecordsMoves):
         if self.city.is_empty:
             observation = piles_before_pioneer(observation)
         kept: set[Cell] = set()
-        if change is not None and not self.city.is_empty:
+        if change is not None and (not self.city.is_empty or self.tops is not None):
+            # (before the pioneer too, once the piles were seen: what the reader makes of
+            # bare table that did not change since, a cutting mat's squares, is no tile;
+            # bench game 31's pioneer was asked about as one of "2 tiles at once")
             observation, kept = self._settled(observation, change)
         # a tile whose cell did not change is what the state says, however it reads now;
         # its reading still votes for what the labels mean

@@ -540,3 +540,19 @@ def test_a_flagged_top_goes_to_the_pile_whose_last_top_lay_nearest() -> None:
     s = _play(START, PIONEER)
     obs = _flagged(PIONEER, {2: (8, 4)})
     assert isinstance(s.interpret(obs), NoChange)
+
+
+def test_before_the_pioneer_an_unchanged_reading_on_bare_table_is_no_tile() -> None:
+    """Once the piles were seen, a 'tile' read where nothing changed (a cutting mat's
+    squares) is not taken with the pioneer as '2 tiles at once' (bench game 31)."""
+    from firmware.motion import ChangeMap
+    s = _play(START)
+    obs = _obs({"A1": "b1", "C3": "f6"}, ("a0", "d3", "c2"))
+    mask = np.zeros((600, 600), dtype=np.uint8)
+    mask[30:90, 30:90] = 255                      # A1's place changed (1 px a mm from the origin)
+    mask[400::, :] = 255                          # and the piles' row
+    change = ChangeMap(mask, (0.0, 0.0), 1.0)
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    v = s.interpret(obs, change)
+    assert isinstance(v, Proposed) and v.text == "b1 at A1", v
+    assert isinstance(s.interpret(obs), Ask)      # without the change map: 2 tiles at once
