@@ -284,9 +284,13 @@ class Town77ChallengeSession(RecordsMoves):
         table that did not change, and the city cells that did not change (to be trusted);
         the pile tops, below the city, are always read (firmware.games.grid_change)."""
         expected = {(c.row, c.col) for c, x in self.city if x is not None}
-        st = settle(tile_entries(observation), expected, observation.get("grid"), change,
-                    always=lambda rc: not Cell(*rc).in_area)
-        tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()]
+        entries = tile_entries(observation)
+        # a top the reader flags as a pile's is read whatever its lattice row (a raised
+        # top can land in the city's rows), and it is no bare table
+        tops = {rc: e for rc, e in entries.items() if e.get("pile")}
+        st = settle({rc: e for rc, e in entries.items() if rc not in tops}, expected, observation.get("grid"),
+                    change, always=lambda rc: not Cell(*rc).in_area)
+        tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()] + [dict(e) for e in tops.values()]
         return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}
 
     def _known(self, skip: int | None) -> dict[Cell, Tile]:

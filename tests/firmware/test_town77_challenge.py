@@ -556,3 +556,23 @@ def test_before_the_pioneer_an_unchanged_reading_on_bare_table_is_no_tile() -> N
     v = s.interpret(obs, change)
     assert isinstance(v, Proposed) and v.text == "b1 at A1", v
     assert isinstance(s.interpret(obs), Ask)      # without the change map: 2 tiles at once
+
+
+def test_a_flagged_top_read_in_the_citys_rows_still_votes() -> None:
+    """Pile tops the reader flags but reads in the city's rows (a raised top), unchanged
+    since the last look, are read all the same: pile 3's c2 names the new top e2's colour
+    (dropped as bare table, e2 was named e3)."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "B1": "a0"}, ("e2", "d3", "c2"), rename=True)
+    for t in obs["tiles"]:
+        if t["row"] == PILE_ROW:
+            t["row"], t["pile"] = 6, True
+    mask = np.zeros((600, 600), dtype=np.uint8)
+    mask[30:90, 87:147] = 255                     # B1's place changed
+    mask[480:550, 20:100] = 255                   # and pile 1's top
+    change = ChangeMap(mask, (0.0, 0.0), 1.0)
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    v = s.interpret(obs, change)
+    moves = [v.move] if isinstance(v, Proposed) else list(v.candidates) if isinstance(v, Ask) else []
+    assert [m["tops"] for m in moves if m["pile"] == 0] == [["e2", "d3", "c2"]], v
