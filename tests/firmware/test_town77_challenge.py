@@ -233,6 +233,16 @@ def test_a_doubtful_placement_keeps_the_other_piles_tops_as_they_were() -> None:
     assert v.candidates[0]["tops"] == ["a0", "e5", "c2"]
 
 
+def test_a_placement_read_with_a_tile_misread_that_would_be_illegal_is_no_option() -> None:
+    """A1 misread this look and pile 2's d1 laid at B1 (A1's colour in its row): not
+    offered, so the players' answer cannot end the Challenge on a doubted reading."""
+    s = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
+    obs = _obs({"A1": "b1", "B1": "d1"}, ("a0", "e5", "c2"))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["shape"] = 6
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "d1 at B1: not a pile top" and not v.candidates
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
