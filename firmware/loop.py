@@ -636,7 +636,7 @@ class Referee:
         try:
             # a lattice to start from (table mm) spares the reader its lattice search: the
             # one the game's pieces were seen on, else the reader's own last one
-            hint = self.session.lattice_hint() or self.grid_hint
+            hint = self.session.lattice_hint() or (self.grid_hint if self.session.reader_lattice_ok() else None)
             extra = dict(self.session.reader_extra())
             if hint is not None:
                 extra["grid"] = hint

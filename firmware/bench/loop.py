@@ -449,7 +449,10 @@ class _ChargedClock(_TimingClock):
 
 def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
                   players: tuple[Any, ...] | None = None,
-                  look_seconds: float | None = None, hold: float = 0.0) -> dict[str, Any]:
+                  look_seconds: float | None = None, hold: float = 0.0,
+                  game: str = "town77", preset: dict[str, Any] | None = None,
+                  make_players: Callable[["PacedCamera", Callable[[float], None]], Any] | None = None
+                  ) -> dict[str, Any]:
     """Run the loop (live mode, timing clock) over full-resolution frames; time each look
     from the still period ending to the first screen shown after it (the loop's own
     `timings`), and each look's work (`look`: capture to verdict, which an early look does
@@ -460,7 +463,9 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
     look is charged that time on a virtual clock (`_ChargedClock`): the moves missed then
     do not depend on the machine, and the latencies are not measured. The last frame is
     held `hold` seconds more (PacedCamera); `applied_unheld` are the moves applied before
-    that hold began, what a recording cut at the last frame's period would have given."""
+    that hold began, what a recording cut at the last frame's period would have given.
+    `game` and `preset` choose the game and its settings (Town 77 for 2 players by
+    default); `make_players(camera, sleep)` makes other games' players (they get `.ref`)."""
     from firmware.buttons.script import NoButtons
     from firmware.display.virtual import NullDisplay
     from firmware.journal import Journal
@@ -486,20 +491,20 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = LoopConfig(motion=MotionConfig(still_seconds=1.0), replay=False,
-                         prompt_timeout=0.0 if players is None else 5.0, resume_timeout=0.0)
+                         prompt_timeout=0.0 if players is None and make_players is None else 5.0, resume_timeout=0.0)
         unheld: list[list[Any]] = []
 
         def moves() -> list[Any]:
             return [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
 
         camera = PacedCamera(frames, clock, hold=hold, on_hold=lambda: unheld.append(moves()))
-        buttons: Any = NoButtons(sleep=clock.sleep) if players is None else \
-            Players(camera, *players, sleep=clock.sleep)
+        buttons: Any = make_players(camera, clock.sleep) if make_players is not None else \
+            NoButtons(sleep=clock.sleep) if players is None else Players(camera, *players, sleep=clock.sleep)
         ref = Referee(camera, display, buttons, Journal(tmp),
-                      clock=clock, config=cfg, game="town77",
+                      clock=clock, config=cfg, game=game,
                       analyze=timed(analyze or loop_mod._default_analyze, parts["reader"]),
-                      preset={"players": 2})
-        if players is not None:
+                      preset={"players": 2} if preset is None else preset)
+        if players is not None or make_players is not None:
             buttons.ref = ref
         ref._locate = timed(ref._locate, parts["fit"])  # type: ignore[method-assign]
         ref.judge = timed(ref.judge, parts["look"], clock.charge)  # type: ignore[method-assign]
@@ -507,6 +512,7 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
         applied = moves()
     return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
             "look": parts["look"], "moves": len(applied), "applied": applied,
+            "records": [(r.kind, dict(r.data)) for r in ref.journal.records], "session": ref.session,
             "applied_unheld": unheld[0] if unheld else applied, "events": ref.events,
             "answered": getattr(buttons, "answered", 0), "fixes": getattr(buttons, "fixes", 0),
             "void": sum(1 for e in ref.events if e.startswith("early look void"))}

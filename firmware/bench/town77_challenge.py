@@ -2,6 +2,10 @@
 (city plus three piles), read by the Town 77 reader and refereed by
 Town77ChallengeSession. The reader sees pixels only; truth is compared afterwards.
 
+The third table plays the same games through the device loop (firmware.loop.Referee with
+its change map and lattice hint, a simulated player answering its questions): the
+figure a player at the table gets.
+
 Figures: pile tops read right on every frame (the slot's presence, and shape and colour up to the
 frame's label naming: a label counts as right when it names the truth the frame's
 majority gives it), and placements refereed right (the verdict for a move frame is a
@@ -76,7 +80,8 @@ def _judged_right(verdict: Any, move: dict[str, Any], misplaced: bool) -> bool:
 
 def run(scenes: int | None, seed: int, resolution: tuple[int, int] | None) -> str:
     return "\n".join([measure(100, seed, (1280, 720), truth=True, moves_per_game=49),
-                      measure(scenes or 6, seed, resolution or (1920, 1080))])
+                      measure(scenes or 6, seed, resolution or (1920, 1080)),
+                      measure_loop(scenes or 6, seed, resolution or (1920, 1080))])
 
 
 def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
@@ -175,3 +180,121 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
     if notes:
         out += ["First failures:", ""] + [f"- {n}" for n in notes[:12]] + [""]
     return "\n".join(out)
+
+
+class ChallengePlayers:
+    """A solo player at the table who answers the device truthfully, through the buttons:
+    "Which pile went to X?" gets the pile the tile at X really came from (the option
+    naming it, else "Not a move"); a question without options is acknowledged (OK).
+    `moves[k]` is frame k's placement ({"pile", "cell"}), frame 0 the dealt piles."""
+
+    def __init__(self, camera: Any, moves: list[dict[str, Any]], *, sleep: Any) -> None:
+        self.camera, self.moves, self.sleep = camera, moves, sleep
+        self.ref: Any = None
+        self.plan: list[Any] = []
+        self.answered = 0
+        self.fixes = 0
+
+    def _pile_at(self, cell: str) -> int | None:
+        for m in self.moves[1: self.camera.index + 1]:
+            if m.get("cell") == cell:
+                return int(m["pile"])
+        return None
+
+    def poll(self, timeout: float = 0.0) -> Any:
+        from firmware.buttons.base import ButtonEvent
+        if self.plan:
+            return self.plan.pop(0)
+        if self.ref is None or self.ref.asking is None:
+            if timeout > 0:
+                self.sleep(timeout)
+            return None
+        title, choices = self.ref.asking
+        self.answered += 1
+        if not choices:
+            return ButtonEvent.SELECT                       # "Check table": OK
+        if title == "Menu":
+            return ButtonEvent.BACK
+        pick = len(choices) - 1                             # "Not a move"
+        cell = title.rsplit(" ", 1)[-1].rstrip("?") if title.startswith("Which pile went to ") else None
+        pile = self._pile_at(cell) if cell else None
+        if pile is not None:
+            pick = next((i for i, c in enumerate(choices[:-1]) if c.endswith(f"from pile {pile + 1}")), pick)
+        self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]
+        return self.plan.pop(0)
+
+    def close(self) -> None:
+        pass
+
+
+def play_loop(gs: int, res: tuple[int, int], moves_per_game: int = 14,
+              look_seconds: float = 0.3, hold: float = 10.0) -> dict[str, Any]:
+    """One seeded solo Challenge (legal throughout) through the device loop (firmware.loop.
+    Referee, as `tableref run` drives it: motion, stills, the change map against the last
+    accepted table, the lattice hint, questions answered by ChallengePlayers), rendered
+    frame by frame with the real reader. Looks are charged `look_seconds` on a virtual
+    clock (firmware.bench.loop.bench_latency), so the outcome does not depend on this
+    machine's speed."""
+    from firmware.bench.loop import bench_latency
+    from vision.synth import render_scene
+    from vision.synth.town77_challenge import challenge_game, challenge_scene, challenge_table
+
+    frames = challenge_game(gs, "hint", max_moves=moves_per_game)
+    style, env = challenge_table(gs, res)
+    images = [render_scene(challenge_scene(f, style, env, seed=gs * 1000 + k, wobble=1.0)).image
+              for k, f in enumerate(frames)]
+    truth = [dict(f.move) for f in frames]
+    run = bench_latency(images, look_seconds=look_seconds, hold=hold, game="town77-challenge", preset={},
+                        make_players=lambda cam, sleep: ChallengePlayers(cam, truth, sleep=sleep))
+    placed = [(str(d.get("cell")), d.get("pile")) for kind, d in run["records"]
+              if kind == "move" and d.get("type") == "place"]
+    want = [(str(m["cell"]), m["pile"]) for m in truth[1:]]
+    # every game is legal throughout: a Challenge the session ends as lost (end B) was lost
+    # on a misreading, and its last placement is no right one
+    lost = getattr(run["session"], "lost", None) is not None
+    reached = 0
+    for got, exp in zip(placed[:len(placed) - 1] if lost else placed, want):
+        if got != exp:
+            break
+        reached += 1
+    cells = {c for c, _ in want}
+    return {"game": gs, "moves": len(want), "reached": reached, "placed": placed, "want": want, "lost": lost,
+            "missed": sum(1 for c, _ in want if c not in {g for g, _ in placed}),
+            "invented": sum(1 for c, _ in placed if c not in cells),
+            "wrong_pile": sum(1 for g in placed if g[0] in cells and g not in want),
+            "questions": sum(1 for e in run["events"] if ": Ask " in e),
+            "answered": run["answered"], "events": run["events"]}
+
+
+def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: int = 14,
+                 each: Any = None) -> str:
+    """The Challenge as the device plays it (play_loop), game by game: the figure a player
+    at the table sees (the standalone `measure` refers every frame without the loop's
+    change map or lattice hint)."""
+    rows_in: list[dict[str, Any]] = []
+    for g in range(games):
+        r = play_loop(seed + g, res, moves_per_game)
+        rows_in.append(r)
+        if each is not None:
+            each(f"game {r['game']}: reached {r['reached']} of {r['moves']}{', lost' if r['lost'] else ''}, "
+                 f"missed {r['missed']}, "
+                 f"invented {r['invented']}, wrong pile {r['wrong_pile']}, questions {r['questions']}; "
+                 f"placed {r['placed']}")
+    moves = sum(r["moves"] for r in rows_in)
+    right = sum(len(set(r["placed"][:len(r["placed"]) - 1] if r["lost"] else r["placed"]) & set(r["want"]))
+                for r in rows_in)
+    rows = [
+        ["placements applied right (cell and pile)", pct(right, moves)],
+        ["games played through without a wrong or missed placement",
+         f"{sum(r['reached'] == r['moves'] for r in rows_in)} of {games}"],
+        ["median move reached per game", f"{median([r['reached'] for r in rows_in]):.0f} "
+         f"(game lengths: up to {moves_per_game})"],
+        ["placements missed / invented / from the wrong pile",
+         f"{sum(r['missed'] for r in rows_in)} / {sum(r['invented'] for r in rows_in)} / "
+         f"{sum(r['wrong_pile'] for r in rows_in)}"],
+        ["Challenges ended as lost on a misreading (every game is legal)", str(sum(r["lost"] for r in rows_in))],
+        ["questions asked (answered by the player)", str(sum(r["questions"] for r in rows_in))],
+    ]
+    return "\n".join([f"## Town 77 Challenge through the device loop: {games} seeded solo games, up to "
+                      f"{moves_per_game} moves, the Town 77 reader at {res[0]}x{res[1]}, seed {seed}", "",
+                      md_table(["measure", "value"], rows), ""])

@@ -135,6 +135,10 @@ class RecordsMoves:
         seen on, for the reader to start from; None leaves it the reader's last one."""
         return None
 
+    def reader_lattice_ok(self) -> bool:
+        """Whether the reader's own last lattice may be handed back to it as a start."""
+        return True
+
     def reader_extra(self) -> dict[str, Any]:
         """What the game tells its reader beyond the lattice (AnalyzeOptions.extra)."""
         return {}
@@ -181,6 +185,11 @@ class GameSession(Protocol):
 
     def lattice_hint(self) -> dict[str, Any] | None:
         """The lattice the game's pieces were seen on (reader's grid format), or None."""
+        ...
+
+    def reader_lattice_ok(self) -> bool:
+        """Whether the reader's own last lattice may be handed back to it as a start (no:
+        a lattice fitted to pieces off the table's plane, the Challenge's pile tops)."""
         ...
 
     def reader_extra(self) -> dict[str, Any]:

@@ -32,3 +32,26 @@ def test_the_challenge_asks_its_reader_to_read_the_piles_one_by_one(tmp_path: Pa
         seen[game] = given
     assert seen["town77-challenge"] and set(seen["town77-challenge"]) == {3}, seen
     assert seen["town77"] and set(seen["town77"]) == {None}, seen
+
+
+def test_the_challenge_hands_its_reader_no_lattice_before_the_pioneer(tmp_path: Path) -> None:
+    """Before the pioneer the reader's last lattice is the pile tops' (a stack's height up):
+    the Challenge's looks get none; a Town 77 game's get the reader's last one."""
+    seen: dict[str, list[Any]] = {}
+    for game in ("town77-challenge", "town77"):
+        given: list[Any] = []
+
+        def analyze(g: str, image: Any, fit: Any, options: Any, given: list[Any] = given) -> dict[str, Any]:
+            given.append((options.extra or {}).get("grid"))
+            out = minitable.loop_analyze(g, image, fit, options)
+            return dict(out, grid={"pitch_mm": 40.0, "angle_deg": 0.0, "origin_mm": [50.0, 50.0]})
+
+        frames = [minitable.render({}, seed=k) for k in range(4)]
+        ref = Referee(ListCamera(frames, ()), NullDisplay(), ScriptButtons(["SELECT"]), Journal(tmp_path / game),
+                      clock=VirtualClock(), config=LoopConfig(replay=True), game=game,
+                      profile=minitable.PROFILE, analyze=analyze)
+        ref.grid_hint = {"pitch_mm": 40.0, "angle_deg": 0.0, "origin_mm": [50.0, 50.0]}
+        ref.run()
+        seen[game] = given
+    assert seen["town77-challenge"] and all(g is None for g in seen["town77-challenge"]), seen
+    assert seen["town77"] and all(g is not None for g in seen["town77"]), seen

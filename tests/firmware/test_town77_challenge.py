@@ -17,7 +17,7 @@ from firmware.games.town77_challenge import (
     PILE_COLS, PILE_ROW, Town77ChallengeSession, pile_of, status_with_tops,
 )
 from firmware.screens import town77 as t77
-from rules.town77 import City, Tile, hint, legal_cells
+from rules.town77 import Cell, City, Tile, hint, legal_cells
 
 HERE = Path(__file__).parent
 
@@ -151,6 +151,96 @@ def test_a_tile_that_was_no_pile_top_is_a_question() -> None:
     s = _play(START, PIONEER)
     v = s.interpret(_obs({"A1": "b1", "A2": "f6"}, ("a0", "d3", "c2")))
     assert isinstance(v, Ask) and v.text == "f6 at A2: not a pile top"
+
+
+def test_a_placement_read_only_with_a_city_tile_misread_asks_which_pile() -> None:
+    """A1 (b1) misread as b5 this look: no pile fits every tile, but d3 from pile 2 fits
+    all but A1, so the players are asked which pile (before: 'not a pile top', a dead end)."""
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e5", "c2"))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["colour"] = 5
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?" and v.labels == ("d3 from pile 2",)
+    move = v.candidates[0]
+    assert (move["pile"], move["tile"], move["cell"], move["tops"], move["source"]) == \
+        (1, "d3", "A2", ["a0", "e5", "c2"], "confirmed")
+    s.apply(move)
+    assert s.placed == 2 and s.tops == (Tile.parse("a0"), Tile.parse("e5"), Tile.parse("c2"))
+
+
+def test_a_placement_misreading_more_known_tiles_than_allowed_is_no_pile_top(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same look with no misread tile allowed (MISREAD_MOST 0): not offered as a pile's."""
+    import firmware.games.town77_challenge as tc
+    monkeypatch.setattr(tc, "MISREAD_MOST", 0)
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e5", "c2"))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["colour"] = 5
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "d3 at A2: not a pile top" and not v.candidates
+
+
+def test_a_top_unseen_during_a_placement_from_another_pile_is_kept() -> None:
+    """c2 from pile 3 to B1 while pile 1's top is not read: pile 1 still holds a0 (only the
+    pile taken from can run out), and where it lay is kept (before: pile 1 emptied)."""
+    s = _play(START, PIONEER)
+    where = s.tops_mm[0]
+    v = s.interpret(_obs({"A1": "b1", "B1": "c2"}, (None, "d3", "e4")))
+    assert isinstance(v, Proposed) and v.move["pile"] == 2 and v.move["tops"] == ["a0", "d3", "e4"]
+    s.apply(v.move)
+    assert s.tops == (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("e4")) and s.tops_mm[0] == where
+
+
+def test_a_top_misnamed_when_it_came_up_is_asked_and_placed_as_read_now() -> None:
+    """Pile 2's d3 laid at A2 reads d4 (a tile new to the table) while pile 2 now shows e5:
+    the players are asked, and their answer places d4, the top's old name kept in the
+    move (before: 'not a pile top', a dead end)."""
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d4"}, ("a0", "e5", "c2"))
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?" and v.labels == ("d4 from pile 2",)
+    move = v.candidates[0]
+    assert (move["pile"], move["tile"], move["top_was"], move["tops"]) == (1, "d4", "d3", ["a0", "e5", "c2"])
+    s.apply(move)
+    assert s.city.tiles()[Cell.parse("A2")] == Tile.parse("d4") and s.tops == tuple(
+        Tile.parse(t) for t in ("a0", "e5", "c2"))
+
+
+def test_a_misnamed_top_is_not_taken_from_a_pile_still_showing_it() -> None:
+    """The same reading while pile 2 still shows d3: no pile lost a tile, no option."""
+    s = _play(START, PIONEER)
+    v = s.interpret(_obs({"A1": "b1", "A2": "d4"}, ("a0", "d3", "c2")))
+    assert isinstance(v, Ask) and v.text == "d4 at A2: not a pile top" and not v.candidates
+
+
+def test_a_misnamed_top_read_into_an_illegal_placement_is_no_option() -> None:
+    """Pile 1's a0 laid at B1 reads a1, A1's colour in its row: the state named it apart
+    from A1 when it came up, and a reading it contradicts does not end the Challenge."""
+    s = _play(START, PIONEER)
+    v = s.interpret(_obs({"A1": "b1", "B1": "a1"}, ("e5", "d3", "c2")))
+    assert isinstance(v, Ask) and v.text == "a1 at B1: not a pile top" and not v.candidates
+
+
+def test_a_doubtful_placement_keeps_the_other_piles_tops_as_they_were() -> None:
+    """A1 misread and pile 3's c2 read c5 in the same look: d3 from pile 2 is still asked
+    about, and piles 1 and 3 keep a0 and c2 (only the pile taken from changes)."""
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e5", "c2"))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["colour"] = 5
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (PILE_ROW, PILE_COLS[2]))["colour"] = 5
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2",)
+    assert v.candidates[0]["tops"] == ["a0", "e5", "c2"]
+
+
+def test_a_placement_read_with_a_tile_misread_that_would_be_illegal_is_no_option() -> None:
+    """A1 misread this look and pile 2's d1 laid at B1 (A1's colour in its row): not
+    offered, so the players' answer cannot end the Challenge on a doubted reading."""
+    s = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
+    obs = _obs({"A1": "b1", "B1": "d1"}, ("a0", "e5", "c2"))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["shape"] = 6
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "d1 at B1: not a pile top" and not v.candidates
 
 
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
@@ -460,3 +550,39 @@ def test_a_flagged_top_goes_to_the_pile_whose_last_top_lay_nearest() -> None:
     s = _play(START, PIONEER)
     obs = _flagged(PIONEER, {2: (8, 4)})
     assert isinstance(s.interpret(obs), NoChange)
+
+
+def test_before_the_pioneer_an_unchanged_reading_on_bare_table_is_no_tile() -> None:
+    """Once the piles were seen, a 'tile' read where nothing changed (a cutting mat's
+    squares) is not taken with the pioneer as '2 tiles at once' (bench game 31)."""
+    from firmware.motion import ChangeMap
+    s = _play(START)
+    obs = _obs({"A1": "b1", "C3": "f6"}, ("a0", "d3", "c2"))
+    mask = np.zeros((600, 600), dtype=np.uint8)
+    mask[30:90, 30:90] = 255                      # A1's place changed (1 px a mm from the origin)
+    mask[400::, :] = 255                          # and the piles' row
+    change = ChangeMap(mask, (0.0, 0.0), 1.0)
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    v = s.interpret(obs, change)
+    assert isinstance(v, Proposed) and v.text == "b1 at A1", v
+    assert isinstance(s.interpret(obs), Ask)      # without the change map: 2 tiles at once
+
+
+def test_a_flagged_top_read_in_the_citys_rows_still_votes() -> None:
+    """Pile tops the reader flags but reads in the city's rows (a raised top), unchanged
+    since the last look, are read all the same: pile 3's c2 names the new top e2's colour
+    (dropped as bare table, e2 was named e3)."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "B1": "a0"}, ("e2", "d3", "c2"), rename=True)
+    for t in obs["tiles"]:
+        if t["row"] == PILE_ROW:
+            t["row"], t["pile"] = 6, True
+    mask = np.zeros((600, 600), dtype=np.uint8)
+    mask[30:90, 87:147] = 255                     # B1's place changed
+    mask[480:550, 20:100] = 255                   # and pile 1's top
+    change = ChangeMap(mask, (0.0, 0.0), 1.0)
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    v = s.interpret(obs, change)
+    moves = [v.move] if isinstance(v, Proposed) else list(v.candidates) if isinstance(v, Ask) else []
+    assert [m["tops"] for m in moves if m["pile"] == 0] == [["e2", "d3", "c2"]], v

@@ -1,0 +1,39 @@
+"""The Challenge loop bench's player answers the device as the table is."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from firmware.bench.town77_challenge import ChallengePlayers
+from firmware.buttons.base import ButtonEvent
+
+MOVES = [{}, {"pile": 0, "cell": "A1"}, {"pile": 2, "cell": "B1"}]
+
+
+def _answers(index: int, asking: tuple[str, tuple[str, ...]]) -> list[ButtonEvent]:
+    p = ChallengePlayers(SimpleNamespace(index=index), MOVES, sleep=lambda s: None)
+    p.ref = SimpleNamespace(asking=asking)
+    out = [p.poll()]
+    while p.plan:
+        out.append(p.poll())
+    return out
+
+
+def test_which_pile_is_answered_with_the_pile_the_tile_came_from() -> None:
+    """B1 came from pile 3: the third option is chosen."""
+    got = _answers(2, ("Which pile went to B1?", ("a0 from pile 1", "b1 from pile 2", "c2 from pile 3",
+                                                   "Not a move")))
+    assert got == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
+
+
+def test_a_pile_not_offered_or_a_tile_not_yet_laid_is_not_a_move() -> None:
+    """B1 not laid by frame 1, and pile 3 not offered at frame 2: 'Not a move'."""
+    q = ("Which pile went to B1?", ("a0 from pile 1", "c2 from pile 3", "Not a move"))
+    assert _answers(1, q) == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
+    q2 = ("Which pile went to B1?", ("a0 from pile 1", "b1 from pile 2", "Not a move"))
+    assert _answers(2, q2) == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
+
+
+def test_a_question_without_options_is_acknowledged() -> None:
+    """'2 tiles at once' has no options: OK."""
+    assert _answers(2, ("2 tiles at once", ())) == [ButtonEvent.SELECT]
