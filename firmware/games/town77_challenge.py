@@ -377,6 +377,11 @@ class Town77ChallengeSession(RecordsMoves):
                        tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}"
                              for p, t, _ in options), footprint)
         pile, tile, after = options[0]
+        if pile is not None and self._another_moved(pile, seen):
+            # the labels name one pile and the pixels another (bench game 14: C1 read as
+            # pile 1's top, which lay still, while pile 2's moved 4 mm): the players say
+            return self._which_pile(cell, [(0, pile, tile, after)] + sorted(
+                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0]), seen, footprint, pitch)
         footprint += self._pile_rects([pile] if pile is not None else [], seen, pitch)
         move = self._place_move(pile, tile, cell, after, "seen", seen)
         reason = why_illegal(self.city, tile, cell)
@@ -537,6 +542,17 @@ class Town77ChallengeSession(RecordsMoves):
                     source: str, seen: _Seen) -> Move:
         return {"type": "place", "pile": pile, "tile": tile.token, "cell": cell.name,
                 "tops": [_tok(t) for t in after], "tops_mm": seen.tops_mm(), "source": source}
+
+    def _another_moved(self, pile: int, seen: _Seen) -> bool:
+        """Pile `pile`'s top lay still (within SHIFT_MARGIN_MM of where it was) while another
+        pile's top, seen now and before, moved that much more: a taken top is never put
+        back exactly where it lay, so the tile came from the pile that moved."""
+        if self.tops_mm[pile] is None or pile not in seen.pile_mm:
+            return False
+        mine = self._shift(pile, seen)
+        return mine < SHIFT_MARGIN_MM and any(
+            self._shift(i, seen) >= mine + SHIFT_MARGIN_MM for i in range(PILES)
+            if i != pile and i in seen.pile_mm and self.tops_mm[i] is not None)
 
     def _shift(self, pile: int | None, seen: _Seen) -> float:
         """How far pile `pile`'s top moved since the state was last seen (mm); an emptied

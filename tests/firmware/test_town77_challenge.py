@@ -243,6 +243,22 @@ def test_a_placement_read_with_a_tile_misread_that_would_be_illegal_is_no_option
     assert isinstance(v, Ask) and v.text == "d1 at B1: not a pile top" and not v.candidates
 
 
+def test_a_placement_whose_pile_lay_still_while_another_moved_is_asked() -> None:
+    """B1 reads as pile 1's a0 and pile 1 shows e5, but pile 1's top lies where a0 lay
+    and pile 2's moved 4 mm: not proposed, the players say which pile (bench game 14)."""
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2"))
+    tops = [t for t in obs["tiles"] if t["row"] == PILE_ROW]
+    tops[0]["centre_mm"] = list(s.tops_mm[0])
+    tops[1]["centre_mm"] = [s.tops_mm[1][0] + 4.0, s.tops_mm[1][1]]
+    tops[2]["centre_mm"] = list(s.tops_mm[2])
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    tops[1]["centre_mm"] = list(s.tops_mm[1])
+    v = s.interpret(obs)
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
