@@ -490,21 +490,23 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
         return run
 
     with tempfile.TemporaryDirectory() as tmp:
+        if players is not None:
+            def make_players(camera: PacedCamera, sleep: Callable[[float], None]) -> Any:
+                return Players(camera, *players, sleep=sleep)
         cfg = LoopConfig(motion=MotionConfig(still_seconds=1.0), replay=False,
-                         prompt_timeout=0.0 if players is None and make_players is None else 5.0, resume_timeout=0.0)
+                         prompt_timeout=0.0 if make_players is None else 5.0, resume_timeout=0.0)
         unheld: list[list[Any]] = []
 
         def moves() -> list[Any]:
             return [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
 
         camera = PacedCamera(frames, clock, hold=hold, on_hold=lambda: unheld.append(moves()))
-        buttons: Any = make_players(camera, clock.sleep) if make_players is not None else \
-            NoButtons(sleep=clock.sleep) if players is None else Players(camera, *players, sleep=clock.sleep)
+        buttons: Any = NoButtons(sleep=clock.sleep) if make_players is None else make_players(camera, clock.sleep)
         ref = Referee(camera, display, buttons, Journal(tmp),
                       clock=clock, config=cfg, game=game,
                       analyze=timed(analyze or loop_mod._default_analyze, parts["reader"]),
                       preset={"players": 2} if preset is None else preset)
-        if players is not None or make_players is not None:
+        if make_players is not None:
             buttons.ref = ref
         ref._locate = timed(ref._locate, parts["fit"])  # type: ignore[method-assign]
         ref.judge = timed(ref.judge, parts["look"], clock.charge)  # type: ignore[method-assign]

@@ -193,7 +193,6 @@ class ChallengePlayers:
         self.ref: Any = None
         self.plan: list[Any] = []
         self.answered = 0
-        self.fixes = 0
 
     def _pile_at(self, cell: str) -> int | None:
         for m in self.moves[1: self.camera.index + 1]:
@@ -252,13 +251,15 @@ def play_loop(gs: int, res: tuple[int, int], moves_per_game: int = 14,
     # every game is legal throughout: a Challenge the session ends as lost (end B) was lost
     # on a misreading, and its last placement is no right one
     lost = getattr(run["session"], "lost", None) is not None
+    kept = placed[:-1] if lost else placed
     reached = 0
-    for got, exp in zip(placed[:len(placed) - 1] if lost else placed, want):
+    for got, exp in zip(kept, want):
         if got != exp:
             break
         reached += 1
     cells = {c for c, _ in want}
-    return {"game": gs, "moves": len(want), "reached": reached, "placed": placed, "want": want, "lost": lost,
+    return {"game": gs, "moves": len(want), "reached": reached, "placed": placed, "kept": kept, "want": want,
+            "lost": lost,
             "missed": sum(1 for c, _ in want if c not in {g for g, _ in placed}),
             "invented": sum(1 for c, _ in placed if c not in cells),
             "wrong_pile": sum(1 for g in placed if g[0] in cells and g not in want),
@@ -281,8 +282,7 @@ def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: in
                  f"invented {r['invented']}, wrong pile {r['wrong_pile']}, questions {r['questions']}; "
                  f"placed {r['placed']}")
     moves = sum(r["moves"] for r in rows_in)
-    right = sum(len(set(r["placed"][:len(r["placed"]) - 1] if r["lost"] else r["placed"]) & set(r["want"]))
-                for r in rows_in)
+    right = sum(len(set(r["kept"]) & set(r["want"])) for r in rows_in)
     rows = [
         ["placements applied right (cell and pile)", pct(right, moves)],
         ["games played through without a wrong or missed placement",

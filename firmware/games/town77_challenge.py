@@ -164,6 +164,12 @@ def _read(observation: dict[str, Any], trusted: set[Cell],
     return seen
 
 
+def _each_once(tops: Tops, placed: Tile) -> bool:
+    """Each tile exists once: the tile placed is on no pile's top, and no two tops match."""
+    shown = [t for t in tops if t is not None]
+    return placed not in shown and len(set(shown)) == len(shown)
+
+
 def _misread(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]],
              trusted: set[Cell]) -> list[Cell]:
     """The tiles whose identity we hold that do not read as themselves under these labels
@@ -342,8 +348,8 @@ class Town77ChallengeSession(RecordsMoves):
                 self._unseen_kept(self._seen_tops(labels, seen), pile)
             if after is None or (pile is not None and after[pile] == tile):
                 continue          # the pile still shows the tile: it was not taken from it
-            if any(t == tile for t in after) or len({t for t in after if t}) < sum(1 for t in after if t):
-                continue          # each tile exists once
+            if not _each_once(after, tile):
+                continue
             if wrong:
                 # (as read with misread tiles, an illegal placement is no option: the
                 # players' answer would end the Challenge on a reading the state doubts;
@@ -462,8 +468,7 @@ class Town77ChallengeSession(RecordsMoves):
         if cell in wrong or len(wrong) > MISREAD_MOST:
             return None
         after = self._after_taking(labels, seen, pile)
-        if after is None or after[pile] in (top, got) or any(t == got for t in after) \
-                or len({t for t in after if t}) < sum(1 for t in after if t):
+        if after is None or after[pile] in (top, got) or not _each_once(after, got):
             return None
         return len(wrong), pile, got, after
 
