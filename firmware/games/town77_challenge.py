@@ -47,6 +47,9 @@ LAST_PILE_ROW = 9
 # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
 PILE_REACH = 1.5
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
+TOP_STILL = 0.05                   # a top whose middle (TOP_MIDDLE of a pitch a side) changed
+TOP_CHANGED = 0.3                  # less than this share lay still; more than TOP_CHANGED: changed
+TOP_MIDDLE = 0.6
 NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
 MISREAD_MOST = 3                   # known tiles a placement's reading may misread and still be asked about
 Tops = tuple[Tile | None, ...]
@@ -122,6 +125,8 @@ class _Seen:
     pile_mm: dict[int, tuple[float, float]]
     trusted: set[Cell] = field(default_factory=set)
     """City cells whose pixels did not change since the last accepted look."""
+    top_change: dict[int, float] = field(default_factory=dict)
+    """Per pile, the changed share of its top's middle where it last lay (with a change map)."""
 
     def tops_mm(self) -> list[list[float] | None]:
         return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
@@ -265,6 +270,10 @@ class Town77ChallengeSession(RecordsMoves):
         # its reading still votes for what the labels mean
         seen = _read(observation, kept, self.tops_mm)
         pitch = _pitch(seen.centres)
+        if change is not None:
+            h = TOP_MIDDLE * pitch / 2
+            seen.top_change = {p: change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
+                               for p, c in enumerate(self.tops_mm) if c is not None}
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
@@ -617,6 +626,11 @@ class Town77ChallengeSession(RecordsMoves):
         """Pile `pile`'s top lay still (within SHIFT_MARGIN_MM of where it was) while another
         pile's top, seen now and before, moved that much more: a taken top is never put
         back exactly where it lay, so the tile came from the pile that moved."""
+        ch = seen.top_change
+        if ch.get(pile, 1.0) < TOP_STILL and any(v > TOP_CHANGED for i, v in ch.items() if i != pile):
+            # the pixels say it too: its top's middle did not change while another's did
+            # (bench game 21's pioneer: its pile's new top lay within 1.4 mm of the old)
+            return True
         if self.tops_mm[pile] is None or pile not in seen.pile_mm:
             return False
         mine = self._shift(pile, seen)

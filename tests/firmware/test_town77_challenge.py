@@ -259,6 +259,27 @@ def test_a_placement_whose_pile_lay_still_while_another_moved_is_asked() -> None
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def test_a_placement_whose_piles_top_did_not_change_while_anothers_did_is_asked() -> None:
+    """B1 reads as pile 1's a0 and pile 1 shows e5, every top where it lay, but the change
+    map shows pile 1's top unchanged and pile 2's changed: asked, not proposed (bench game
+    21's pioneer: its pile's new top lay within 1.4 mm of the old one)."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2"))
+    for p, t in enumerate(t for t in obs["tiles"] if t["row"] == PILE_ROW):
+        t["centre_mm"] = list(s.tops_mm[p])
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    mask = np.zeros((700, 700), dtype=np.uint8)
+    mask[30:88, 87:145] = 255                     # B1's place (1 px a mm from the origin)
+    x, y = (round(v) for v in s.tops_mm[1])
+    moved = mask.copy()
+    moved[y - 20:y + 20, x - 20:x + 20] = 255     # pile 2's top
+    v = s.interpret(obs, ChangeMap(moved, (0.0, 0.0), 1.0))
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
