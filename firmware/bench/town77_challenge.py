@@ -185,7 +185,8 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
 class ChallengePlayers:
     """A solo player at the table who answers the device truthfully, through the buttons:
     "Which pile went to X?" gets the pile the tile at X really came from (the option
-    naming it, else "Not a move"); a question without options is acknowledged (OK).
+    naming it, else "Not a move"); "Only the piles?" is answered yes while no tile has
+    been laid; a question without options is acknowledged (OK).
     `moves[k]` is frame k's placement ({"pile", "cell"}), frame 0 the dealt piles."""
 
     def __init__(self, camera: Any, moves: list[dict[str, Any]], *, sleep: Any) -> None:
@@ -219,6 +220,8 @@ class ChallengePlayers:
         pile = self._pile_at(cell) if cell else None
         if pile is not None:
             pick = next((i for i, c in enumerate(choices[:-1]) if c.endswith(f"from pile {pile + 1}")), pick)
+        if title == "Only the piles?" and not any(m.get("cell") for m in self.moves[1: self.camera.index + 1]):
+            pick = 0                                        # no tile laid yet: yes
         self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]
         return self.plan.pop(0)
 

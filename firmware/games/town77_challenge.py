@@ -47,6 +47,9 @@ LAST_PILE_ROW = 9
 # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
 PILE_REACH = 1.5
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
+TOP_STILL = 0.05                   # a top whose middle (TOP_MIDDLE of a pitch a side) changed
+TOP_CHANGED = 0.3                  # less than this share lay still; more than TOP_CHANGED: changed
+TOP_MIDDLE = 0.6
 NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
 MISREAD_MOST = 3                   # known tiles a placement's reading may misread and still be asked about
 Tops = tuple[Tile | None, ...]
@@ -72,11 +75,20 @@ def _tok(t: Tile | None) -> str | None:
     return None if t is None else t.token
 
 
+UNREAD = "?"
+"""A pile top seen whose labels name no tile (every colour, or shape, already in the
+city under other labels: the reader split a colour group), written in a move's tops."""
+
+
 def _tops_of(values: Any) -> Tops:
     vals = list(values or [])
     if len(vals) != PILES:
         raise CouldNotRead(f"tops {vals!r}: the Challenge has 3 piles; write 3 tokens or null")
-    return tuple(None if v is None else Tile.parse(str(v)) for v in vals)
+    return tuple(None if v is None or v == UNREAD else Tile.parse(str(v)) for v in vals)
+
+
+def _unread_of(values: Any) -> frozenset[int]:
+    return frozenset(i for i, v in enumerate(list(values or [])) if v == UNREAD)
 
 
 def piles_before_pioneer(observation: dict[str, Any]) -> dict[str, Any]:
@@ -113,6 +125,8 @@ class _Seen:
     pile_mm: dict[int, tuple[float, float]]
     trusted: set[Cell] = field(default_factory=set)
     """City cells whose pixels did not change since the last accepted look."""
+    top_change: dict[int, float] = field(default_factory=dict)
+    """Per pile, the changed share of its top's middle where it last lay (with a change map)."""
 
     def tops_mm(self) -> list[list[float] | None]:
         return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
@@ -199,6 +213,7 @@ class Town77ChallengeSession(RecordsMoves):
         self.city = City.empty()
         self.tops: Tops | None = None          # None until the piles were first seen
         self.held: tuple[int, Tile] | None = None
+        self.unread: frozenset[int] = frozenset()   # piles whose top was seen but not named
         self.tops_mm: list[tuple[float, float] | None] = [None] * PILES
         # end B: the misplaced tile, its cell and the rule (all None when the player says so)
         self.lost: tuple[Tile | None, Cell | None, Reason | None] | None = None
@@ -222,7 +237,8 @@ class Town77ChallengeSession(RecordsMoves):
 
     def stuck(self) -> bool:
         """End A: nothing placeable (every tile placed included); needs the tops seen."""
-        return self.tops is not None and not self.city.is_empty and not any(self.placeable())
+        return self.tops is not None and not self.city.is_empty and not any(self.placeable()) \
+            and not self.unread
 
     def hint(self) -> Hint | None:
         """The rules' search over what can be placed next (no tile is out of play)."""
@@ -254,19 +270,33 @@ class Town77ChallengeSession(RecordsMoves):
         # its reading still votes for what the labels mean
         seen = _read(observation, kept, self.tops_mm)
         pitch = _pitch(seen.centres)
+        if change is not None:
+            h = TOP_MIDDLE * pitch / 2
+            seen.top_change = {p: change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
+                               for p, c in enumerate(self.tops_mm) if c is not None}
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
 
+        expected = {c for c, x in self.city if x is not None}
+        present = set(seen.city_raw) | seen.face_down | kept
+        vanished = sorted(expected - present)
+        added = sorted(present - expected)
+        if self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
+            # the game's first table: three piles and more than one tile beside them, when
+            # only the pioneer may lie there yet. A cutting mat's squares read as a row of
+            # tiles (bench game 3) were "3 tiles at once" for ever, since nothing told the
+            # loop which table to compare with: the players say whether only the piles lie
+            # there, and that table is then the one compared with
+            start = self._piles_only(seen, pitch)
+            if start is not None:
+                return Ask("Only the piles?", (start.move,), ("Yes: piles only",),
+                           fp(seen.stray + added) + start.footprint)
         if seen.stray:
             c = seen.stray[0]
             return Ask(f"Stray tile at {c.name}", (), (), fp(seen.stray))
         if seen.pile_doubts:
             return Ask(seen.pile_doubts[0])
-        expected = {c for c, x in self.city if x is not None}
-        present = set(seen.city_raw) | seen.face_down | kept
-        vanished = sorted(expected - present)
-        added = sorted(present - expected)
         if vanished:
             names = ", ".join(c.name for c in vanished[:3])
             return Unclear(f"{names} hidden") if len(vanished) > 2 else \
@@ -306,14 +336,16 @@ class Town77ChallengeSession(RecordsMoves):
                 known[pile_cell(i)] = t
         return known
 
-    def _seen_tops(self, labels: Labels, seen: _Seen) -> Tops | None:
+    def _seen_tops(self, labels: Labels, seen: _Seen, taken: int | None = None) -> Tops | None:
+        """The tops as this look's labels name them; None when one has no name, but for
+        an unread pile's and the new top of the pile `taken` from (unread then)."""
         out: list[Tile | None] = []
         for p in range(PILES):
             if p not in seen.pile_raw:
                 out.append(None)
                 continue
             t = labels.tile(*seen.pile_raw[p])
-            if t is None:
+            if t is None and p not in self.unread and p != taken:
                 return None
             out.append(t)
         return tuple(out)
@@ -327,6 +359,10 @@ class Town77ChallengeSession(RecordsMoves):
             sources.append((None, self.held[1]))
         elif self.tops is not None:
             sources += [(i, t) for i, t in enumerate(self.tops) if t is not None]
+            # a pile whose top was never named: the new tile as read now, if new to the table
+            now = Labels(self._known(None), raw).tile(*raw[cell]) if self.unread else None
+            if now is not None and not self.city.contains(now) and now not in self.tops:
+                sources += [(i, now) for i in sorted(self.unread)]
         # readings that misread a few known tiles (the reader's groups on a small city, a
         # pile top lit apart from the city) are no move, but the players can say which pile
         doubtful: list[tuple[int, int | None, Tile, Tops]] = []
@@ -345,7 +381,7 @@ class Town77ChallengeSession(RecordsMoves):
                 continue
             # (a doubtful reading's other tops are the state's: only the pile taken from changes)
             after = self._after_taking(labels, seen, pile) if wrong else \
-                self._unseen_kept(self._seen_tops(labels, seen), pile)
+                self._unseen_kept(self._seen_tops(labels, seen, pile), pile)
             if after is None or (pile is not None and after[pile] == tile):
                 continue          # the pile still shows the tile: it was not taken from it
             if not _each_once(after, tile):
@@ -439,10 +475,9 @@ class Town77ChallengeSession(RecordsMoves):
         if pile is not None:
             out[pile] = None
             if pile in seen.pile_raw:
-                top = labels.tile(*seen.pile_raw[pile])
-                if top is None:
-                    return None
-                out[pile] = top
+                # (a new top no label names is seen, not named: unread until a look names
+                # it; bench game 1's E2, whose pile then showed a seventh colour label)
+                out[pile] = labels.tile(*seen.pile_raw[pile])
         return tuple(out)
 
     def _corrected(self, pile: int | None, top: Tile, cell: Cell, seen: _Seen,
@@ -499,6 +534,17 @@ class Town77ChallengeSession(RecordsMoves):
                     out.append((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
         return tuple(out)
 
+    def _piles_only(self, seen: _Seen, pitch: float) -> Proposed | None:
+        """The piles first seen: all three tops read alone (nothing in doubt), or None."""
+        if len(seen.pile_raw) != PILES or seen.pile_doubts:
+            return None
+        raw = {pile_cell(p): v for p, v in seen.pile_raw.items()}
+        tops = self._seen_tops(Labels(self.city.tiles(), raw), seen)
+        if tops is None:
+            return None
+        return Proposed({"type": "tops", "tops": [_tok(t) for t in tops], "tops_mm": seen.tops_mm()},
+                        "Piles seen", self._pile_rects(list(seen.pile_mm), seen, pitch))
+
     def _tops_only(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]], pitch: float) -> Verdict:
         """The city unchanged: the tops as before, one tile taken into the hand, or re-read."""
         if self.tops is None:
@@ -506,9 +552,12 @@ class Town77ChallengeSession(RecordsMoves):
             tops = self._seen_tops(labels, seen)
             if tops is None:
                 return Ask("Cannot read the pile tops")
-            return Proposed({"type": "tops", "tops": [_tok(t) for t in tops],
+            return Proposed({"type": "tops", "tops": self._tokens(tops, seen),
                              "tops_mm": seen.tops_mm()}, "Piles seen",
                             self._pile_rects(list(seen.pile_mm), seen, pitch))
+        named = self._unread_named(seen, raw, pitch)
+        if named is not None:
+            return named
         hyps: list[int | None] = [None] if self.held is not None else \
             [None] + [i for i, t in enumerate(self.tops) if t is not None]
         for skip in hyps:
@@ -529,7 +578,7 @@ class Town77ChallengeSession(RecordsMoves):
             if any(after[i] != self.tops[i] for i in range(PILES) if i != skip):
                 continue
             assert old is not None
-            return Proposed({"type": "take", "pile": skip, "tops": [_tok(t) for t in after],
+            return Proposed({"type": "take", "pile": skip, "tops": self._tokens(after, seen, skip),
                              "tops_mm": seen.tops_mm()},
                             f"{old.token} taken from pile {skip + 1}",
                             self._pile_rects([skip], seen, pitch))
@@ -537,21 +586,51 @@ class Town77ChallengeSession(RecordsMoves):
         tops = self._seen_tops(labels, seen)
         if tops is None:
             return Ask("Cannot read the pile tops")
-        move = {"type": "tops", "tops": [_tok(t) for t in tops], "tops_mm": seen.tops_mm()}
+        move = {"type": "tops", "tops": self._tokens(tops, seen), "tops_mm": seen.tops_mm()}
         rects = self._pile_rects(list(range(PILES)), seen, pitch)
         if self.city.is_empty:
             return Proposed(move, "Piles re-read", rects)
         return Ask("Pile tops changed?", (move,), ("Accept the new tops",), rects)
 
+    def _unread_named(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]], pitch: float) -> Proposed | None:
+        """An unread pile's top named at last, the city and the other tops reading as they
+        are: the tops with it named, or None."""
+        if not self.unread or self.tops is None or self.held is not None:
+            return None
+        known = self._known(None)
+        labels = Labels(known, raw)
+        if not _consistent(labels, known, raw, seen.trusted):
+            return None
+        after = self._seen_tops(labels, seen)
+        if after is None or any(after[i] != self.tops[i] for i in range(PILES) if i not in self.unread):
+            return None
+        got = [i for i in sorted(self.unread) if after[i] is not None]
+        shown = [t for t in after if t is not None]
+        if not got or len(set(shown)) != len(shown) or any(self.city.contains(t) for t in shown):
+            return None
+        return Proposed({"type": "tops", "tops": self._tokens(after, seen), "tops_mm": seen.tops_mm()},
+                        f"Pile {got[0] + 1}: {_tok(after[got[0]])}", self._pile_rects(got, seen, pitch))
+
     def _place_move(self, pile: int | None, tile: Tile, cell: Cell, after: Tops,
                     source: str, seen: _Seen) -> Move:
         return {"type": "place", "pile": pile, "tile": tile.token, "cell": cell.name,
-                "tops": [_tok(t) for t in after], "tops_mm": seen.tops_mm(), "source": source}
+                "tops": self._tokens(after, seen, pile), "tops_mm": seen.tops_mm(), "source": source}
+
+    def _tokens(self, tops: Tops, seen: _Seen, taken: int | None = None) -> list[str | None]:
+        """The tops as written in a move: a pile seen this look whose top has no name, or
+        one left unread and not taken from, is UNREAD, not run out."""
+        return [UNREAD if t is None and (i in seen.pile_raw or (i in self.unread and i != taken))
+                else _tok(t) for i, t in enumerate(tops)]
 
     def _another_moved(self, pile: int, seen: _Seen) -> bool:
         """Pile `pile`'s top lay still (within SHIFT_MARGIN_MM of where it was) while another
         pile's top, seen now and before, moved that much more: a taken top is never put
         back exactly where it lay, so the tile came from the pile that moved."""
+        ch = seen.top_change
+        if ch.get(pile, 1.0) < TOP_STILL and any(v > TOP_CHANGED for i, v in ch.items() if i != pile):
+            # the pixels say it too: its top's middle did not change while another's did
+            # (bench game 21's pioneer: its pile's new top lay within 1.4 mm of the old)
+            return True
         if self.tops_mm[pile] is None or pile not in seen.pile_mm:
             return False
         mine = self._shift(pile, seen)
@@ -581,6 +660,7 @@ class Town77ChallengeSession(RecordsMoves):
         self._note_mm(move)
         if kind == "tops":
             self.tops = _tops_of(move.get("tops"))
+            self.unread = _unread_of(move.get("tops"))
             self.held = None
             return Applied("Piles seen")
         if kind == "take":
@@ -591,6 +671,7 @@ class Town77ChallengeSession(RecordsMoves):
             assert old is not None
             self.held = (pile, old)
             self.tops = _tops_of(move.get("tops"))
+            self.unread = _unread_of(move.get("tops"))
             return Applied(f"{old.token} in hand")
         if kind == "place":
             return self._place(move)
@@ -627,8 +708,8 @@ class Town77ChallengeSession(RecordsMoves):
             if self.held[1] != tile:
                 raise CouldNotRead(f"{tile.token} is not the tile in hand [{self.notation()}]")
         elif pile is None or self.tops is None or (
-                self.tops[int(pile)] != tile and (move.get("top_was") is None
-                                                  or _tok(self.tops[int(pile)]) != move.get("top_was"))):
+                self.tops[int(pile)] != tile and int(pile) not in self.unread
+                and (move.get("top_was") is None or _tok(self.tops[int(pile)]) != move.get("top_was"))):
             # (a top misnamed when it came up is placed as read now, its old name given)
             raise CouldNotRead(f"{tile.token} is not on top of pile "
                                f"{'?' if pile is None else int(pile) + 1} [{self.notation()}]")
@@ -638,6 +719,7 @@ class Town77ChallengeSession(RecordsMoves):
         reason = why_illegal(self.city, tile, cell)
         self.held = None
         self.tops = after
+        self.unread = _unread_of(move.get("tops"))
         if reason is not None:
             self.lost = (tile, cell, reason)     # end B: a tile placed incorrectly
             return Applied(f"{tile.token} {cell.name}: you lose", ok=False, over=True)

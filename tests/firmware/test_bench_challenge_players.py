@@ -37,3 +37,10 @@ def test_a_pile_not_offered_or_a_tile_not_yet_laid_is_not_a_move() -> None:
 def test_a_question_without_options_is_acknowledged() -> None:
     """'2 tiles at once' has no options: OK."""
     assert _answers(2, ("2 tiles at once", ())) == [ButtonEvent.SELECT]
+
+
+def test_only_the_piles_is_yes_until_a_tile_is_laid() -> None:
+    """"Only the piles?" before the pioneer is laid: yes; once it lies there: 'Not a move'."""
+    q = ("Only the piles?", ("Yes: piles only", "Not a move"))
+    assert _answers(0, q) == [ButtonEvent.SELECT]
+    assert _answers(1, q) == [ButtonEvent.NEXT, ButtonEvent.SELECT]

@@ -259,6 +259,27 @@ def test_a_placement_whose_pile_lay_still_while_another_moved_is_asked() -> None
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def test_a_placement_whose_piles_top_did_not_change_while_anothers_did_is_asked() -> None:
+    """B1 reads as pile 1's a0 and pile 1 shows e5, every top where it lay, but the change
+    map shows pile 1's top unchanged and pile 2's changed: asked, not proposed (bench game
+    21's pioneer: its pile's new top lay within 1.4 mm of the old one)."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2"))
+    for p, t in enumerate(t for t in obs["tiles"] if t["row"] == PILE_ROW):
+        t["centre_mm"] = list(s.tops_mm[p])
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    mask = np.zeros((700, 700), dtype=np.uint8)
+    mask[30:88, 87:145] = 255                     # B1's place (1 px a mm from the origin)
+    x, y = (round(v) for v in s.tops_mm[1])
+    moved = mask.copy()
+    moved[y - 20:y + 20, x - 20:x + 20] = 255     # pile 2's top
+    v = s.interpret(obs, ChangeMap(moved, (0.0, 0.0), 1.0))
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
@@ -280,6 +301,65 @@ def test_stray_tile_outside_the_pile_slots_is_a_question() -> None:
                                      "face_down": False}]}
     v = s.interpret(obs)
     assert isinstance(v, Ask) and v.text == "Stray tile at row 4 col 9"
+
+
+def test_the_first_table_with_more_than_the_piles_asks_whether_only_the_piles_lie_there() -> None:
+    """Before anything was agreed, three piles and two tiles beside them (a cutting mat's
+    squares read as tiles; bench game 3), or a stray beyond the area: "Only the piles?",
+    whose one answer records the tops; one tile beside them is still the pioneer asked about."""
+    for extra in ([(3, 1), (3, 2)], [(3, 8)]):
+        obs = {"tiles": START["tiles"] + [{"row": r, "col": c, "shape": 4, "colour": 4, "face_down": False}
+                                          for r, c in extra]}
+        s = Town77ChallengeSession({})
+        v = s.interpret(obs)
+        assert isinstance(v, Ask) and v.text == "Only the piles?" and v.labels == ("Yes: piles only",)
+        s.apply(v.candidates[0])
+        assert s.tops == (Tile.parse("a0"), Tile.parse("b1"), Tile.parse("c2")) and s.placed == 0
+    v = Town77ChallengeSession({}).interpret(PIONEER)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A1?"
+
+
+ROW1 = {"A1": "a0", "B1": "b1", "C1": "c2", "D1": "d3", "E1": "e4", "F1": "f5", "G1": "g6"}
+
+
+def _seven_colours(tops: tuple[str, str, str]) -> Town77ChallengeSession:
+    """A city of seven colours (the first row), the piles showing `tops`."""
+    s = Town77ChallengeSession({})
+    for name, token in ROW1.items():
+        s.city = s.city.with_tile(Cell.parse(name), Tile.parse(token))
+    s.tops = tuple(Tile.parse(t) for t in tops)
+    return s
+
+
+def test_a_new_top_no_label_names_is_unread_until_a_look_names_it() -> None:
+    """All seven colours are in the city, and the top pile 1 shows once a1 was taken reads a
+    colour label none of them carries (a colour group the reader split; bench games 1 and
+    11, whose Challenges stopped there): the placement stands with that top unread ("?"),
+    and a later look naming it records it."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    obs = _obs({**ROW1, "C2": "a1"}, ("d4", "b2", "c3"), rename=True)
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (PILE_ROW, PILE_COLS[0]))["colour"] = "colour-9"
+    v = s.interpret(obs)
+    assert isinstance(v, Proposed) and v.text == "a1 at C2" and v.move["tops"] == ["?", "b2", "c3"]
+    s.apply(v.move)
+    assert s.unread == {0} and s.tops == (None, Tile.parse("b2"), Tile.parse("c3"))
+    v = s.interpret(_obs({**ROW1, "C2": "a1"}, ("d4", "b2", "c3"), rename=True))
+    assert isinstance(v, Proposed) and v.text == "Pile 1: d4" and v.move["tops"] == ["d4", "b2", "c3"]
+    s.apply(v.move)
+    assert s.unread == frozenset() and s.tops == (Tile.parse("d4"), Tile.parse("b2"), Tile.parse("c3"))
+
+
+def test_an_unread_top_placed_before_it_was_named_is_taken_from_its_pile() -> None:
+    """Pile 1's top still unread when it is laid at B2, read there as d4 (new to the table):
+    it came from pile 1, which now shows e5."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    s.city = s.city.with_tile(Cell.parse("C2"), Tile.parse("a1"))
+    s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
+    v = s.interpret(_obs({**ROW1, "C2": "a1", "B2": "d4"}, ("e5", "b2", "c3"), rename=True))
+    assert isinstance(v, Proposed) and v.text == "d4 at B2"
+    assert v.move["pile"] == 0 and v.move["tops"] == ["e5", "b2", "c3"]
+    s.apply(v.move)
+    assert s.unread == frozenset() and s.city.contains(Tile.parse("d4"))
 
 
 def test_hint_matches_the_rules_search_and_shows_on_the_screen() -> None:

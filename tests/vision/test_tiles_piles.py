@@ -43,6 +43,17 @@ def test_the_piles_are_the_lowest_band_of_tile_sized_patches() -> None:
     assert pile_band(found, cfg, 3) == []
 
 
+def test_a_lamps_spot_in_the_piles_band_leaves_the_three_piles() -> None:
+    """A patch in the piles' band under half their size (a lamp's spot on the table beside
+    them, bench Challenge game 34) does not spoil the band; one of a pile's size does."""
+    cfg = TilesConfig()
+    piles = [(100.0, 400.0, 46.0), (223.0, 398.0, 46.0), (346.0, 402.0, 46.0)]
+    found, _ = blobs(_near(piles + [(420.0, 405.0, 30.0)]), CPX, (0.0, 0.0), cfg)
+    assert [round(b.centre_mm[0] / 10) for b in pile_band(found, cfg, 3)] == [10, 22, 35]
+    found, _ = blobs(_near(piles + [(460.0, 405.0, 42.0)]), CPX, (0.0, 0.0), cfg)
+    assert pile_band(found, cfg, 3) == []
+
+
 @cache
 def _frame(seed: int, k: int) -> tuple[np.ndarray, dict[str, Any]]:
     from vision.synth import render_scene
@@ -132,3 +143,37 @@ def test_a_small_city_on_a_mat_keeps_the_lattice_the_piles_helped_to() -> None:
     city = sorted(out.rc(t) for t in out.tiles if not t.pile)
     assert city == [(0, 0), (0, 1), (0, 2), (0, 3)]
     assert not any(t.face_down for t in out.tiles)
+
+
+def test_the_piles_beside_a_lamps_spot_are_read_as_piles() -> None:
+    """Bench Challenge game 34, frame 0: three piles on a cutting mat and a lamp's spot
+    beside the third; all three tops are read as the piles' and nothing else is read."""
+    image, _ = _frame(34, 0)
+    out = read_with_piles(image, locate_table(image, PROFILE), PROFILE, 3, shapes=7, colours=7)
+    assert sorted(_pairs(out)) == [0, 1, 2] and all(t.pile for t in out.tiles)
+
+
+def _loop_fit(image: np.ndarray) -> Any:
+    """The fit the device loop makes (markers searched at 1200 px, corners refined)."""
+    from calibration.geometry import detect_markers, fit_from_markers, lens_at_frame_size
+
+    profile = lens_at_frame_size(PROFILE, image)
+    return fit_from_markers(detect_markers(image, profile.dictionary, max_side=1200), profile, image)
+
+
+def test_a_lone_pioneer_is_read_on_its_own_lattice_whatever_the_fit() -> None:
+    """Bench Challenge games 3 and 21, frame 1: the pioneer alone beside the piles, on a
+    cutting mat and on a bare table. Over the whole table its lattice was the table's to
+    take: two fits 0.002 mm apart turned it 18 degrees apart (game 3) or lost the pioneer
+    (game 21). Read alone on its patch, both fits give the pioneer at A1 face up, its
+    lattice within 3 degrees of the tile's own turn."""
+    for seed in (3, 21):
+        image, meta = _frame(seed, 1)
+        turn = meta["tiles"][0]["angle_deg"]
+        for fit in (locate_table(image, PROFILE), _loop_fit(image)):
+            out = read_with_piles(image, fit, PROFILE, 3, shapes=7, colours=7)
+            city = [t for t in out.tiles if not t.pile]
+            assert [out.rc(t) for t in city] == [(0, 0)] and not city[0].face_down
+            assert out.grid is not None
+            off = (np.degrees(out.grid.angle_rad) - turn + 45.0) % 90.0 - 45.0
+            assert abs(off) < 3.0, (seed, off)

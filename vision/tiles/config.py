@@ -393,6 +393,14 @@ class TilesConfig:
     pile_band: float = 0.75
     """The pile tops: the lowest patches along the tiles' rows, their middles within
     pile_band of a tile's side of the lowest one's."""
+    pile_spot_share: float = 0.6
+    """More patches in that band than piles stand for the piles when those over the count
+    each cover less than pile_spot_share of the piles' median area (a lamp's spot)."""
+    pile_lone_square: float = 1.35
+    pile_lone_scrap: float = 0.25
+    """A lone pioneer beside the piles (piles.lone_tile): the only patch off the table
+    whose smallest rectangle is within pile_lone_square of a square, every other patch
+    under pile_lone_scrap of its area."""
     pile_most_area: float = 3.0
     pile_least_side: float = 0.6
     """Each pile's patch (its top, its sides and shadow) covers at most pile_most_area
