@@ -153,6 +153,19 @@ def test_the_piles_beside_a_lamps_spot_are_read_as_piles() -> None:
     assert sorted(_pairs(out)) == [0, 1, 2] and all(t.pile for t in out.tiles)
 
 
+def test_tall_piles_whose_patches_are_wider_than_a_tile_are_the_piles() -> None:
+    """Bench Challenge game 47, frame 0: piles some 20 tiles tall, each one patch of its top
+    and the sides the camera sees (64-73 mm across, wider than any tile): still the band,
+    and all three tops are read as the piles'."""
+    image, meta = _frame(47, 0)
+    out = read_with_piles(image, locate_table(image, PROFILE), PROFILE, 3, shapes=7, colours=7)
+    xs = sorted(t.centre_mm[0] for t in out.tiles if t.pile)
+    assert len(out.tiles) == len(xs) == 3
+    # each top over its own pile (a tall pile's top shows some 60 mm off its base)
+    bases = sorted(p["centre_mm"][0] for p in meta["piles"])
+    assert all(abs(x - b) < 40.0 for x, b in zip(xs, bases)), (xs, bases)
+
+
 def _loop_fit(image: np.ndarray) -> Any:
     """The fit the device loop makes (markers searched at 1200 px, corners refined)."""
     from calibration.geometry import detect_markers, fit_from_markers, lens_at_frame_size

@@ -95,7 +95,9 @@ def pile_band(found: list[Blob], cfg: TilesConfig, piles: int) -> list[Blob]:
     # tile's size then taken again, and scraps dropped
     found = _joined(found, cfg.pile_join * side)
     side = float(np.median([b.short_mm for b in found]))
-    if not cfg.min_pitch_mm <= side <= cfg.max_pitch_mm:
+    # (a tall pile's patch holds its top and the sides the camera sees beside it: wider
+    # than any tile; bench Challenge game 47's piles, some 20 tiles up, 64-73 mm)
+    if not cfg.min_pitch_mm <= side <= cfg.pile_tall * cfg.max_pitch_mm:
         return []
     found = [b for b in found if b.area_mm2 >= cfg.pile_scrap * side * side]
     uy = np.array([-math.sin(theta), math.cos(theta)])
