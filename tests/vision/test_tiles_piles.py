@@ -54,6 +54,18 @@ def test_a_lamps_spot_in_the_piles_band_leaves_the_three_piles() -> None:
     assert pile_band(found, cfg, 3) == []
 
 
+def test_patches_wider_than_a_tile_are_piles_only_as_three_alike() -> None:
+    """Three alike patches wider than any tile are tall piles; two lamp's spots as wide by
+    two ordinary piles are no band (bench game 32: one spot was taken for the band)."""
+    cfg = TilesConfig()
+    tall = [(100.0, 400.0, 68.0), (240.0, 398.0, 72.0), (380.0, 402.0, 66.0)]
+    found, _ = blobs(_near(tall), CPX, (0.0, 0.0), cfg)
+    assert [round(b.centre_mm[0] / 10) for b in pile_band(found, cfg, 3)] == [10, 24, 38]
+    spots = [(280.0, 80.0, 110.0), (280.0, 380.0, 100.0), (100.0, 400.0, 44.0), (460.0, 400.0, 44.0)]
+    found, _ = blobs(_near(spots, (600, 500)), CPX, (0.0, 0.0), cfg)
+    assert pile_band(found, cfg, 3) == []
+
+
 @cache
 def _frame(seed: int, k: int) -> tuple[np.ndarray, dict[str, Any]]:
     from vision.synth import render_scene
