@@ -54,6 +54,18 @@ def test_a_lamps_spot_in_the_piles_band_leaves_the_three_piles() -> None:
     assert pile_band(found, cfg, 3) == []
 
 
+def test_patches_wider_than_a_tile_are_piles_only_as_three_alike() -> None:
+    """Three alike patches wider than any tile are tall piles; two lamp's spots as wide by
+    two ordinary piles are no band (bench game 32: one spot was taken for the band)."""
+    cfg = TilesConfig()
+    tall = [(100.0, 400.0, 68.0), (240.0, 398.0, 72.0), (380.0, 402.0, 66.0)]
+    found, _ = blobs(_near(tall), CPX, (0.0, 0.0), cfg)
+    assert [round(b.centre_mm[0] / 10) for b in pile_band(found, cfg, 3)] == [10, 24, 38]
+    spots = [(280.0, 80.0, 110.0), (280.0, 380.0, 100.0), (100.0, 400.0, 44.0), (460.0, 400.0, 44.0)]
+    found, _ = blobs(_near(spots, (600, 500)), CPX, (0.0, 0.0), cfg)
+    assert pile_band(found, cfg, 3) == []
+
+
 @cache
 def _frame(seed: int, k: int) -> tuple[np.ndarray, dict[str, Any]]:
     from vision.synth import render_scene
@@ -151,6 +163,19 @@ def test_the_piles_beside_a_lamps_spot_are_read_as_piles() -> None:
     image, _ = _frame(34, 0)
     out = read_with_piles(image, locate_table(image, PROFILE), PROFILE, 3, shapes=7, colours=7)
     assert sorted(_pairs(out)) == [0, 1, 2] and all(t.pile for t in out.tiles)
+
+
+def test_tall_piles_whose_patches_are_wider_than_a_tile_are_the_piles() -> None:
+    """Bench Challenge game 47, frame 0: piles some 20 tiles tall, each one patch of its top
+    and the sides the camera sees (64-73 mm across, wider than any tile): still the band,
+    and all three tops are read as the piles'."""
+    image, meta = _frame(47, 0)
+    out = read_with_piles(image, locate_table(image, PROFILE), PROFILE, 3, shapes=7, colours=7)
+    xs = sorted(t.centre_mm[0] for t in out.tiles if t.pile)
+    assert len(out.tiles) == len(xs) == 3
+    # each top over its own pile (a tall pile's top shows some 60 mm off its base)
+    bases = sorted(p["centre_mm"][0] for p in meta["piles"])
+    assert all(abs(x - b) < 40.0 for x, b in zip(xs, bases)), (xs, bases)
 
 
 def _loop_fit(image: np.ndarray) -> Any:

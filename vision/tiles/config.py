@@ -393,6 +393,11 @@ class TilesConfig:
     pile_band: float = 0.75
     """The pile tops: the lowest patches along the tiles' rows, their middles within
     pile_band of a tile's side of the lowest one's."""
+    pile_tall: float = 1.5
+    pile_tall_alike: float = 1.3
+    """A pile's patch (its top and the sides of a tall pile) may be up to pile_tall times
+    max_pitch_mm on its shorter side; patches wider than max_pitch_mm are the piles only as
+    the full count, the widest within pile_tall_alike of the narrowest."""
     pile_spot_share: float = 0.6
     """More patches in that band than piles stand for the piles when those over the count
     each cover less than pile_spot_share of the piles' median area (a lamp's spot)."""

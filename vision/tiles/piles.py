@@ -95,7 +95,9 @@ def pile_band(found: list[Blob], cfg: TilesConfig, piles: int) -> list[Blob]:
     # tile's size then taken again, and scraps dropped
     found = _joined(found, cfg.pile_join * side)
     side = float(np.median([b.short_mm for b in found]))
-    if not cfg.min_pitch_mm <= side <= cfg.max_pitch_mm:
+    # (a tall pile's patch holds its top and the sides the camera sees beside it: wider
+    # than any tile; bench Challenge game 47's piles, some 20 tiles up, 64-73 mm)
+    if not cfg.min_pitch_mm <= side <= cfg.pile_tall * cfg.max_pitch_mm:
         return []
     found = [b for b in found if b.area_mm2 >= cfg.pile_scrap * side * side]
     uy = np.array([-math.sin(theta), math.cos(theta)])
@@ -117,6 +119,13 @@ def pile_band(found: list[Blob], cfg: TilesConfig, piles: int) -> list[Blob]:
     if len(band) > piles or any(found[i].area_mm2 > cfg.pile_most_area * side * side or
                                 found[i].short_mm < cfg.pile_least_side * side for i in band):
         return []
+    if side > cfg.max_pitch_mm:
+        # patches wider than any tile are tall piles only as the full count, alike in size:
+        # a lamp's spot or two by the piles make them as wide (bench game 32: one spot
+        # was the whole band)
+        shorts = [found[i].short_mm for i in band]
+        if len(band) != piles or max(shorts) > cfg.pile_tall_alike * min(shorts):
+            return []
     rest = [i for i in range(len(found)) if i not in band and i not in dropped]
     if rest:
         gap = min(float(v[i].min()) for i in band) - max(float(v[i].max()) for i in rest)
