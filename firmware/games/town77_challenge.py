@@ -405,13 +405,20 @@ class Town77ChallengeSession(RecordsMoves):
                 return self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]) +
                                         sorted(corrected, key=lambda o: o[0]), seen, footprint, pitch)
             return Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
+        passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:
             # labels alone cannot tell (group ids with nothing in the city to anchor them):
-            # the pile whose top moved clearly more than the others' is the one taken from
-            ranked = sorted(options, key=lambda o: -self._shift(o[0], seen))
-            first, second = self._shift(ranked[0][0], seen), self._shift(ranked[1][0], seen)
-            if first >= second + SHIFT_MARGIN_MM:
-                options = ranked[:1]
+            # the one pile whose top's pixels changed while the others' did not is the one
+            # taken from, else the pile whose top moved clearly more than the others'
+            changed = [o for o in options if self._top_changed(o[0], seen)]
+            if len(changed) == 1 and all(self._top_changed(o[0], seen) is False for o in options if o is not changed[0]):
+                passed = [o for o in options if o is not changed[0]]
+                options = changed
+            else:
+                ranked = sorted(options, key=lambda o: -self._shift(o[0], seen))
+                first, second = self._shift(ranked[0][0], seen), self._shift(ranked[1][0], seen)
+                if first >= second + SHIFT_MARGIN_MM:
+                    options, passed = ranked[:1], ranked[1:]
         if len(options) > 1:
             moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for p, t, a in options)
             footprint += self._pile_rects([p for p, _, _ in options if p is not None], seen, pitch)
@@ -422,7 +429,9 @@ class Town77ChallengeSession(RecordsMoves):
         if pile is not None and self._another_moved(pile, seen):
             # the labels name one pile and the pixels another (bench game 14: C1 read as
             # pile 1's top, which lay still, while pile 2's moved 4 mm): the players say
-            return self._which_pile(cell, [(0, pile, tile, after)] + sorted(
+            # (offering the piles passed over too: bench game 53's pioneer, from the pile
+            # whose top changed, was passed over for one whose top was read 60 mm off)
+            return self._which_pile(cell, [(0, pile, tile, after)] + [(0, p, t, a) for p, t, a in passed] + sorted(
                 (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0]), seen, footprint, pitch)
         footprint += self._pile_rects([pile] if pile is not None else [], seen, pitch)
         move = self._place_move(pile, tile, cell, after, "seen", seen)
@@ -622,15 +631,25 @@ class Town77ChallengeSession(RecordsMoves):
         return [UNREAD if t is None and (i in seen.pile_raw or (i in self.unread and i != taken))
                 else _tok(t) for i, t in enumerate(tops)]
 
+    def _top_changed(self, pile: int | None, seen: _Seen) -> bool | None:
+        """Whether pile `pile`'s top changed by the change map (its middle where it last
+        lay): True, False, or None where the map is missing or the share in between."""
+        v = seen.top_change.get(pile) if pile is not None else None
+        if v is None or TOP_STILL <= v <= TOP_CHANGED:
+            return None
+        return v > TOP_CHANGED
+
     def _another_moved(self, pile: int, seen: _Seen) -> bool:
-        """Pile `pile`'s top lay still (within SHIFT_MARGIN_MM of where it was) while another
-        pile's top, seen now and before, moved that much more: a taken top is never put
-        back exactly where it lay, so the tile came from the pile that moved."""
-        ch = seen.top_change
-        if ch.get(pile, 1.0) < TOP_STILL and any(v > TOP_CHANGED for i, v in ch.items() if i != pile):
-            # the pixels say it too: its top's middle did not change while another's did
-            # (bench game 21's pioneer: its pile's new top lay within 1.4 mm of the old)
-            return True
+        """Another pile than `pile` was taken from, by the pixels: where the change map
+        tells each pile's top, `pile`'s did not change and another's did (bench game 21's
+        pioneer: its pile's new top lay within 1.4 mm of the old); else `pile`'s top lay
+        still (within SHIFT_MARGIN_MM of where it was) while another pile's top, seen now
+        and before, moved that much more (a taken top is never put back exactly where it
+        lay)."""
+        told = {i: self._top_changed(i, seen) for i in seen.top_change}
+        if pile in told and len(told) >= 2 and all(t is not None for t in told.values()):
+            # (the map decides: a top read 60 mm off where it lies "moved", bench game 53)
+            return told[pile] is False and any(t for i, t in told.items() if i != pile)
         if self.tops_mm[pile] is None or pile not in seen.pile_mm:
             return False
         mine = self._shift(pile, seen)

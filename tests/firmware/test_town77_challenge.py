@@ -293,6 +293,28 @@ def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     assert "d3 from pile 2" in v.labels
 
 
+def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
+    """The same look with a change map: pile 2's top changed and the others' did not, so
+    d3 from pile 2 is proposed, though pile 3's top was read 60 mm off where it lay (its
+    shift, not its pixels, said it moved most; bench game 53's pioneer)."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True)
+    s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    for t in obs["tiles"]:
+        if t["row"] == PILE_ROW:
+            t["centre_mm"] = [58.0 + 57 * t["col"], 58.0 + 57 * PILE_ROW + (60.0 if t["col"] == PILE_COLS[2] else 0.0)]
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    mask = np.zeros((700, 700), dtype=np.uint8)
+    mask[87:145, 30:88] = 255                     # A2's place (1 px a mm from the origin)
+    x, y = (round(v) for v in s.tops_mm[1])
+    mask[y - 20:y + 20, x - 20:x + 20] = 255      # pile 2's top
+    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.text == "d3 at A2", v
+    v = s.interpret(obs)                          # without the map: pile 3's top "moved" most
+    assert not (isinstance(v, Proposed) and v.move["pile"] == 1), v
+
+
 def test_stray_tile_outside_the_pile_slots_is_a_question() -> None:
     """A tile outside the city not in the pile row is a conflict, named by its cell."""
     s = _play(START)
