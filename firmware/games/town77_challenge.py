@@ -47,9 +47,11 @@ LAST_PILE_ROW = 9
 # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
 PILE_REACH = 1.5
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
-TOP_STILL = 0.05                   # a top whose middle (TOP_MIDDLE of a pitch a side) changed
-TOP_CHANGED = 0.3                  # less than this share lay still; more than TOP_CHANGED: changed
+# the change map over the middle of where a pile's top lay (a square TOP_MIDDLE of a pitch
+# a side): under TOP_STILL of it changed, the top lay still; over TOP_CHANGED, it changed
 TOP_MIDDLE = 0.6
+TOP_STILL = 0.05
+TOP_CHANGED = 0.3
 NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
 MISREAD_MOST = 3                   # known tiles a placement's reading may misread and still be asked about
 Tops = tuple[Tile | None, ...]
@@ -88,6 +90,7 @@ def _tops_of(values: Any) -> Tops:
 
 
 def _unread_of(values: Any) -> frozenset[int]:
+    """The piles a move's tops leave unread."""
     return frozenset(i for i, v in enumerate(list(values or [])) if v == UNREAD)
 
 
@@ -543,27 +546,24 @@ class Town77ChallengeSession(RecordsMoves):
                     out.append((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
         return tuple(out)
 
-    def _piles_only(self, seen: _Seen, pitch: float) -> Proposed | None:
-        """The piles first seen: all three tops read alone (nothing in doubt), or None."""
-        if len(seen.pile_raw) != PILES or seen.pile_doubts:
-            return None
-        raw = {pile_cell(p): v for p, v in seen.pile_raw.items()}
+    def _first_tops(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]], pitch: float) -> Proposed | None:
+        """The piles first seen, or None: a top's labels name no tile."""
         tops = self._seen_tops(Labels(self.city.tiles(), raw), seen)
         if tops is None:
             return None
-        return Proposed({"type": "tops", "tops": [_tok(t) for t in tops], "tops_mm": seen.tops_mm()},
+        return Proposed({"type": "tops", "tops": self._tokens(tops, seen), "tops_mm": seen.tops_mm()},
                         "Piles seen", self._pile_rects(list(seen.pile_mm), seen, pitch))
+
+    def _piles_only(self, seen: _Seen, pitch: float) -> Proposed | None:
+        """The piles first seen, all three tops read alone (nothing in doubt), or None."""
+        if len(seen.pile_raw) != PILES or seen.pile_doubts:
+            return None
+        return self._first_tops(seen, {pile_cell(p): v for p, v in seen.pile_raw.items()}, pitch)
 
     def _tops_only(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]], pitch: float) -> Verdict:
         """The city unchanged: the tops as before, one tile taken into the hand, or re-read."""
         if self.tops is None:
-            labels = Labels(self.city.tiles(), raw)
-            tops = self._seen_tops(labels, seen)
-            if tops is None:
-                return Ask("Cannot read the pile tops")
-            return Proposed({"type": "tops", "tops": self._tokens(tops, seen),
-                             "tops_mm": seen.tops_mm()}, "Piles seen",
-                            self._pile_rects(list(seen.pile_mm), seen, pitch))
+            return self._first_tops(seen, raw, pitch) or Ask("Cannot read the pile tops")
         named = self._unread_named(seen, raw, pitch)
         if named is not None:
             return named

@@ -9,7 +9,9 @@ off the table's colour (grid.table_near) lying in one band below everything else
 top is read on its own (the ordinary reader on a small area round it: a lone tile,
 its lattice from its own outline), and the city is read with the piles painted out. A
 pile top is a front when it shows a print (piles stand face up): that call does not
-depend on how a lamp lights the city's faces. Shape and colour groups are then taken
+depend on how a lamp lights the city's faces. A lone pioneer beside the piles (the only
+patch off the table but scraps) is read alone too: over the whole table the lattice
+search on one tile is the table's (a mat's lines) to take. Shape and colour groups are then taken
 over the city and the tops together, so labels agree across them.
 
 read_with_piles is called only for the Challenge (vision.town77.reader, extra "piles");
@@ -224,13 +226,19 @@ def painted(image: NDArray[np.uint8], fit: TableFit, which: list[Blob], area: tu
     return out
 
 
+def _read_alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Blob, ref: ColourReference,
+                cfg: TilesConfig) -> TilesReading:
+    """The ordinary reader on a patch's reach_box alone (its lattice then its own)."""
+    x0, y0, x1, y1 = reach_box(b, _area(profile), cfg)
+    small = replace(profile, area_origin_mm=(x0, y0), area_size_mm=(x1 - x0, y1 - y0))
+    return read_tiles(image, fit, small, cfg, reference=ref)
+
+
 def _alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Blob, ref: ColourReference,
            cfg: TilesConfig) -> tuple[TileReading, float] | None:
     """One pile top read alone: the ordinary reader on the blob's reach_box; its top's
     reading, and its lattice's pitch."""
-    x0, y0, x1, y1 = reach_box(b, _area(profile), cfg)
-    small = replace(profile, area_origin_mm=(x0, y0), area_size_mm=(x1 - x0, y1 - y0))
-    r = read_tiles(image, fit, small, cfg, reference=ref)
+    r = _read_alone(image, fit, profile, b, ref, cfg)
     up = [t for t in r.tiles if t.look.has_symbol]
     if not up or r.grid is None:
         return None
@@ -348,9 +356,7 @@ def _lone_city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b
     Challenge game 3: a cutting mat's lines turned it 18 degrees off the tile; game 21:
     a tracked fit 0.002 mm off the searched one lost the pioneer). None unless that read
     gives the one face-up tile, inside the patch."""
-    x0, y0, x1, y1 = reach_box(b, _area(profile), cfg)
-    small = replace(profile, area_origin_mm=(x0, y0), area_size_mm=(x1 - x0, y1 - y0))
-    r = read_tiles(image, fit, small, cfg, reference=ref)
+    r = _read_alone(image, fit, profile, b, ref, cfg)
     if r.grid is None or len(r.tiles) != 1:
         return None
     t = r.tiles[0]
@@ -427,6 +433,7 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
     lab = to_lab(normalise_crop(coarse, ref, centre, cfg.glare_knee))
     near = table_near(lab, cpx, cfg)
     band: list[Blob] = []
+    found: list[Blob] = []
     if near is not None:
         found, _ = blobs(near, cpx, (x0, y0), cfg)
         band = pile_band(found, cfg, piles)
@@ -438,7 +445,7 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
     tops_angle = float(np.median([b.theta for b in band])) if band else 0.0
     if not tops or near is None:
         return read_tiles(image, fit, profile, cfg, shapes, colours, palette, ref, grid_hint, copies)
-    lone = lone_tile(found, band, cfg) if near is not None else None
+    lone = lone_tile(found, band, cfg)
     city = (lone and _lone_city(image, fit, profile, lone, ref, cfg)) or \
         _city(image, fit, profile, band, [t for t, _ in tops], tops_angle, ref, cfg, grid_hint)
     out = TilesReading(city.grid, list(city.tiles), city.origin_cell, ref.source)
