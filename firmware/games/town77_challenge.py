@@ -671,10 +671,10 @@ class Town77ChallengeSession(RecordsMoves):
         and before, moved that much more (a taken top is never put back exactly where it
         lay)."""
         told = {i: self._top_changed(i, seen) for i in seen.top_change}
-        mine = told.get(pile)
-        if mine is False and any(t for i, t in told.items() if i != pile):
+        changed = told.get(pile)
+        if changed is False and any(t for i, t in told.items() if i != pile):
             return True     # its top unchanged, another's changed (whatever a third did)
-        if mine is not None and len(told) >= 2 and all(t is not None for t in told.values()):
+        if changed is not None and len(told) >= 2 and all(t is not None for t in told.values()):
             # (the map decides: a top read 60 mm off where it lies "moved", bench game 53)
             return False
         if self.tops_mm[pile] is None or pile not in seen.pile_mm:
