@@ -404,9 +404,10 @@ class Town77ChallengeSession(RecordsMoves):
             if self.tops is None:
                 asked = self._first_from_unseen_piles(cell, seen, labels, got, footprint, pitch)
                 return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
-            if doubtful or corrected:
-                return self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]) +
-                                        sorted(corrected, key=lambda o: o[0]), seen, footprint, pitch)
+            offered = sorted(doubtful, key=lambda o: o[0]) + sorted(corrected, key=lambda o: o[0])
+            offered += self._by_pixels(cell, seen, raw, {o[1] for o in offered})
+            if offered:
+                return self._which_pile(cell, offered, seen, footprint, pitch)
             return Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:
@@ -434,8 +435,10 @@ class Town77ChallengeSession(RecordsMoves):
             # pile 1's top, which lay still, while pile 2's moved 4 mm): the players say
             # (offering the piles passed over too: bench game 53's pioneer, from the pile
             # whose top changed, was passed over for one whose top was read 60 mm off)
-            return self._which_pile(cell, [(0, pile, tile, after)] + [(0, p, t, a) for p, t, a in passed] + sorted(
-                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0]), seen, footprint, pitch)
+            offered = [(0, pile, tile, after)] + [(0, p, t, a) for p, t, a in passed] + sorted(
+                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0])
+            offered += self._by_pixels(cell, seen, raw, {o[1] for o in offered})
+            return self._which_pile(cell, offered, seen, footprint, pitch)
         footprint += self._pile_rects([pile] if pile is not None else [], seen, pitch)
         move = self._place_move(pile, tile, cell, after, "seen", seen)
         reason = why_illegal(self.city, tile, cell)
@@ -444,6 +447,27 @@ class Town77ChallengeSession(RecordsMoves):
         return Illegal(move, reason.short,
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint, reason)
+
+    def _by_pixels(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
+                   offered: set[int | None]) -> list[tuple[int, int | None, Tile, Tops]]:
+        """Piles the labels do not fit whose top's pixels changed (the change map), each as
+        its top by the state's name placed at `cell`, where that is legal: the players
+        know which pile they took from, and the labels misread the tile (bench game 24's
+        pioneer read as pile 3's top while pile 1's changed)."""
+        out: list[tuple[int, int | None, Tile, Tops]] = []
+        if self.tops is None or self.held is not None:
+            return out
+        for p, tile in enumerate(self.tops):
+            if tile is None or p in offered or not self._top_changed(p, seen) \
+                    or why_illegal(self.city, tile, cell) is not None:
+                continue
+            known = self._known(p)
+            known[cell] = tile
+            after = self._after_taking(Labels(known, raw), seen, p)
+            if after is None or after[p] == tile or not _each_once(after, tile):
+                continue
+            out.append((MISREAD_MOST + 1, p, tile, after))
+        return out
 
     def _first_from_unseen_piles(self, cell: Cell, seen: _Seen, labels: Labels, tile: Tile | None,
                                  footprint: tuple[Rect, ...], pitch: float) -> Verdict | None:
@@ -647,9 +671,12 @@ class Town77ChallengeSession(RecordsMoves):
         and before, moved that much more (a taken top is never put back exactly where it
         lay)."""
         told = {i: self._top_changed(i, seen) for i in seen.top_change}
-        if pile in told and len(told) >= 2 and all(t is not None for t in told.values()):
+        changed = told.get(pile)
+        if changed is False and any(t for i, t in told.items() if i != pile):
+            return True     # its top unchanged, another's changed (whatever a third did)
+        if changed is not None and len(told) >= 2 and all(t is not None for t in told.values()):
             # (the map decides: a top read 60 mm off where it lies "moved", bench game 53)
-            return told[pile] is False and any(t for i, t in told.items() if i != pile)
+            return False
         if self.tops_mm[pile] is None or pile not in seen.pile_mm:
             return False
         mine = self._shift(pile, seen)

@@ -315,6 +315,26 @@ def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
     assert not (isinstance(v, Proposed) and v.move["pile"] == 1), v
 
 
+def test_a_tile_no_pile_fits_is_offered_as_the_top_of_the_pile_whose_pixels_changed() -> None:
+    """A2 reads c2, which pile 3 still shows (before: 'not a pile top', a dead end), but the
+    change map shows pile 2's top changed and the others' not: the players are offered d3
+    from pile 2, its top by the state's name (bench game 24's pioneer)."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    obs = _obs({"A1": "b1", "A2": "c2"}, ("a0", "e4", "c2"))
+    for p, t in enumerate(t for t in obs["tiles"] if t["row"] == PILE_ROW):
+        t["centre_mm"] = list(s.tops_mm[p])
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    mask = np.zeros((700, 700), dtype=np.uint8)
+    mask[87:145, 30:88] = 255                     # A2's place (1 px a mm from the origin)
+    x, y = (round(v) for v in s.tops_mm[1])
+    mask[y - 20:y + 20, x - 20:x + 20] = 255      # pile 2's top
+    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?" and v.labels == ("d3 from pile 2",), v
+    s.apply(v.candidates[0])
+    assert s.city.contains(Tile.parse("d3")) and s.tops == (Tile.parse("a0"), Tile.parse("e4"), Tile.parse("c2"))
+
+
 def test_stray_tile_outside_the_pile_slots_is_a_question() -> None:
     """A tile outside the city not in the pile row is a conflict, named by its cell."""
     s = _play(START)
