@@ -259,24 +259,38 @@ def test_a_placement_whose_pile_lay_still_while_another_moved_is_asked() -> None
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def _lay_tops_still(s: Town77ChallengeSession, obs: dict[str, Any]) -> dict[str, Any]:
+    """The observation with every pile top read where it last lay, and a lattice given."""
+    for p, t in enumerate(t for t in obs["tiles"] if t["row"] == PILE_ROW):
+        t["centre_mm"] = list(s.tops_mm[p])
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    return obs
+
+
+def _changed(s: Town77ChallengeSession, cells: tuple[str, ...], piles: tuple[int, ...]) -> Any:
+    """A change map (1 px a mm from the origin, as _obs lays the table) where these city
+    cells and these piles' tops, where they last lay, changed."""
+    from firmware.motion import ChangeMap
+    mask = np.zeros((700, 700), dtype=np.uint8)
+    for name in cells:
+        c = Cell.parse(name)
+        x, y = 58 + 57 * c.col, 58 + 57 * c.row
+        mask[y - 29:y + 29, x - 29:x + 29] = 255
+    for p in piles:
+        x, y = (round(v) for v in s.tops_mm[p])
+        mask[y - 20:y + 20, x - 20:x + 20] = 255
+    return ChangeMap(mask, (0.0, 0.0), 1.0)
+
+
 def test_a_placement_whose_piles_top_did_not_change_while_anothers_did_is_asked() -> None:
     """B1 reads as pile 1's a0 and pile 1 shows e5, every top where it lay, but the change
     map shows pile 1's top unchanged and pile 2's changed: asked, not proposed (bench game
     21's pioneer: its pile's new top lay within 1.4 mm of the old one)."""
-    from firmware.motion import ChangeMap
     s = _play(START, PIONEER)
-    obs = _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2"))
-    for p, t in enumerate(t for t in obs["tiles"] if t["row"] == PILE_ROW):
-        t["centre_mm"] = list(s.tops_mm[p])
-    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
-    mask = np.zeros((700, 700), dtype=np.uint8)
-    mask[30:88, 87:145] = 255                     # B1's place (1 px a mm from the origin)
-    x, y = (round(v) for v in s.tops_mm[1])
-    moved = mask.copy()
-    moved[y - 20:y + 20, x - 20:x + 20] = 255     # pile 2's top
-    v = s.interpret(obs, ChangeMap(moved, (0.0, 0.0), 1.0))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    v = s.interpret(obs, _changed(s, ("B1",), (1,)))
     assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
-    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    v = s.interpret(obs, _changed(s, ("B1",), ()))
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
@@ -297,19 +311,11 @@ def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
     """The same look with a change map: pile 2's top changed and the others' did not, so
     d3 from pile 2 is proposed, though pile 3's top was read 60 mm off where it lay (its
     shift, not its pixels, said it moved most; bench game 53's pioneer)."""
-    from firmware.motion import ChangeMap
     s = _play(START, PIONEER)
-    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True)
     s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
-    for t in obs["tiles"]:
-        if t["row"] == PILE_ROW:
-            t["centre_mm"] = [58.0 + 57 * t["col"], 58.0 + 57 * PILE_ROW + (60.0 if t["col"] == PILE_COLS[2] else 0.0)]
-    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
-    mask = np.zeros((700, 700), dtype=np.uint8)
-    mask[87:145, 30:88] = 255                     # A2's place (1 px a mm from the origin)
-    x, y = (round(v) for v in s.tops_mm[1])
-    mask[y - 20:y + 20, x - 20:x + 20] = 255      # pile 2's top
-    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True))
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (PILE_ROW, PILE_COLS[2]))["centre_mm"][1] += 60.0
+    v = s.interpret(obs, _changed(s, ("A2",), (1,)))
     assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.text == "d3 at A2", v
     v = s.interpret(obs)                          # without the map: pile 3's top "moved" most
     assert not (isinstance(v, Proposed) and v.move["pile"] == 1), v
@@ -319,17 +325,9 @@ def test_a_tile_no_pile_fits_is_offered_as_the_top_of_the_pile_whose_pixels_chan
     """A2 reads c2, which pile 3 still shows (before: 'not a pile top', a dead end), but the
     change map shows pile 2's top changed and the others' not: the players are offered d3
     from pile 2, its top by the state's name (bench game 24's pioneer)."""
-    from firmware.motion import ChangeMap
     s = _play(START, PIONEER)
-    obs = _obs({"A1": "b1", "A2": "c2"}, ("a0", "e4", "c2"))
-    for p, t in enumerate(t for t in obs["tiles"] if t["row"] == PILE_ROW):
-        t["centre_mm"] = list(s.tops_mm[p])
-    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
-    mask = np.zeros((700, 700), dtype=np.uint8)
-    mask[87:145, 30:88] = 255                     # A2's place (1 px a mm from the origin)
-    x, y = (round(v) for v in s.tops_mm[1])
-    mask[y - 20:y + 20, x - 20:x + 20] = 255      # pile 2's top
-    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "A2": "c2"}, ("a0", "e4", "c2")))
+    v = s.interpret(obs, _changed(s, ("A2",), (1,)))
     assert isinstance(v, Ask) and v.text == "Which pile went to A2?" and v.labels == ("d3 from pile 2",), v
     s.apply(v.candidates[0])
     assert s.city.contains(Tile.parse("d3")) and s.tops == (Tile.parse("a0"), Tile.parse("e4"), Tile.parse("c2"))
