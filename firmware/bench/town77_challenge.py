@@ -195,8 +195,12 @@ class ChallengePlayers:
         self.plan: list[Any] = []
         self.answered = 0
 
+    def _laid(self) -> list[dict[str, Any]]:
+        """The placements on the table so far (up to the frame the camera shows)."""
+        return self.moves[1: self.camera.index + 1]
+
     def _pile_at(self, cell: str) -> int | None:
-        for m in self.moves[1: self.camera.index + 1]:
+        for m in self._laid():
             if m.get("cell") == cell:
                 return int(m["pile"])
         return None
@@ -220,7 +224,7 @@ class ChallengePlayers:
         pile = self._pile_at(cell) if cell else None
         if pile is not None:
             pick = next((i for i, c in enumerate(choices[:-1]) if c.endswith(f"from pile {pile + 1}")), pick)
-        if title == "Only the piles?" and not any(m.get("cell") for m in self.moves[1: self.camera.index + 1]):
+        if title == "Only the piles?" and not any(m.get("cell") for m in self._laid()):
             pick = 0                                        # no tile laid yet: yes
         self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]
         return self.plan.pop(0)

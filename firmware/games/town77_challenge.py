@@ -181,10 +181,15 @@ def _read(observation: dict[str, Any], trusted: set[Cell],
     return seen
 
 
+def _distinct(tops: Tops) -> bool:
+    """No two tops shown are the same tile."""
+    shown = [t for t in tops if t is not None]
+    return len(set(shown)) == len(shown)
+
+
 def _each_once(tops: Tops, placed: Tile) -> bool:
     """Each tile exists once: the tile placed is on no pile's top, and no two tops match."""
-    shown = [t for t in tops if t is not None]
-    return placed not in shown and len(set(shown)) == len(shown)
+    return placed not in tops and _distinct(tops)
 
 
 def _misread(labels: Labels, known: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]],
@@ -404,11 +409,9 @@ class Town77ChallengeSession(RecordsMoves):
             if self.tops is None:
                 asked = self._first_from_unseen_piles(cell, seen, labels, got, footprint, pitch)
                 return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
-            offered = sorted(doubtful, key=lambda o: o[0]) + sorted(corrected, key=lambda o: o[0])
-            offered += self._by_pixels(cell, seen, raw, {o[1] for o in offered})
-            if offered:
-                return self._which_pile(cell, offered, seen, footprint, pitch)
-            return Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
+            asked = self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]) +
+                                     sorted(corrected, key=lambda o: o[0]), seen, raw, footprint, pitch)
+            return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:
             # labels alone cannot tell (group ids with nothing in the city to anchor them):
@@ -435,10 +438,10 @@ class Town77ChallengeSession(RecordsMoves):
             # pile 1's top, which lay still, while pile 2's moved 4 mm): the players say
             # (offering the piles passed over too: bench game 53's pioneer, from the pile
             # whose top changed, was passed over for one whose top was read 60 mm off)
-            offered = [(0, pile, tile, after)] + [(0, p, t, a) for p, t, a in passed] + sorted(
-                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0])
-            offered += self._by_pixels(cell, seen, raw, {o[1] for o in offered})
-            return self._which_pile(cell, offered, seen, footprint, pitch)
+            asked = self._which_pile(cell, [(0, pile, tile, after)] + [(0, p, t, a) for p, t, a in passed] + sorted(
+                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0]), seen, raw, footprint, pitch)
+            if asked is not None:
+                return asked
         footprint += self._pile_rects([pile] if pile is not None else [], seen, pitch)
         move = self._place_move(pile, tile, cell, after, "seen", seen)
         reason = why_illegal(self.city, tile, cell)
@@ -543,13 +546,17 @@ class Town77ChallengeSession(RecordsMoves):
             return None
         return len(wrong), pile, got, after
 
-    def _which_pile(self, cell: Cell, doubtful: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
-                    footprint: tuple[Rect, ...], pitch: float) -> Ask:
+    def _which_pile(self, cell: Cell, offered: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
+                    raw: dict[Cell, tuple[Any, Any]], footprint: tuple[Rect, ...], pitch: float) -> Ask | None:
         """A new city tile that reads as a pile's top only if a few known tiles are misread,
-        or as a pile's top misnamed when it came up (`doubtful`: (tiles misread, pile, tile,
-        tops after)): the players say which pile it came from; the tops after are read
-        under that answer, and a misnamed top is placed as read now (its old name kept
-        in the move as "top_was")."""
+        or as a pile's top misnamed when it came up (`offered`: (tiles misread, pile, tile,
+        tops after)), and the piles whose tops' pixels changed (_by_pixels): the players say
+        which pile it came from; the tops after are read under that answer, and a misnamed
+        top is placed as read now (its old name kept in the move as "top_was"). None:
+        nothing to offer."""
+        doubtful = offered + self._by_pixels(cell, seen, raw, {o[1] for o in offered})
+        if not doubtful:
+            return None
         moves = tuple(dict(self._place_move(p, t, cell, a, "confirmed", seen),
                            **({} if p is None or self.tops is None or self.tops[p] == t
                               else {"top_was": _tok(self.tops[p])}))
@@ -638,8 +645,7 @@ class Town77ChallengeSession(RecordsMoves):
         if after is None or any(after[i] != self.tops[i] for i in range(PILES) if i not in self.unread):
             return None
         got = [i for i in sorted(self.unread) if after[i] is not None]
-        shown = [t for t in after if t is not None]
-        if not got or len(set(shown)) != len(shown) or any(self.city.contains(t) for t in shown):
+        if not got or not _distinct(after) or any(t is not None and self.city.contains(t) for t in after):
             return None
         return Proposed({"type": "tops", "tops": self._tokens(after, seen), "tops_mm": seen.tops_mm()},
                         f"Pile {got[0] + 1}: {_tok(after[got[0]])}", self._pile_rects(got, seen, pitch))

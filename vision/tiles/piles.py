@@ -136,6 +136,11 @@ def pile_band(found: list[Blob], cfg: TilesConfig, piles: int) -> list[Blob]:
     return sorted((found[i] for i in band), key=lambda b: float(b.pts_mm.mean(axis=0) @ np.array([uy[1], -uy[0]])))
 
 
+def _box_gap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """How far apart two boxes (x0, y0, x1, y1) lie along x or y; 0 or less: they touch."""
+    return max(a[0] - b[2], b[0] - a[2], a[1] - b[3], b[1] - a[3])
+
+
 def _joined(found: list[Blob], reach: float) -> list[Blob]:
     """Blobs whose boxes lie within `reach` of each other joined into one: a lamp's spot
     splits a pile's top from its sides, while piles stand pitches apart."""
@@ -146,7 +151,7 @@ def _joined(found: list[Blob], reach: float) -> list[Blob]:
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
                 a, b = out[i].box_mm, out[j].box_mm
-                if max(a[0] - b[2], b[0] - a[2], a[1] - b[3], b[1] - a[3]) <= reach:
+                if _box_gap(a, b) <= reach:
                     x, y = out[i], out[j]
                     pts = np.concatenate([x.pts_mm, y.pts_mm])
                     c = pts.mean(axis=0)
@@ -334,11 +339,7 @@ def lone_tile(found: list[Blob], band: list[Blob], cfg: TilesConfig) -> Blob | N
     """The one patch beside the piles when it is a lone tile (the pioneer): square, filled,
     of a tile's size, and nothing else off the table but scraps (less than pile_lone_scrap
     of its area). None otherwise."""
-    def in_band(b: Blob) -> bool:
-        return any(max(b.box_mm[0] - p.box_mm[2], p.box_mm[0] - b.box_mm[2],
-                       b.box_mm[1] - p.box_mm[3], p.box_mm[1] - b.box_mm[3]) <= 0.0 for p in band)
-
-    rest = [b for b in found if not in_band(b)]
+    rest = [b for b in found if all(_box_gap(b.box_mm, p.box_mm) > 0.0 for p in band)]
     tiles = [b for b in rest if b.fill >= cfg.pile_fill and cfg.min_pitch_mm <= b.short_mm <= cfg.max_pitch_mm
              and b.area_mm2 / b.fill <= cfg.pile_lone_square * b.short_mm ** 2]
     if len(tiles) != 1:
