@@ -186,7 +186,9 @@ class ChallengePlayers:
     """A solo player at the table who answers the device truthfully, through the buttons:
     "Which pile went to X?" gets the pile the tile at X really came from (the option
     naming it, else "Not a move"); "Only the piles?" is answered yes while no tile has
-    been laid; a question without options is acknowledged (OK).
+    been laid; a question without options is acknowledged (OK); an alert on a tile they
+    laid (every bench game is legal) gets MENU > Misread? Fix and the option naming the
+    pile it came from, if there is one.
     `moves[k]` is frame k's placement ({"pile", "cell"}), frame 0 the dealt piles."""
 
     def __init__(self, camera: Any, moves: list[dict[str, Any]], *, sleep: Any) -> None:
@@ -194,6 +196,9 @@ class ChallengePlayers:
         self.ref: Any = None
         self.plan: list[Any] = []
         self.answered = 0
+        self.fixing: int | None = None     # the pile of the alerted tile being fixed
+        self.fixed: set[str] = set()       # alerts already handled (by message)
+        self.fixes = 0
 
     def _laid(self) -> list[dict[str, Any]]:
         """The placements on the table so far (up to the frame the camera shows)."""
@@ -209,16 +214,35 @@ class ChallengePlayers:
         from firmware.buttons.base import ButtonEvent
         if self.plan:
             return self.plan.pop(0)
+        if self.ref is not None and self.ref.asking is None:
+            alert = self.ref.misread
+            pile = self._pile_at(str(alert.move.get("cell"))) if alert is not None else None
+            if alert is not None and alert.message not in self.fixed and pile is not None:
+                self.fixed.add(alert.message)      # a tile laid legally, alerted: a misreading
+                self.fixing = pile
+                return ButtonEvent.MENU
         if self.ref is None or self.ref.asking is None:
             if timeout > 0:
                 self.sleep(timeout)
             return None
         title, choices = self.ref.asking
+        if title == "Menu":
+            if self.fixing is not None and "Misread? Fix" in choices:
+                self.plan = [ButtonEvent.NEXT] * choices.index("Misread? Fix") + [ButtonEvent.SELECT]
+                return self.plan.pop(0)
+            self.fixing = None
+            return ButtonEvent.BACK
+        if title == "It really is":
+            want, self.fixing = f"from pile {self.fixing + 1}" if self.fixing is not None else None, None
+            pick = next((i for i, c in enumerate(choices) if want and c.endswith(want)), None)
+            if pick is None:
+                return ButtonEvent.BACK
+            self.fixes += 1
+            self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]
+            return self.plan.pop(0)
         self.answered += 1
         if not choices:
             return ButtonEvent.SELECT                       # "Check table": OK
-        if title == "Menu":
-            return ButtonEvent.BACK
         pick = len(choices) - 1                             # "Not a move"
         cell = title.rsplit(" ", 1)[-1].rstrip("?") if title.startswith("Which pile went to ") else None
         pile = self._pile_at(cell) if cell else None
@@ -271,7 +295,7 @@ def play_loop(gs: int, res: tuple[int, int], moves_per_game: int = 14,
             "invented": sum(1 for c, _ in placed if c not in cells),
             "wrong_pile": sum(1 for g in placed if g[0] in cells and g not in want),
             "questions": sum(1 for e in run["events"] if ": Ask " in e),
-            "answered": run["answered"], "events": run["events"]}
+            "answered": run["answered"], "fixes": run["fixes"], "events": run["events"]}
 
 
 def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: int = 14,
@@ -286,7 +310,8 @@ def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: in
         if each is not None:
             each(f"game {r['game']}: reached {r['reached']} of {r['moves']}{', lost' if r['lost'] else ''}, "
                  f"missed {r['missed']}, "
-                 f"invented {r['invented']}, wrong pile {r['wrong_pile']}, questions {r['questions']}; "
+                 f"invented {r['invented']}, wrong pile {r['wrong_pile']}, questions {r['questions']}, "
+                 f"fixes {r['fixes']}; "
                  f"placed {r['placed']}")
     moves = sum(r["moves"] for r in rows_in)
     right = sum(len(set(r["kept"]) & set(r["want"])) for r in rows_in)
@@ -301,6 +326,7 @@ def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: in
          f"{sum(r['wrong_pile'] for r in rows_in)}"],
         ["Challenges ended as lost on a misreading (every game is legal)", str(sum(r["lost"] for r in rows_in))],
         ["questions asked (answered by the player)", str(sum(r["questions"] for r in rows_in))],
+        ["alerts the player called misreadings (Misread? Fix)", str(sum(r["fixes"] for r in rows_in))],
     ]
     return "\n".join([f"## Town 77 Challenge through the device loop: {games} seeded solo games, up to "
                       f"{moves_per_game} moves, the Town 77 reader at {res[0]}x{res[1]}, seed {seed}", "",

@@ -53,6 +53,7 @@ TOP_MIDDLE = 0.6
 TOP_STILL = 0.05
 TOP_CHANGED = 0.3
 NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
+CHANGED_FIRST = {True: 0, None: 1, False: 2}   # piles offered by pixels: changed, unsure, still
 MISREAD_MOST = 3                   # known tiles a placement's reading may misread and still be asked about
 Tops = tuple[Tile | None, ...]
 
@@ -280,8 +281,15 @@ class Town77ChallengeSession(RecordsMoves):
         pitch = _pitch(seen.centres)
         if change is not None:
             h = TOP_MIDDLE * pitch / 2
-            seen.top_change = {p: change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
-                               for p, c in enumerate(self.tops_mm) if c is not None}
+
+            def middle(c: tuple[float, float]) -> float:
+                return change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
+
+            seen.top_change = {p: middle(c) for p, c in enumerate(self.tops_mm) if c is not None}
+            # a stray is asked about only where the table changed (bench games 41, 52, 54:
+            # a lamp's spot or a mat's square read as a stray tile on every look, "Stray
+            # tile at row 10 col 8" asked for ever, every later tile lost behind it)
+            seen.stray = [c for c in seen.stray if c not in seen.centres or middle(seen.centres[c]) > TOP_STILL]
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
@@ -453,16 +461,18 @@ class Town77ChallengeSession(RecordsMoves):
 
     def _by_pixels(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
                    offered: set[int | None]) -> list[tuple[int, int | None, Tile, Tops]]:
-        """Piles the labels do not fit whose top's pixels changed (the change map), each as
-        its top by the state's name placed at `cell`, where that is legal: the players
-        know which pile they took from, and the labels misread the tile (bench game 24's
-        pioneer read as pile 3's top while pile 1's changed)."""
+        """Piles the labels do not fit, each as its top by the state's name placed at
+        `cell`, where that is legal: the players know which pile they took from, and the
+        labels misread the tile (bench game 24's pioneer read as pile 3's top while pile
+        1's changed). Those whose top's pixels changed (the change map) come first; the
+        others follow, since the change map misses too (games 12, 32, 51, 58: the pile
+        taken from not offered, "Not a move" the only answer, and the tile lost)."""
         out: list[tuple[int, int | None, Tile, Tops]] = []
         if self.tops is None or self.held is not None:
             return out
-        for p, tile in enumerate(self.tops):
-            if tile is None or p in offered or not self._top_changed(p, seen) \
-                    or why_illegal(self.city, tile, cell) is not None:
+        for p in sorted(range(PILES), key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
+            tile = self.tops[p]
+            if tile is None or p in offered or why_illegal(self.city, tile, cell) is not None:
                 continue
             known = self._known(p)
             known[cell] = tile
@@ -798,20 +808,24 @@ class Town77ChallengeSession(RecordsMoves):
         return out
 
     def fixes(self, undone: Move) -> list[Action]:
-        """After undoing a placement: the other tops (or the tile in hand) at that cell."""
+        """After undoing a placement, or for an alerted one (Misread? Fix): the other tops
+        (or the tile in hand) legal at that cell, each named with its pile, which the
+        player knows (the device's names for tiles are its own). The pile taken from
+        shows the top the move read there, unread where that was the tile itself."""
         if undone.get("type") != "place" or "cell" not in undone:
             return []
         cell = Cell.parse(str(undone["cell"]))
-        after = undone.get("tops", [None] * PILES)
+        after = list(undone.get("tops") or [None] * PILES)
         out = []
         for i, t in enumerate(self.candidates()):
             if t is None or t.token == undone.get("tile") or why_illegal(self.city, t, cell):
                 continue
             pile = None if self.held is not None else i
-            tops = list(self.tops or (None,) * PILES)
+            tops = [UNREAD if j in self.unread else _tok(x)
+                    for j, x in enumerate(self.tops or (None,) * PILES)]
             if pile is not None:
-                tops[pile] = after[pile] if pile != undone.get("pile") else None
-            out.append(Action(f"{t.token} at {cell.name}",
+                tops[pile] = UNREAD if after[pile] == t.token else after[pile]
+            out.append(Action(f"{t.token} from pile {pile + 1}" if pile is not None else f"{t.token} in hand",
                               {"type": "place", "pile": pile, "tile": t.token, "cell": cell.name,
                                "tops": tops, "source": "fix"}))
         return out

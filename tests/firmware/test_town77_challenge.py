@@ -168,16 +168,19 @@ def test_a_placement_read_only_with_a_city_tile_misread_asks_which_pile() -> Non
     assert s.placed == 2 and s.tops == (Tile.parse("a0"), Tile.parse("e5"), Tile.parse("c2"))
 
 
-def test_a_placement_misreading_more_known_tiles_than_allowed_is_no_pile_top(
+def test_a_placement_misreading_more_known_tiles_than_allowed_offers_the_piles_by_name(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same look with no misread tile allowed (MISREAD_MOST 0): not offered as a pile's."""
+    """The same look with no misread tile allowed (MISREAD_MOST 0): the reading fits no
+    pile, so the piles are offered by the state's names, those whose top still shows (a0,
+    c2) left out: the player knows which pile it came from (before: a dead end)."""
     import firmware.games.town77_challenge as tc
     monkeypatch.setattr(tc, "MISREAD_MOST", 0)
     s = _play(START, PIONEER)
     obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e5", "c2"))
     next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["colour"] = 5
     v = s.interpret(obs)
-    assert isinstance(v, Ask) and v.text == "d3 at A2: not a pile top" and not v.candidates
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?" and v.labels == ("d3 from pile 2",)
+    assert v.candidates[0]["tops"] == ["a0", "e5", "c2"]
 
 
 def test_a_top_unseen_during_a_placement_from_another_pile_is_kept() -> None:
@@ -215,10 +218,12 @@ def test_a_misnamed_top_is_not_taken_from_a_pile_still_showing_it() -> None:
 
 def test_a_misnamed_top_read_into_an_illegal_placement_is_no_option() -> None:
     """Pile 1's a0 laid at B1 reads a1, A1's colour in its row: the state named it apart
-    from A1 when it came up, and a reading it contradicts does not end the Challenge."""
+    from A1 when it came up, and a reading it contradicts does not end the Challenge;
+    pile 1 is offered by the state's name, legal (before: "a1 at B1: not a pile top")."""
     s = _play(START, PIONEER)
     v = s.interpret(_obs({"A1": "b1", "B1": "a1"}, ("e5", "d3", "c2")))
-    assert isinstance(v, Ask) and v.text == "a1 at B1: not a pile top" and not v.candidates
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels == ("a0 from pile 1",)
+    assert v.candidates[0]["tile"] == "a0" and v.candidates[0]["tops"] == ["e5", "d3", "c2"]
 
 
 def test_a_doubtful_placement_keeps_the_other_piles_tops_as_they_were() -> None:
@@ -229,7 +234,7 @@ def test_a_doubtful_placement_keeps_the_other_piles_tops_as_they_were() -> None:
     next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["colour"] = 5
     next(t for t in obs["tiles"] if (t["row"], t["col"]) == (PILE_ROW, PILE_COLS[2]))["colour"] = 5
     v = s.interpret(obs)
-    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2",)
+    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2", "c2 from pile 3")
     assert v.candidates[0]["tops"] == ["a0", "e5", "c2"]
 
 
@@ -457,7 +462,7 @@ def test_undo_and_replay_rebuild_exactly() -> None:
     assert again.summary() == before
     last = s.undo()
     assert last is not None and last["tile"] == "c2" and s.placed == 1
-    assert [a.label for a in s.fixes(last)] == ["a0 at B1", "d3 at B1"]
+    assert [a.label for a in s.fixes(last)] == ["a0 from pile 1", "d3 from pile 2"]
 
 
 @settings(max_examples=12, deadline=None)
