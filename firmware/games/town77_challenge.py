@@ -129,6 +129,8 @@ class _Seen:
     pile_mm: dict[int, tuple[float, float]]
     trusted: set[Cell] = field(default_factory=set)
     """City cells whose pixels did not change since the last accepted look."""
+    still_strays: set[Cell] = field(default_factory=set)
+    """Strays whose middle did not change since the last accepted look (with a change map)."""
     top_change: dict[int, float] = field(default_factory=dict)
     """Per pile, the changed share of its top's middle where it last lay (with a change map)."""
 
@@ -270,11 +272,12 @@ class Town77ChallengeSession(RecordsMoves):
         if self.city.is_empty:
             observation = piles_before_pioneer(observation)
         kept: set[Cell] = set()
+        unexplained: list[Cell] = []
         if change is not None and (not self.city.is_empty or self.tops is not None):
             # (before the pioneer too, once the piles were seen: what the reader makes of
             # bare table that did not change since, a cutting mat's squares, is no tile;
             # bench game 31's pioneer was asked about as one of "2 tiles at once")
-            observation, kept = self._settled(observation, change)
+            observation, kept, unexplained = self._settled(observation, change)
         # a tile whose cell did not change is what the state says, however it reads now;
         # its reading still votes for what the labels mean
         seen = _read(observation, kept, self.tops_mm)
@@ -286,10 +289,7 @@ class Town77ChallengeSession(RecordsMoves):
                 return change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
 
             seen.top_change = {p: middle(c) for p, c in enumerate(self.tops_mm) if c is not None}
-            # a stray is asked about only where the table changed (bench games 41, 52, 54:
-            # a lamp's spot or a mat's square read as a stray tile on every look, "Stray
-            # tile at row 10 col 8" asked for ever, every later tile lost behind it)
-            seen.stray = [c for c in seen.stray if c not in seen.centres or middle(seen.centres[c]) > TOP_STILL]
+            seen.still_strays = {c for c in seen.stray if c in seen.centres and middle(seen.centres[c]) <= TOP_STILL}
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
@@ -308,9 +308,15 @@ class Town77ChallengeSession(RecordsMoves):
             if start is not None:
                 return Ask("Only the piles?", (start.move,), ("Yes: piles only",),
                            fp(seen.stray + added) + start.footprint)
-        if seen.stray:
-            c = seen.stray[0]
-            return Ask(f"Stray tile at {c.name}", (), (), fp(seen.stray))
+        # a stray where the table did not change does not hold up a new tile (bench games
+        # 41, 52, 54: a lamp's spot or a mat's square read as a stray on every look, "Stray
+        # tile at row 10 col 8" asked for ever, every later tile lost behind it); with no
+        # new tile read it is still asked, as such a look may have misread the city too
+        # (game 3: the look that read B1's table as strays read no B1)
+        strays = [c for c in seen.stray if c not in seen.still_strays] if added else seen.stray
+        if strays:
+            c = strays[0]
+            return Ask(f"Stray tile at {c.name}", (), (), fp(strays))
         if seen.pile_doubts:
             return Ask(seen.pile_doubts[0])
         if vanished:
@@ -328,13 +334,19 @@ class Town77ChallengeSession(RecordsMoves):
         raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
         if added:
             return self._placement(added[0], seen, raw, fp(added), pitch)
+        if unexplained:
+            # something changed beside the city but no tile was read there: look again
+            # rather than take the table as it is (bench game 3: B1 laid on a mat, unread
+            # by one look, was agreed into the table and lost for good)
+            return Unclear(f"{unexplained[0].name} changed; looking again", f"{unexplained[0].name} changed")
         return self._tops_only(seen, raw, pitch)
 
     def _settled(self, observation: dict[str, Any], change: ChangeMap
-                 ) -> tuple[dict[str, Any], set[Cell]]:
+                 ) -> tuple[dict[str, Any], set[Cell], list[Cell]]:
         """The observation renumbered on the state's city, without what was read on bare
-        table that did not change, and the city cells that did not change (to be trusted);
-        the pile tops, below the city, are always read (firmware.games.grid_change)."""
+        table that did not change, the city cells that did not change (to be trusted), and
+        the cells beside the city that changed with no tile read there; the pile tops,
+        below the city, are always read (firmware.games.grid_change)."""
         expected = {(c.row, c.col) for c, x in self.city if x is not None}
         entries = tile_entries(observation)
         # a top the reader flags as a pile's is read whatever its lattice row (a raised
@@ -343,7 +355,8 @@ class Town77ChallengeSession(RecordsMoves):
         st = settle({rc: e for rc, e in entries.items() if rc not in tops}, expected, observation.get("grid"),
                     change, always=lambda rc: not Cell(*rc).in_area)
         tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()] + [dict(e) for e in tops.values()]
-        return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}
+        return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}, \
+            [c for c in (Cell(*rc) for rc in st.unexplained) if c.in_area]
 
     def _known(self, skip: int | None) -> dict[Cell, Tile]:
         known = dict(self.city.tiles())
