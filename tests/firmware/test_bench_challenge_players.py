@@ -44,3 +44,21 @@ def test_only_the_piles_is_yes_until_a_tile_is_laid() -> None:
     q = ("Only the piles?", ("Yes: piles only", "Not a move"))
     assert _answers(0, q) == [ButtonEvent.SELECT]
     assert _answers(1, q) == [ButtonEvent.NEXT, ButtonEvent.SELECT]
+
+
+def test_an_alert_on_a_tile_laid_is_fixed_with_its_pile() -> None:
+    """B1 (pile 3) alerted: MENU, then Misread? Fix, then the option naming pile 3; the
+    same alert again is left alone, and an alert on a cell not laid is not fixed."""
+    alert = SimpleNamespace(message="d1 at B1: ...", move={"cell": "B1"})
+    p = ChallengePlayers(SimpleNamespace(index=2), MOVES, sleep=lambda s: None)
+    p.ref = SimpleNamespace(asking=None, misread=alert)
+    assert p.poll() == ButtonEvent.MENU
+    p.ref.asking = ("Menu", ("Back", "Hint", "Tile misplaced: lose", "Misread? Fix", "Undo last move"))
+    assert [p.poll() for _ in range(4)] == [ButtonEvent.NEXT] * 3 + [ButtonEvent.SELECT]
+    p.ref.asking = ("It really is", ("a0 from pile 1", "c2 from pile 3"))
+    assert [p.poll() for _ in range(2)] == [ButtonEvent.NEXT, ButtonEvent.SELECT] and p.fixes == 1
+    p.ref.asking = None
+    assert p.poll() is None
+    other = ChallengePlayers(SimpleNamespace(index=1), MOVES, sleep=lambda s: None)
+    other.ref = SimpleNamespace(asking=None, misread=alert)
+    assert other.poll() is None
