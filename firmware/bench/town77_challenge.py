@@ -185,7 +185,8 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
 class ChallengePlayers:
     """A solo player at the table who answers the device truthfully, through the buttons:
     "Which pile went to X?" gets the pile the tile at X really came from (the option
-    naming it, else "Not a move"); "Only the piles?" is answered yes while no tile has
+    naming it, else "Not a move"); "2 tiles at once" the first of them laid, by its cell
+    and pile; "Only the piles?" is answered yes while no tile has
     been laid; a question without options is acknowledged (OK); an alert on a tile they
     laid (every bench game is legal) gets MENU > Misread? Fix and the option naming the
     pile it came from, if there is one.
@@ -209,6 +210,17 @@ class ChallengePlayers:
             if m.get("cell") == cell:
                 return int(m["pile"])
         return None
+
+    def _first_laid(self, choices: tuple[str, ...], default: int) -> int:
+        """Of "C1: e2 pile 2" options, the one naming the cell and pile of the tile laid
+        first among those the device has not applied."""
+        applied = {str(r.data.get("cell")) for r in self.ref.journal.records if r.kind == "move"}
+        order = [str(m.get("cell")) for m in self._laid()]
+        fits = [(order.index(cell), i) for i, c in enumerate(choices)
+                for cell, _, rest in [c.partition(": ")]
+                if cell in order and cell not in applied and self._pile_at(cell) is not None
+                and rest.endswith(f" pile {int(self._pile_at(cell) or 0) + 1}")]
+        return min(fits)[1] if fits else default
 
     def poll(self, timeout: float = 0.0) -> Any:
         from firmware.buttons.base import ButtonEvent
@@ -250,6 +262,8 @@ class ChallengePlayers:
             pick = next((i for i, c in enumerate(choices[:-1]) if c.endswith(f"from pile {pile + 1}")), pick)
         if title == "Only the piles?" and not any(m.get("cell") for m in self._laid()):
             pick = 0                                        # no tile laid yet: yes
+        if title.endswith(" tiles at once"):
+            pick = self._first_laid(choices[:-1], pick)
         self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]
         return self.plan.pop(0)
 
