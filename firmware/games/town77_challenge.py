@@ -516,6 +516,9 @@ class Town77ChallengeSession(RecordsMoves):
             else:
                 continue
             for m in options:
+                if why_illegal(self.city, Tile.parse(str(m["tile"])), cell) is not None:
+                    continue      # (alerted when it is read alone: bench game 46's D4, picked
+                    # before the pioneer was taken, lost the Challenge)
                 pile = m.get("pile")
                 if pile is not None and isinstance(m.get("tops"), list):
                     m = dict(m, tops=[UNREAD if i == pile else t for i, t in enumerate(m["tops"])])
