@@ -34,6 +34,17 @@ def test_a_pile_not_offered_or_a_tile_not_yet_laid_is_not_a_move() -> None:
     assert _answers(2, q2) == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
 
 
+def test_tiles_at_once_are_answered_with_the_first_laid() -> None:
+    """A1 (pile 1) was laid before B1 (pile 3), neither applied: A1's option is picked;
+    options naming other piles for those cells are not ('Not a move')."""
+    p = ChallengePlayers(SimpleNamespace(index=2), MOVES, sleep=lambda s: None)
+    p.ref = SimpleNamespace(asking=("2 tiles at once", ("B1: c2 pile 3", "A1: a0 pile 1", "Not a move")),
+                            journal=SimpleNamespace(records=[]))
+    assert [p.poll(), p.poll()] == [ButtonEvent.NEXT, ButtonEvent.SELECT]
+    p.ref.asking = ("2 tiles at once", ("B1: c2 pile 1", "A1: a0 pile 2", "Not a move"))
+    assert [p.poll() for _ in range(3)] == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
+
+
 def test_a_question_without_options_is_acknowledged() -> None:
     """'2 tiles at once' has no options: OK."""
     assert _answers(2, ("2 tiles at once", ())) == [ButtonEvent.SELECT]

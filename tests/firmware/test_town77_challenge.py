@@ -396,6 +396,35 @@ def test_a_misread_alert_is_fixed_with_the_pile_the_tile_came_from() -> None:
     assert move["tops"] == ["?", "d1", "c2"] and json.loads(json.dumps(move)) == move
     s.apply(move)
     assert s.city.contains(Tile.parse("a0")) and s.unread == frozenset({0})
+def test_tiles_at_once_are_offered_one_by_one_and_the_other_read_next() -> None:
+    """B1 (pile 1's a0) and A2 (pile 2's d3) seen in one look (before: "2 tiles at once",
+    nothing offered, and every later tile lost): each is offered as the tops make it
+    alone, its pile left unread; the one picked applied, the other is read on the next
+    look though its place no longer changed, and its pile named then."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0", "A2": "d3"}, ("e5", "f4", "c2")))
+    v = s.interpret(obs, _changed(s, ("B1", "A2"), (0, 1)))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once", v
+    # (both piles' tops changed, so each tile is offered from either, the labels' first)
+    assert v.labels == ("B1: a0 pile 1", "B1: d3 pile 2", "A2: d3 pile 2", "A2: a0 pile 1")
+    s.apply(v.candidates[0])
+    assert s.city.contains(Tile.parse("a0")) and s.unread == frozenset({0}) and s.more_to_read()
+    v = s.interpret(obs, _changed(s, (), ()))
+    assert isinstance(v, Proposed) and (v.move["cell"], v.move["pile"], v.move["tile"]) == ("A2", 1, "d3"), v
+    s.apply(v.move)
+    assert s.tops == (Tile.parse("e5"), Tile.parse("f4"), Tile.parse("c2")) and not s.more_to_read()
+
+
+def test_tiles_at_once_offer_no_tile_the_rules_refuse_where_it_lies() -> None:
+    """The same look with pile 2's top d1 laid at A2 (A1's colour in its column): d1 is
+    not offered (pile 1's a0 is, at either place); d1 is alerted when it is read alone."""
+    s = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0", "A2": "d1"}, ("e5", "f4", "c2")))
+    v = s.interpret(obs, _changed(s, ("B1", "A2"), (0, 1)))
+    assert isinstance(v, Ask) and v.labels == ("B1: a0 pile 1", "A2: a0 pile 1"), v
+    s.apply(v.candidates[0])
+    v = s.interpret(obs, _changed(s, (), ()))
+    assert isinstance(v, Illegal) and v.move["cell"] == "A2", v
 
 
 def test_the_first_table_with_more_than_the_piles_asks_whether_only_the_piles_lie_there() -> None:
