@@ -33,7 +33,7 @@ from firmware.games.town77 import Labels, _pitch, _rect
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
-from rules.errors import CouldNotRead
+from rules.errors import CouldNotRead, IllegalMove
 from rules.town77.challenge import Hint, PlayLevel, hint
 from rules.town77.city import Cell, City
 from rules.town77.placement import Reason, legal_mask, why_illegal
@@ -853,6 +853,13 @@ class Town77ChallengeSession(RecordsMoves):
             raise CouldNotRead(f"{tile.token} is already in the city [{self.notation()}]")
         after = _tops_of(move.get("tops"))
         reason = why_illegal(self.city, tile, cell)
+        if reason is not None and move.get("source") == "confirmed":
+            # a question's answer the rules refuse is alerted like a verdict, not applied:
+            # the player ends the game from the menu if the tile really is misplaced (bench
+            # games 11 and 31: the pile named truly, a city tile misnamed earlier, and the
+            # Challenge was lost on the names)
+            raise IllegalMove(f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
+                              f"[{self.notation()}]", reason)
         self.held = None
         self.tops = after
         self.unread = _unread_of(move.get("tops"))
