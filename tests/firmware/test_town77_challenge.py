@@ -396,6 +396,8 @@ def test_a_misread_alert_is_fixed_with_the_pile_the_tile_came_from() -> None:
     assert move["tops"] == ["?", "d1", "c2"] and json.loads(json.dumps(move)) == move
     s.apply(move)
     assert s.city.contains(Tile.parse("a0")) and s.unread == frozenset({0})
+
+
 def test_tiles_at_once_are_offered_one_by_one_and_the_other_read_next() -> None:
     """B1 (pile 1's a0) and A2 (pile 2's d3) seen in one look (before: "2 tiles at once",
     nothing offered, and every later tile lost): each is offered as the tops make it
@@ -425,6 +427,19 @@ def test_tiles_at_once_offer_no_tile_the_rules_refuse_where_it_lies() -> None:
     s.apply(v.candidates[0])
     v = s.interpret(obs, _changed(s, (), ()))
     assert isinstance(v, Illegal) and v.move["cell"] == "A2", v
+
+
+def test_an_answer_the_rules_refuse_is_alerted_not_applied() -> None:
+    """Pile 2's d1 at B1 (A1's colour in its row) picked in a question: IllegalMove, and
+    the Challenge goes on (the loop alerts it); the same move seen, not asked, is end B."""
+    from rules.errors import IllegalMove
+    s = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
+    move = {"type": "place", "pile": 1, "tile": "d1", "cell": "B1", "tops": ["a0", "e5", "c2"]}
+    with pytest.raises(IllegalMove, match="d1 at B1: a house of the same colour is already in this row"):
+        s.apply(dict(move, source="confirmed"))
+    assert s.lost is None and s.placed == 1 and s.tops == (Tile.parse("a0"), Tile.parse("d1"), Tile.parse("c2"))
+    s.apply(dict(move, source="seen"))
+    assert s.lost is not None and s.placed == 1
 
 
 def test_the_first_table_with_more_than_the_piles_asks_whether_only_the_piles_lie_there() -> None:
