@@ -185,8 +185,11 @@ def measure(games: int, seed: int, res: tuple[int, int], flat: bool = False,
 class ChallengePlayers:
     """A solo player at the table who answers the device truthfully, through the buttons:
     "Which pile went to X?" gets the pile the tile at X really came from (the option
-    naming it, else "Not a move"); "Only the piles?" is answered yes while no tile has
-    been laid; a question without options is acknowledged (OK).
+    naming it, else "Not a move"); "2 tiles at once" the first of them laid, by its cell
+    and pile; "Only the piles?" is answered yes while no tile has
+    been laid; a question without options is acknowledged (OK); an alert on a tile they
+    laid (every bench game is legal) gets MENU > Misread? Fix and the option naming the
+    pile it came from, if there is one.
     `moves[k]` is frame k's placement ({"pile", "cell"}), frame 0 the dealt piles."""
 
     def __init__(self, camera: Any, moves: list[dict[str, Any]], *, sleep: Any) -> None:
@@ -194,6 +197,9 @@ class ChallengePlayers:
         self.ref: Any = None
         self.plan: list[Any] = []
         self.answered = 0
+        self.fixing: int | None = None     # the pile of the alerted tile being fixed
+        self.fixed: set[str] = set()       # alerts already handled (by message)
+        self.fixes = 0
 
     def _laid(self) -> list[dict[str, Any]]:
         """The placements on the table so far (up to the frame the camera shows)."""
@@ -205,20 +211,50 @@ class ChallengePlayers:
                 return int(m["pile"])
         return None
 
+    def _first_laid(self, choices: tuple[str, ...], default: int) -> int:
+        """Of "C1: e2 pile 2" options, the one naming the cell and pile of the tile laid
+        first among those the device has not applied."""
+        applied = {str(r.data.get("cell")) for r in self.ref.journal.records if r.kind == "move"}
+        order = [str(m.get("cell")) for m in self._laid()]
+        fits = [(order.index(cell), i) for i, c in enumerate(choices)
+                for cell, _, rest in [c.partition(": ")]
+                if cell in order and cell not in applied and self._pile_at(cell) is not None
+                and rest.endswith(f" pile {int(self._pile_at(cell) or 0) + 1}")]
+        return min(fits)[1] if fits else default
+
     def poll(self, timeout: float = 0.0) -> Any:
         from firmware.buttons.base import ButtonEvent
         if self.plan:
             return self.plan.pop(0)
+        if self.ref is not None and self.ref.asking is None:
+            alert = self.ref.misread
+            pile = self._pile_at(str(alert.move.get("cell"))) if alert is not None else None
+            if alert is not None and alert.message not in self.fixed and pile is not None:
+                self.fixed.add(alert.message)      # a tile laid legally, alerted: a misreading
+                self.fixing = pile
+                return ButtonEvent.MENU
         if self.ref is None or self.ref.asking is None:
             if timeout > 0:
                 self.sleep(timeout)
             return None
         title, choices = self.ref.asking
+        if title == "Menu":
+            if self.fixing is not None and "Misread? Fix" in choices:
+                self.plan = [ButtonEvent.NEXT] * choices.index("Misread? Fix") + [ButtonEvent.SELECT]
+                return self.plan.pop(0)
+            self.fixing = None
+            return ButtonEvent.BACK
+        if title == "It really is":
+            want, self.fixing = f"from pile {self.fixing + 1}" if self.fixing is not None else None, None
+            pick = next((i for i, c in enumerate(choices) if want and c.endswith(want)), None)
+            if pick is None:
+                return ButtonEvent.BACK
+            self.fixes += 1
+            self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]
+            return self.plan.pop(0)
         self.answered += 1
         if not choices:
             return ButtonEvent.SELECT                       # "Check table": OK
-        if title == "Menu":
-            return ButtonEvent.BACK
         pick = len(choices) - 1                             # "Not a move"
         cell = title.rsplit(" ", 1)[-1].rstrip("?") if title.startswith("Which pile went to ") else None
         pile = self._pile_at(cell) if cell else None
@@ -226,6 +262,8 @@ class ChallengePlayers:
             pick = next((i for i, c in enumerate(choices[:-1]) if c.endswith(f"from pile {pile + 1}")), pick)
         if title == "Only the piles?" and not any(m.get("cell") for m in self._laid()):
             pick = 0                                        # no tile laid yet: yes
+        if title.endswith(" tiles at once"):
+            pick = self._first_laid(choices[:-1], pick)
         self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]
         return self.plan.pop(0)
 
@@ -271,7 +309,7 @@ def play_loop(gs: int, res: tuple[int, int], moves_per_game: int = 14,
             "invented": sum(1 for c, _ in placed if c not in cells),
             "wrong_pile": sum(1 for g in placed if g[0] in cells and g not in want),
             "questions": sum(1 for e in run["events"] if ": Ask " in e),
-            "answered": run["answered"], "events": run["events"]}
+            "answered": run["answered"], "fixes": run["fixes"], "events": run["events"]}
 
 
 def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: int = 14,
@@ -286,7 +324,8 @@ def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: in
         if each is not None:
             each(f"game {r['game']}: reached {r['reached']} of {r['moves']}{', lost' if r['lost'] else ''}, "
                  f"missed {r['missed']}, "
-                 f"invented {r['invented']}, wrong pile {r['wrong_pile']}, questions {r['questions']}; "
+                 f"invented {r['invented']}, wrong pile {r['wrong_pile']}, questions {r['questions']}, "
+                 f"fixes {r['fixes']}; "
                  f"placed {r['placed']}")
     moves = sum(r["moves"] for r in rows_in)
     right = sum(len(set(r["kept"]) & set(r["want"])) for r in rows_in)
@@ -301,6 +340,7 @@ def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: in
          f"{sum(r['wrong_pile'] for r in rows_in)}"],
         ["Challenges ended as lost on a misreading (every game is legal)", str(sum(r["lost"] for r in rows_in))],
         ["questions asked (answered by the player)", str(sum(r["questions"] for r in rows_in))],
+        ["alerts the player called misreadings (Misread? Fix)", str(sum(r["fixes"] for r in rows_in))],
     ]
     return "\n".join([f"## Town 77 Challenge through the device loop: {games} seeded solo games, up to "
                       f"{moves_per_game} moves, the Town 77 reader at {res[0]}x{res[1]}, seed {seed}", "",

@@ -33,7 +33,7 @@ from firmware.games.town77 import Labels, _pitch, _rect
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
-from rules.errors import CouldNotRead
+from rules.errors import CouldNotRead, IllegalMove
 from rules.town77.challenge import Hint, PlayLevel, hint
 from rules.town77.city import Cell, City
 from rules.town77.placement import Reason, legal_mask, why_illegal
@@ -53,6 +53,7 @@ TOP_MIDDLE = 0.6
 TOP_STILL = 0.05
 TOP_CHANGED = 0.3
 NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
+CHANGED_FIRST = {True: 0, None: 1, False: 2}   # piles offered by pixels: changed, unsure, still
 MISREAD_MOST = 3                   # known tiles a placement's reading may misread and still be asked about
 Tops = tuple[Tile | None, ...]
 
@@ -128,6 +129,8 @@ class _Seen:
     pile_mm: dict[int, tuple[float, float]]
     trusted: set[Cell] = field(default_factory=set)
     """City cells whose pixels did not change since the last accepted look."""
+    still_strays: set[Cell] = field(default_factory=set)
+    """Strays whose middle did not change since the last accepted look (with a change map)."""
     top_change: dict[int, float] = field(default_factory=dict)
     """Per pile, the changed share of its top's middle where it last lay (with a change map)."""
 
@@ -228,6 +231,8 @@ class Town77ChallengeSession(RecordsMoves):
         self.finished = False
         self.hints = 0
         self.last_text = ""
+        self._together: set[Cell] = set()   # the new tiles of the last "tiles at once" question
+        self._pending: set[Cell] = set()    # the others, once the player applied one of them
 
     # -- queries ------------------------------------------------------------------------
     @property
@@ -264,24 +269,35 @@ class Town77ChallengeSession(RecordsMoves):
         return not self.city.is_empty
 
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
+        verdict = self._interpret(observation, change)
+        if isinstance(verdict, NoChange):
+            self._pending = set()      # the tiles seen together are gone or applied
+        return verdict
+
+    def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
         if self.lost is not None or self.finished:
             return NoChange()
         if self.city.is_empty:
             observation = piles_before_pioneer(observation)
         kept: set[Cell] = set()
+        unexplained: list[Cell] = []
         if change is not None and (not self.city.is_empty or self.tops is not None):
             # (before the pioneer too, once the piles were seen: what the reader makes of
             # bare table that did not change since, a cutting mat's squares, is no tile;
             # bench game 31's pioneer was asked about as one of "2 tiles at once")
-            observation, kept = self._settled(observation, change)
+            observation, kept, unexplained = self._settled(observation, change)
         # a tile whose cell did not change is what the state says, however it reads now;
         # its reading still votes for what the labels mean
         seen = _read(observation, kept, self.tops_mm)
         pitch = _pitch(seen.centres)
         if change is not None:
             h = TOP_MIDDLE * pitch / 2
-            seen.top_change = {p: change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
-                               for p, c in enumerate(self.tops_mm) if c is not None}
+
+            def middle(c: tuple[float, float]) -> float:
+                return change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
+
+            seen.top_change = {p: middle(c) for p, c in enumerate(self.tops_mm) if c is not None}
+            seen.still_strays = {c for c in seen.stray if c in seen.centres and middle(seen.centres[c]) <= TOP_STILL}
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
@@ -300,9 +316,15 @@ class Town77ChallengeSession(RecordsMoves):
             if start is not None:
                 return Ask("Only the piles?", (start.move,), ("Yes: piles only",),
                            fp(seen.stray + added) + start.footprint)
-        if seen.stray:
-            c = seen.stray[0]
-            return Ask(f"Stray tile at {c.name}", (), (), fp(seen.stray))
+        # a stray where the table did not change does not hold up a new tile (bench games
+        # 41, 52, 54: a lamp's spot or a mat's square read as a stray on every look, "Stray
+        # tile at row 10 col 8" asked for ever, every later tile lost behind it); with no
+        # new tile read it is still asked, as such a look may have misread the city too
+        # (game 3: the look that read B1's table as strays read no B1)
+        strays = [c for c in seen.stray if c not in seen.still_strays] if added else seen.stray
+        if strays:
+            c = strays[0]
+            return Ask(f"Stray tile at {c.name}", (), (), fp(strays))
         if seen.pile_doubts:
             return Ask(seen.pile_doubts[0])
         if vanished:
@@ -312,30 +334,41 @@ class Town77ChallengeSession(RecordsMoves):
         if any(c in seen.face_down and c not in kept for c in expected):
             c = next(c for c in sorted(expected) if c in seen.face_down and c not in kept)
             return Ask(f"{c.name} turned over?", (), (), fp([c]))
-        if len(added) > 1:
-            return Ask(f"{len(added)} tiles at once", (), (), fp(added))
-        if added and added[0] in seen.face_down:
-            return Ask(f"Face-down tile at {added[0].name}", (), (), fp(added))
         raw = dict(seen.city_raw)
         raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
+        if len(added) > 1:
+            return self._at_once(added, seen, raw, fp, pitch)
+        if added and added[0] in seen.face_down:
+            return Ask(f"Face-down tile at {added[0].name}", (), (), fp(added))
         if added:
             return self._placement(added[0], seen, raw, fp(added), pitch)
+        if unexplained:
+            # something changed beside the city but no tile was read there: look again
+            # rather than take the table as it is (bench game 3: B1 laid on a mat, unread
+            # by one look, was agreed into the table and lost for good)
+            return Unclear(f"{unexplained[0].name} changed; looking again", f"{unexplained[0].name} changed")
         return self._tops_only(seen, raw, pitch)
 
     def _settled(self, observation: dict[str, Any], change: ChangeMap
-                 ) -> tuple[dict[str, Any], set[Cell]]:
+                 ) -> tuple[dict[str, Any], set[Cell], list[Cell]]:
         """The observation renumbered on the state's city, without what was read on bare
-        table that did not change, and the city cells that did not change (to be trusted);
-        the pile tops, below the city, are always read (firmware.games.grid_change)."""
+        table that did not change, the city cells that did not change (to be trusted), and
+        the cells beside the city that changed with no tile read there; the pile tops,
+        below the city, are always read (firmware.games.grid_change)."""
         expected = {(c.row, c.col) for c, x in self.city if x is not None}
         entries = tile_entries(observation)
         # a top the reader flags as a pile's is read whatever its lattice row (a raised
         # top can land in the city's rows), and it is no bare table
         tops = {rc: e for rc, e in entries.items() if e.get("pile")}
+        # a tile read in the piles' rows is a top the reader did not flag, always read;
+        # one elsewhere outside the city is a stray only where the table changed (bench
+        # games 41, 52, 54: a lamp's spot or a mat's square read as a stray tile on every
+        # look, "Stray tile at row 10 col 8" asked for ever, and every later tile lost behind it)
         st = settle({rc: e for rc, e in entries.items() if rc not in tops}, expected, observation.get("grid"),
-                    change, always=lambda rc: not Cell(*rc).in_area)
+                    change, always=lambda rc: not Cell(*rc).in_area or Cell(*rc) in self._pending)
         tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()] + [dict(e) for e in tops.values()]
-        return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}
+        return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}, \
+            [c for c in (Cell(*rc) for rc in st.unexplained) if c.in_area]
 
     def _known(self, skip: int | None) -> dict[Cell, Tile]:
         known = dict(self.city.tiles())
@@ -451,18 +484,65 @@ class Town77ChallengeSession(RecordsMoves):
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint, reason)
 
+    def _at_once(self, added: list[Cell], seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
+                 fp: Any, pitch: float) -> Verdict:
+        """Several new tiles in the city (a look missed, or a tile went unread while the
+        next was laid): one left from the player's last answer is taken first, as if it
+        were alone; otherwise the player picks one of them, each offered as the pile
+        tops (as if alone) make it. The pile it came from is left unread, since the
+        other new tile may have lain under it; the others are read on the next looks
+        whatever the change map says (they lie on the table then agreed). Before, "2
+        tiles at once" offered nothing and every later tile was lost behind it (bench
+        games 11, 13, 22, 31, 45)."""
+        def alone(cell: Cell) -> Verdict | None:
+            if cell in seen.face_down or cell not in seen.city_raw:
+                return None
+            return self._placement(cell, seen, raw, fp([cell]), pitch)
+
+        for cell in (c for c in added if c in self._pending):
+            verdict = alone(cell)
+            if isinstance(verdict, (Proposed, Illegal)) or (
+                    isinstance(verdict, Ask) and verdict.text.startswith("Which pile")):
+                return verdict
+        self._together = set(added)
+        moves: list[Move] = []
+        texts: list[str] = []
+        for cell in added:
+            verdict = alone(cell)
+            if isinstance(verdict, Proposed):
+                options = [verdict.move]
+            elif isinstance(verdict, Ask) and verdict.text.startswith("Which pile"):
+                options = list(verdict.candidates)
+            else:
+                continue
+            for m in options:
+                if why_illegal(self.city, Tile.parse(str(m["tile"])), cell) is not None:
+                    continue      # (alerted when it is read alone: bench game 46's D4, picked
+                    # before the pioneer was taken, lost the Challenge)
+                pile = m.get("pile")
+                if pile is not None and isinstance(m.get("tops"), list):
+                    m = dict(m, tops=[UNREAD if i == pile else t for i, t in enumerate(m["tops"])])
+                moves.append(dict(m, source="confirmed"))
+                texts.append(f"{cell.name}: {m['tile']} pile {'?' if pile is None else int(pile) + 1}")
+        return Ask(f"{len(added)} tiles at once", tuple(moves), tuple(texts), fp(added))
+
+    def more_to_read(self) -> bool:
+        return bool(self._pending)
+
     def _by_pixels(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
                    offered: set[int | None]) -> list[tuple[int, int | None, Tile, Tops]]:
-        """Piles the labels do not fit whose top's pixels changed (the change map), each as
-        its top by the state's name placed at `cell`, where that is legal: the players
-        know which pile they took from, and the labels misread the tile (bench game 24's
-        pioneer read as pile 3's top while pile 1's changed)."""
+        """Piles the labels do not fit, each as its top by the state's name placed at
+        `cell`, where that is legal: the players know which pile they took from, and the
+        labels misread the tile (bench game 24's pioneer read as pile 3's top while pile
+        1's changed). Those whose top's pixels changed (the change map) come first; the
+        others follow, since the change map misses too (games 12, 32, 51, 58: the pile
+        taken from not offered, "Not a move" the only answer, and the tile lost)."""
         out: list[tuple[int, int | None, Tile, Tops]] = []
         if self.tops is None or self.held is not None:
             return out
-        for p, tile in enumerate(self.tops):
-            if tile is None or p in offered or not self._top_changed(p, seen) \
-                    or why_illegal(self.city, tile, cell) is not None:
+        for p in sorted(range(PILES), key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
+            tile = self.tops[p]
+            if tile is None or p in offered or why_illegal(self.city, tile, cell) is not None:
                 continue
             known = self._known(p)
             known[cell] = tile
@@ -752,6 +832,10 @@ class Town77ChallengeSession(RecordsMoves):
             raise CouldNotRead(f"the Challenge is lost [{self.notation()}]")
         tile = Tile.parse(str(move["tile"]))
         cell = Cell.parse(str(move["cell"]))
+        if cell in self._together:
+            self._pending = (self._pending | self._together) - {cell}
+        self._together = set()
+        self._pending.discard(cell)
         pile = move.get("pile")
         if self.tops is None and self.city.is_empty and move.get("tops_before") is not None:
             # the pioneer laid before the piles were read: the players said which pile
@@ -769,6 +853,13 @@ class Town77ChallengeSession(RecordsMoves):
             raise CouldNotRead(f"{tile.token} is already in the city [{self.notation()}]")
         after = _tops_of(move.get("tops"))
         reason = why_illegal(self.city, tile, cell)
+        if reason is not None and move.get("source") == "confirmed":
+            # a question's answer the rules refuse is alerted like a verdict, not applied:
+            # the player ends the game from the menu if the tile really is misplaced (bench
+            # games 11 and 31: the pile named truly, a city tile misnamed earlier, and the
+            # Challenge was lost on the names)
+            raise IllegalMove(f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
+                              f"[{self.notation()}]", reason)
         self.held = None
         self.tops = after
         self.unread = _unread_of(move.get("tops"))
@@ -798,20 +889,24 @@ class Town77ChallengeSession(RecordsMoves):
         return out
 
     def fixes(self, undone: Move) -> list[Action]:
-        """After undoing a placement: the other tops (or the tile in hand) at that cell."""
+        """After undoing a placement, or for an alerted one (Misread? Fix): the other tops
+        (or the tile in hand) legal at that cell, each named with its pile, which the
+        player knows (the device's names for tiles are its own). The pile taken from
+        shows the top the move read there, unread where that was the tile itself."""
         if undone.get("type") != "place" or "cell" not in undone:
             return []
         cell = Cell.parse(str(undone["cell"]))
-        after = undone.get("tops", [None] * PILES)
+        after = list(undone.get("tops") or [None] * PILES)
         out = []
         for i, t in enumerate(self.candidates()):
             if t is None or t.token == undone.get("tile") or why_illegal(self.city, t, cell):
                 continue
             pile = None if self.held is not None else i
-            tops = list(self.tops or (None,) * PILES)
+            tops = [UNREAD if j in self.unread else _tok(x)
+                    for j, x in enumerate(self.tops or (None,) * PILES)]
             if pile is not None:
-                tops[pile] = after[pile] if pile != undone.get("pile") else None
-            out.append(Action(f"{t.token} at {cell.name}",
+                tops[pile] = UNREAD if after[pile] == t.token else after[pile]
+            out.append(Action(f"{t.token} from pile {pile + 1}" if pile is not None else f"{t.token} in hand",
                               {"type": "place", "pile": pile, "tile": t.token, "cell": cell.name,
                                "tops": tops, "source": "fix"}))
         return out

@@ -34,6 +34,17 @@ def test_a_pile_not_offered_or_a_tile_not_yet_laid_is_not_a_move() -> None:
     assert _answers(2, q2) == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
 
 
+def test_tiles_at_once_are_answered_with_the_first_laid() -> None:
+    """A1 (pile 1) was laid before B1 (pile 3), neither applied: A1's option is picked;
+    options naming other piles for those cells are not ('Not a move')."""
+    p = ChallengePlayers(SimpleNamespace(index=2), MOVES, sleep=lambda s: None)
+    p.ref = SimpleNamespace(asking=("2 tiles at once", ("B1: c2 pile 3", "A1: a0 pile 1", "Not a move")),
+                            journal=SimpleNamespace(records=[]))
+    assert [p.poll(), p.poll()] == [ButtonEvent.NEXT, ButtonEvent.SELECT]
+    p.ref.asking = ("2 tiles at once", ("B1: c2 pile 1", "A1: a0 pile 2", "Not a move"))
+    assert [p.poll() for _ in range(3)] == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
+
+
 def test_a_question_without_options_is_acknowledged() -> None:
     """'2 tiles at once' has no options: OK."""
     assert _answers(2, ("2 tiles at once", ())) == [ButtonEvent.SELECT]
@@ -44,3 +55,21 @@ def test_only_the_piles_is_yes_until_a_tile_is_laid() -> None:
     q = ("Only the piles?", ("Yes: piles only", "Not a move"))
     assert _answers(0, q) == [ButtonEvent.SELECT]
     assert _answers(1, q) == [ButtonEvent.NEXT, ButtonEvent.SELECT]
+
+
+def test_an_alert_on_a_tile_laid_is_fixed_with_its_pile() -> None:
+    """B1 (pile 3) alerted: MENU, then Misread? Fix, then the option naming pile 3; the
+    same alert again is left alone, and an alert on a cell not laid is not fixed."""
+    alert = SimpleNamespace(message="d1 at B1: ...", move={"cell": "B1"})
+    p = ChallengePlayers(SimpleNamespace(index=2), MOVES, sleep=lambda s: None)
+    p.ref = SimpleNamespace(asking=None, misread=alert)
+    assert p.poll() == ButtonEvent.MENU
+    p.ref.asking = ("Menu", ("Back", "Hint", "Tile misplaced: lose", "Misread? Fix", "Undo last move"))
+    assert [p.poll() for _ in range(4)] == [ButtonEvent.NEXT] * 3 + [ButtonEvent.SELECT]
+    p.ref.asking = ("It really is", ("a0 from pile 1", "c2 from pile 3"))
+    assert [p.poll() for _ in range(2)] == [ButtonEvent.NEXT, ButtonEvent.SELECT] and p.fixes == 1
+    p.ref.asking = None
+    assert p.poll() is None
+    other = ChallengePlayers(SimpleNamespace(index=1), MOVES, sleep=lambda s: None)
+    other.ref = SimpleNamespace(asking=None, misread=alert)
+    assert other.poll() is None
