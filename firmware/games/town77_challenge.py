@@ -42,6 +42,7 @@ from rules.town77.tiles import Tile
 PILES = 3
 PILE_ROW = 8                       # the convention: one empty row between city and piles
 PILE_COLS = (0, 3, 6)
+PILE_LEAST = 49 // PILES           # the rulebook's 3 equal piles of the 49 tiles: 16 or 17 each
 FIRST_PILE_ROW = 7                 # any tile read at or below this row is a pile top
 LAST_PILE_ROW = 9
 # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
@@ -736,10 +737,18 @@ class Town77ChallengeSession(RecordsMoves):
                 "tops": self._tokens(after, seen, pile), "tops_mm": seen.tops_mm(), "source": source}
 
     def _tokens(self, tops: Tops, seen: _Seen, taken: int | None = None) -> list[str | None]:
-        """The tops as written in a move: a pile seen this look whose top has no name, or
-        one left unread and not taken from, is UNREAD, not run out."""
-        return [UNREAD if t is None and (i in seen.pile_raw or (i in self.unread and i != taken))
+        """The tops as written in a move: a pile seen this look whose top has no name, one
+        left unread and not taken from, or the one taken from unseen while it cannot be
+        empty yet (fewer than PILE_LEAST taken from it), is UNREAD, not run out (bench
+        games 12, 45, 51: the new top missed by one look, the pile recorded as run out,
+        and every later tile from it "not a pile top")."""
+        return [UNREAD if t is None and (i in seen.pile_raw or (i in self.unread and i != taken)
+                                         or (i == taken and self._taken_from(i) + 1 < PILE_LEAST))
                 else _tok(t) for i, t in enumerate(tops)]
+
+    def _taken_from(self, pile: int) -> int:
+        """Tiles taken from `pile` so far (placed from it, or taken into the hand)."""
+        return sum(1 for m in self.moves if m.get("type") in ("place", "take") and m.get("pile") == pile)
 
     def _top_changed(self, pile: int | None, seen: _Seen) -> bool | None:
         """Whether pile `pile`'s top changed by the change map (its middle where it last

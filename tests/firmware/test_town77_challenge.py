@@ -83,7 +83,9 @@ def test_first_sight_of_the_piles_records_the_tops() -> None:
 
 
 def test_pioneer_from_pile_2_then_a_legal_take_is_proposed() -> None:
-    """The pioneer comes from pile 2; later c2 from pile 3 to B1 (pile 3 now empty)."""
+    """The pioneer comes from pile 2; later c2 from pile 3 to B1, pile 3's slot then empty:
+    its top unread, since a pile of the 49 tiles in three cannot be empty after one take;
+    after 16 taken from it the same look is the pile run out."""
     s = _play(START)
     v = s.interpret(PIONEER)
     assert isinstance(v, Proposed) and v.text == "b1 at A1"
@@ -91,8 +93,12 @@ def test_pioneer_from_pile_2_then_a_legal_take_is_proposed() -> None:
                       "tops": ["a0", "d3", "c2"], "source": "seen",
                       "tops_mm": [[55.0, 514.0], [232.0, 514.0], [398.5, 514.0]]}
     s.apply(v.move)
-    v = s.interpret(_obs({"A1": "b1", "B1": "c2"}, ("a0", "d3", None)))
-    assert isinstance(v, Proposed) and v.move["pile"] == 2 and v.move["tops"] == ["a0", "d3", None]
+    look = _obs({"A1": "b1", "B1": "c2"}, ("a0", "d3", None))
+    v = s.interpret(look)
+    assert isinstance(v, Proposed) and v.move["pile"] == 2 and v.move["tops"] == ["a0", "d3", "?"]
+    s.moves += [{"type": "place", "pile": 2}] * 15      # (counted only)
+    v = s.interpret(look)
+    assert isinstance(v, Proposed) and v.move["tops"] == ["a0", "d3", None]
     s.apply(v.move)
     assert s.placed == 2 and s.tops == (Tile.parse("a0"), Tile.parse("d3"), None)
 
