@@ -186,10 +186,10 @@ class ChallengePlayers:
     """A solo player at the table who answers the device truthfully, through the buttons:
     "Which pile went to X?" gets the pile the tile at X really came from (the option
     naming it, else "Not a move"); "2 tiles at once" the first of them laid, by its cell
-    and pile; "Only the piles?" is answered yes while no tile has
-    been laid; a question without options is acknowledged (OK); an alert on a tile they
-    laid (every bench game is legal) gets MENU > Misread? Fix and the option naming the
-    pile it came from, if there is one.
+    and pile; "Only the piles?" is answered yes while no tile has been laid; a question
+    without options is acknowledged (OK); an alert on a tile they laid (every bench game
+    is legal) gets MENU > Misread? Fix and the option naming the pile it came from, if
+    there is one.
     `moves[k]` is frame k's placement ({"pile", "cell"}), frame 0 the dealt piles."""
 
     def __init__(self, camera: Any, moves: list[dict[str, Any]], *, sleep: Any) -> None:
@@ -216,10 +216,12 @@ class ChallengePlayers:
         first among those the device has not applied."""
         applied = {str(r.data.get("cell")) for r in self.ref.journal.records if r.kind == "move"}
         order = [str(m.get("cell")) for m in self._laid()]
-        fits = [(order.index(cell), i) for i, c in enumerate(choices)
-                for cell, _, rest in [c.partition(": ")]
-                if cell in order and cell not in applied and self._pile_at(cell) is not None
-                and rest.endswith(f" pile {int(self._pile_at(cell) or 0) + 1}")]
+        fits = []
+        for i, choice in enumerate(choices):
+            cell, _, rest = choice.partition(": ")
+            pile = self._pile_at(cell) if cell in order and cell not in applied else None
+            if pile is not None and rest.endswith(f" pile {pile + 1}"):
+                fits.append((order.index(cell), i))
         return min(fits)[1] if fits else default
 
     def poll(self, timeout: float = 0.0) -> Any:

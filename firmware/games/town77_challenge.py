@@ -19,6 +19,7 @@ as itself under it, and if pile i now shows something else.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -361,10 +362,9 @@ class Town77ChallengeSession(RecordsMoves):
         # a top the reader flags as a pile's is read whatever its lattice row (a raised
         # top can land in the city's rows), and it is no bare table
         tops = {rc: e for rc, e in entries.items() if e.get("pile")}
-        # a tile read in the piles' rows is a top the reader did not flag, always read;
-        # one elsewhere outside the city is a stray only where the table changed (bench
-        # games 41, 52, 54: a lamp's spot or a mat's square read as a stray tile on every
-        # look, "Stray tile at row 10 col 8" asked for ever, and every later tile lost behind it)
+        # outside the city every tile is read (pile tops the reader did not flag, strays:
+        # _interpret judges a stray by its own middle), and so are the others of tiles at
+        # once, which lie on the table agreed since the player picked one of them
         st = settle({rc: e for rc, e in entries.items() if rc not in tops}, expected, observation.get("grid"),
                     change, always=lambda rc: not Cell(*rc).in_area or Cell(*rc) in self._pending)
         tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()] + [dict(e) for e in tops.values()]
@@ -486,7 +486,7 @@ class Town77ChallengeSession(RecordsMoves):
                        f"[{self.notation()}]", footprint, reason)
 
     def _at_once(self, added: list[Cell], seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
-                 fp: Any, pitch: float) -> Verdict:
+                 fp: Callable[[list[Cell]], tuple[Rect, ...]], pitch: float) -> Verdict:
         """Several new tiles in the city (a look missed, or a tile went unread while the
         next was laid): one left from the player's last answer is taken first, as if it
         were alone; otherwise the player picks one of them, each offered as the pile
@@ -841,10 +841,6 @@ class Town77ChallengeSession(RecordsMoves):
             raise CouldNotRead(f"the Challenge is lost [{self.notation()}]")
         tile = Tile.parse(str(move["tile"]))
         cell = Cell.parse(str(move["cell"]))
-        if cell in self._together:
-            self._pending = (self._pending | self._together) - {cell}
-        self._together = set()
-        self._pending.discard(cell)
         pile = move.get("pile")
         if self.tops is None and self.city.is_empty and move.get("tops_before") is not None:
             # the pioneer laid before the piles were read: the players said which pile
@@ -869,6 +865,10 @@ class Town77ChallengeSession(RecordsMoves):
             # Challenge was lost on the names)
             raise IllegalMove(f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                               f"[{self.notation()}]", reason)
+        if cell in self._together:
+            self._pending = (self._pending | self._together) - {cell}
+        self._together = set()
+        self._pending.discard(cell)
         self.held = None
         self.tops = after
         self.unread = _unread_of(move.get("tops"))
