@@ -486,14 +486,13 @@ class Town77ChallengeSession(RecordsMoves):
             # very look reads with another label than the new tile: the top was misnamed
             # when it came up (bench game 22: pile 1's top named a4 from its pile, read at
             # D4 in a colour no city tile has, alerted for D3's colour 4). The tile as read
-            # now is offered from that pile, where it is legal; else the alert stands
+            # now is offered from that pile, where it is legal, and the other piles by
+            # their names (the labels may have the pile wrong too: game 41's A4); else the
+            # alert stands
             fix = self._corrected(pile, tile, cell, seen, raw)
-            if fix is not None:
-                _, p, got, a = fix
-                assert p is not None and self.tops is not None
-                renamed = dict(self._place_move(p, got, cell, a, "confirmed", seen), top_was=_tok(self.tops[p]))
-                return Ask(f"Which pile went to {cell.name}?", (renamed,), (f"{got.token} from pile {p + 1}",),
-                           footprint)
+            asked = self._which_pile(cell, [fix], seen, raw, footprint, pitch) if fix is not None else None
+            if asked is not None:
+                return asked
         return Illegal(move, reason.short,
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint, reason)
