@@ -481,9 +481,38 @@ class Town77ChallengeSession(RecordsMoves):
         reason = why_illegal(self.city, tile, cell)
         if reason is None:
             return Proposed(move, f"{tile.token} at {cell.name}", footprint)
+        if pile is not None and self._names_contradicted(tile, cell, reason, raw):
+            # the rule broken is a shape (colour) shared by name with a city tile that this
+            # very look reads with another label than the new tile: the top was misnamed
+            # when it came up (bench game 22: pile 1's top named a4 from its pile, read at
+            # D4 in a colour no city tile has, alerted for D3's colour 4). The tile as read
+            # now is offered from that pile, where it is legal, and the other piles by
+            # their names (the labels may have the pile wrong too: game 41's A4); else the
+            # alert stands
+            fix = self._corrected(pile, tile, cell, seen, raw)
+            asked = self._which_pile(cell, [fix], seen, raw, footprint, pitch) if fix is not None else None
+            if asked is not None:
+                return asked
         return Illegal(move, reason.short,
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint, reason)
+
+    def _names_contradicted(self, tile: Tile, cell: Cell, reason: Reason,
+                            raw: dict[Cell, tuple[Any, Any]]) -> bool:
+        """Whether `reason`, a shape or colour `tile` shares by name with city tiles in its
+        row or column, is contradicted by this look: each of those tiles read with another
+        label on that axis than the new tile at `cell`."""
+        axis = {Reason.SAME_SHAPE_IN_ROW: 0, Reason.SAME_SHAPE_IN_COLUMN: 0,
+                Reason.SAME_COLOUR_IN_ROW: 1, Reason.SAME_COLOUR_IN_COLUMN: 1}.get(reason)
+        if axis is None or cell not in raw or raw[cell][axis] is None:
+            return False
+        in_row = reason in (Reason.SAME_SHAPE_IN_ROW, Reason.SAME_COLOUR_IN_ROW)
+        mine = tile.shape if axis == 0 else tile.colour
+        sharing = [c for c, t in self.city.tiles().items()
+                   if (c.row == cell.row if in_row else c.col == cell.col)
+                   and (t.shape if axis == 0 else t.colour) == mine]
+        return bool(sharing) and all(c in raw and raw[c][axis] is not None and raw[c][axis] != raw[cell][axis]
+                                     for c in sharing)
 
     def _at_once(self, added: list[Cell], seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
                  fp: Callable[[list[Cell]], tuple[Rect, ...]], pitch: float) -> Verdict:

@@ -448,6 +448,27 @@ def test_an_answer_the_rules_refuse_is_alerted_not_applied() -> None:
     assert s.lost is not None and s.placed == 1
 
 
+def test_a_top_misnamed_when_it_came_up_is_asked_as_read_not_alerted() -> None:
+    """Pile 2's top, named d1 when it came up (A1's colour 1), laid at B1 and read (group
+    ids) in a colour label A1 does not carry: the rule the names break is contradicted
+    by this look, so the tile as read (d3) is offered from pile 2 rather than alerted
+    (bench game 22), the other piles after it; read in A1's own colour label, the alert
+    stands."""
+    s = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
+    look = _obs({"A1": "b1", "B1": "d1"}, ("a0", "e2", "c2"), rename=True)
+    next(t for t in look["tiles"] if (t["row"], t["col"]) == (0, 1))["colour"] = "colour-7"
+    v = s.interpret(look)
+    # (the other piles offered too, by their names: the labels may have the pile wrong)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and \
+        v.labels == ("d3 from pile 2", "a0 from pile 1", "c2 from pile 3"), v
+    assert v.candidates[0]["top_was"] == "d1"
+    s.apply(v.candidates[0])
+    assert s.city.contains(Tile.parse("d3")) and s.placed == 2
+    s2 = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
+    v = s2.interpret(_obs({"A1": "b1", "B1": "d1"}, ("a0", "e2", "c2"), rename=True))
+    assert isinstance(v, Illegal) and v.move["tile"] == "d1", v
+
+
 def test_the_first_table_with_more_than_the_piles_asks_whether_only_the_piles_lie_there() -> None:
     """Before anything was agreed, three piles and two tiles beside them (a cutting mat's
     squares read as tiles; bench game 3), or a stray beyond the area: "Only the piles?",
