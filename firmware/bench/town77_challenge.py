@@ -211,6 +211,12 @@ class ChallengePlayers:
                 return int(m["pile"])
         return None
 
+    @staticmethod
+    def _naming(choices: Any, pile: int | None) -> int | None:
+        """The index of the option "... from pile N" naming `pile`, or None."""
+        return next((i for i, c in enumerate(choices) if pile is not None and c.endswith(f"from pile {pile + 1}")),
+                    None)
+
     def _first_laid(self, choices: tuple[str, ...], default: int) -> int:
         """Of "C1: e2 pile 2" options, the one naming the cell and pile of the tile laid
         first among those the device has not applied."""
@@ -247,12 +253,11 @@ class ChallengePlayers:
             self.fixing = None
             return ButtonEvent.BACK
         if title == "It really is":
-            want, self.fixing = f"from pile {self.fixing + 1}" if self.fixing is not None else None, None
-            pick = next((i for i, c in enumerate(choices) if want and c.endswith(want)), None)
-            if pick is None:
+            fixed, self.fixing = self._naming(choices, self.fixing), None
+            if fixed is None:
                 return ButtonEvent.BACK
             self.fixes += 1
-            self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]
+            self.plan = [ButtonEvent.NEXT] * fixed + [ButtonEvent.SELECT]
             return self.plan.pop(0)
         self.answered += 1
         if not choices:
@@ -260,8 +265,8 @@ class ChallengePlayers:
         pick = len(choices) - 1                             # "Not a move"
         cell = title.rsplit(" ", 1)[-1].rstrip("?") if title.startswith("Which pile went to ") else None
         pile = self._pile_at(cell) if cell else None
-        if pile is not None:
-            pick = next((i for i, c in enumerate(choices[:-1]) if c.endswith(f"from pile {pile + 1}")), pick)
+        named = self._naming(choices[:-1], pile)
+        pick = pick if named is None else named
         if title == "Only the piles?" and not any(m.get("cell") for m in self._laid()):
             pick = 0                                        # no tile laid yet: yes
         if title.endswith(" tiles at once"):

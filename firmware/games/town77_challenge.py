@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from PIL import Image, ImageDraw
 
@@ -524,15 +524,21 @@ class Town77ChallengeSession(RecordsMoves):
         whatever the change map says (they lie on the table then agreed). Before, "2
         tiles at once" offered nothing and every later tile was lost behind it (bench
         games 11, 13, 22, 31, 45)."""
+        verdicts: dict[Cell, Verdict | None] = {}
+
         def alone(cell: Cell) -> Verdict | None:
-            if cell in seen.face_down or cell not in seen.city_raw:
-                return None
-            return self._placement(cell, seen, raw, fp([cell]), pitch)
+            # (each cell's verdict worked out once: a pending cell's is used again below)
+            if cell not in verdicts:
+                verdicts[cell] = None if cell in seen.face_down or cell not in seen.city_raw else \
+                    self._placement(cell, seen, raw, fp([cell]), pitch)
+            return verdicts[cell]
+
+        def which_pile(verdict: Verdict | None) -> TypeGuard[Ask]:
+            return isinstance(verdict, Ask) and verdict.text.startswith("Which pile")
 
         for cell in (c for c in added if c in self._pending):
             verdict = alone(cell)
-            if isinstance(verdict, (Proposed, Illegal)) or (
-                    isinstance(verdict, Ask) and verdict.text.startswith("Which pile")):
+            if isinstance(verdict, (Proposed, Illegal)) or which_pile(verdict):
                 return verdict
         self._together = set(added)
         moves: list[Move] = []
@@ -541,7 +547,7 @@ class Town77ChallengeSession(RecordsMoves):
             verdict = alone(cell)
             if isinstance(verdict, Proposed):
                 options = [verdict.move]
-            elif isinstance(verdict, Ask) and verdict.text.startswith("Which pile"):
+            elif which_pile(verdict):
                 options = list(verdict.candidates)
             else:
                 continue
