@@ -30,7 +30,7 @@ from firmware.games.base import (
     Unclear, Verdict, missing, point_mm,
 )
 from firmware.games.grid_change import settle, tile_entries
-from firmware.games.town77 import Labels, _pitch, _rect
+from firmware.games.town77 import FIRST_TILE_MM2, Labels, _pitch, _rect
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
@@ -349,6 +349,13 @@ class Town77ChallengeSession(RecordsMoves):
             # rather than take the table as it is (bench game 3: B1 laid on a mat, unread
             # by one look, was agreed into the table and lost for good)
             return Unclear(f"{unexplained[0].name} changed; looking again", f"{unexplained[0].name} changed")
+        if change is not None and self.city.is_empty and self.tops is not None and \
+                change.largest_mm2(self._pile_rects(list(range(PILES)), seen, pitch)) >= FIRST_TILE_MM2:
+            # a tile's worth of change away from the piles and no tile read: the pioneer
+            # laid and missed (bench game 72: a look on a cutting mat's lattice read its
+            # squares in a lamp's spot instead). Agreed, this table would make the pioneer
+            # background and the next tile would be taken for it, as in the pairs game
+            return Unclear("the table changed; looking again", "the table changed")
         return self._tops_only(seen, raw, pitch)
 
     def _settled(self, observation: dict[str, Any], change: ChangeMap
@@ -368,6 +375,14 @@ class Town77ChallengeSession(RecordsMoves):
         st = settle({rc: e for rc, e in entries.items() if rc not in tops}, expected, observation.get("grid"),
                     change, always=lambda rc: not Cell(*rc).in_area or Cell(*rc) in self._pending)
         tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()] + [dict(e) for e in tops.values()]
+        if not expected:
+            city = [t for t in tiles if not t.get("pile") and (t["row"], t["col"]) in st.moved
+                    and pile_of(t["row"], t["col"]) is None]
+            if len(city) == 1:
+                # the one tile laid on the empty table is the pioneer, at A1 by definition,
+                # whatever the reader numbered it from (bench game 72: two squares of a
+                # cutting mat in a lamp's spot, which did not change, made it C1)
+                city[0].update(row=0, col=0)
         return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}, \
             [c for c in (Cell(*rc) for rc in st.unexplained) if c.in_area]
 
@@ -389,8 +404,14 @@ class Town77ChallengeSession(RecordsMoves):
             t = labels.tile(*seen.pile_raw[p])
             if t is None and p not in self.unread and p != taken:
                 return None
-            out.append(t)
+            out.append(None if p == taken and self._in_city(t) else t)
         return tuple(out)
+
+    def _in_city(self, top: Tile | None) -> bool:
+        """A new top named as a tile the city holds: misnamed (each tile exists once; bench
+        game 72's pile 3 showed a new top named b1 while b1 lay at B1, and the tile laid
+        from it was alerted as already in the city), so it is left unread."""
+        return top is not None and self.city.contains(top)
 
     def _placement(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
                    footprint: tuple[Rect, ...], pitch: float) -> Verdict:
@@ -632,7 +653,8 @@ class Town77ChallengeSession(RecordsMoves):
             if pile in seen.pile_raw:
                 # (a new top no label names is seen, not named: unread until a look names
                 # it; bench game 1's E2, whose pile then showed a seventh colour label)
-                out[pile] = labels.tile(*seen.pile_raw[pile])
+                top = labels.tile(*seen.pile_raw[pile])
+                out[pile] = None if self._in_city(top) else top
         return tuple(out)
 
     def _corrected(self, pile: int | None, top: Tile, cell: Cell, seen: _Seen,

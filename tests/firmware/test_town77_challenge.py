@@ -848,3 +848,42 @@ def test_a_flagged_top_read_in_the_citys_rows_still_votes() -> None:
     v = s.interpret(obs, change)
     moves = [v.move] if isinstance(v, Proposed) else list(v.candidates) if isinstance(v, Ask) else []
     assert [m["tops"] for m in moves if m["pile"] == 0] == [["e2", "d3", "c2"]], v
+
+
+def test_before_the_pioneer_a_tiles_change_with_no_tile_read_is_looked_at_again() -> None:
+    """Once the piles were seen, a tile's worth of change away from them with no tile
+    read there is the pioneer missed: looked at again, not agreed as the table (bench
+    game 72); a change at the piles alone is no such thing."""
+    s = _play(START)
+    obs = _lay_tops_still(s, _obs({}, ("a0", "b1", "c2")))
+    assert isinstance(s.interpret(obs, _changed(s, (), ())), NoChange)
+    v = s.interpret(obs, _changed(s, ("A1",), ()))
+    assert isinstance(v, Unclear) and v.headline == "the table changed", v
+    v = s.interpret(obs, _changed(s, (), (0, 1, 2)))
+    assert not isinstance(v, Unclear), v
+
+
+def test_the_one_tile_laid_on_the_empty_table_is_the_pioneer_whatever_its_number() -> None:
+    """Before the pioneer, the reader numbered its lattice from two squares of a mat that
+    did not change, so the one tile that did is read at C1: it is the pioneer, at A1
+    (bench game 72: alerted "Start at A1" and the Challenge lost)."""
+    from firmware.motion import ChangeMap
+    s = _play(START)
+    obs = _lay_tops_still(s, _obs({"A1": "e5", "B1": "f6", "C1": "b1"}, ("a0", "d3", "c2")))
+    mask = np.zeros((700, 700), dtype=np.uint8)
+    mask[58 - 29:58 + 29, 172 - 29:172 + 29] = 255      # only C1's place changed
+    for p in (1,):
+        x, y = (round(v) for v in s.tops_mm[p])
+        mask[y - 20:y + 20, x - 20:x + 20] = 255
+    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    assert isinstance(v, Proposed) and v.text == "b1 at A1", v
+
+
+def test_a_new_top_named_as_a_city_tile_is_left_unread() -> None:
+    """Pile 2's new top reads with the labels of A1's b1: each tile exists once, so it is
+    misnamed and left unread, not written as b1 (bench game 72's G5 was then alerted as
+    already in the city, and the Challenge lost)."""
+    s = _play(START, PIONEER)
+    v = s.interpret(_obs({"A1": "b1", "B1": "d3"}, ("a0", "b1", "c2")))
+    assert isinstance(v, Proposed) and v.move["tops"] == ["a0", "?", "c2"], v
+
