@@ -465,7 +465,9 @@ class Town77ChallengeSession(RecordsMoves):
                 asked = self._first_from_unseen_piles(cell, seen, labels, got, footprint, pitch)
                 return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
             asked = self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]) +
-                                     sorted(corrected, key=lambda o: o[0]), seen, raw, footprint, pitch)
+                                     sorted(corrected, key=lambda o: o[0]) +
+                                     ([] if got is not None else self._unread_unnamed(cell, seen, raw)),
+                                     seen, raw, footprint, pitch)
             return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:
@@ -479,7 +481,10 @@ class Town77ChallengeSession(RecordsMoves):
             else:
                 ranked = sorted(options, key=lambda o: -self._shift(o[0], seen))
                 first, second = self._shift(ranked[0][0], seen), self._shift(ranked[1][0], seen)
-                if first >= second + SHIFT_MARGIN_MM:
+                # (not a pile the map saw lie still: one no look read this time is "moved"
+                # infinitely far, and bench game 13's C4 was taken from pile 3, unread and
+                # unchanged, rather than asked)
+                if first >= second + SHIFT_MARGIN_MM and self._top_changed(ranked[0][0], seen) is not False:
                     options, passed = ranked[:1], ranked[1:]
         if len(options) > 1:
             moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for p, t, a in options)
@@ -517,6 +522,37 @@ class Town77ChallengeSession(RecordsMoves):
         return Illegal(move, reason.short,
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint, reason)
+
+    def _unread_unnamed(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
+                        ) -> list[tuple[int, int | None, Tile, Tops]]:
+        """A new tile whose labels name no tile (a label no known tile carries where every
+        name of its axis is taken: the reader split a group) from a pile whose top was
+        never named: offered from each such pile, changed first, as the first tile new to
+        the table and legal where it lies that agrees with what its labels do name. The
+        name stands for the tile until looks tell more; without it, "Which pile" offered
+        nothing true and every later tile was lost behind it (bench game 12's E4)."""
+        if self.held is not None or self.tops is None or not self.unread:
+            return []
+        labels = Labels(self._known(None), raw)
+        shape, colour = labels.index(raw[cell][0], 0), labels.index(raw[cell][1], 1)
+        on_table = set(self.city.tiles().values()) | {t for t in self.tops if t is not None}
+        guess = next((t for t in (Tile(s, c) for s in ([shape] if shape is not None else range(7))
+                                  for c in ([colour] if colour is not None else range(7)))
+                      if t not in on_table and why_illegal(self.city, t, cell) is None), None)
+        if guess is None:
+            return []
+        out = []
+        for pile in sorted(self.unread, key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
+            known = self._known(pile)
+            known[cell] = guess
+            labels = Labels(known, raw)
+            wrong = _misread(labels, known, raw, seen.trusted)
+            if len(wrong) > MISREAD_MOST:
+                continue
+            after = self._after_taking(labels, seen, pile)
+            if after is not None and _each_once(after, guess):
+                out.append((len(wrong), pile, guess, after))
+        return out
 
     def _names_contradicted(self, tile: Tile, cell: Cell, reason: Reason,
                             raw: dict[Cell, tuple[Any, Any]]) -> bool:
