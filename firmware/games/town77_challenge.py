@@ -466,7 +466,8 @@ class Town77ChallengeSession(RecordsMoves):
                 return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
             asked = self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]) +
                                      sorted(corrected, key=lambda o: o[0]) +
-                                     ([] if got is not None else self._unread_unnamed(cell, seen, raw)),
+                                     ([] if got is not None and not self.city.contains(got)
+                                      else self._unread_unnamed(cell, seen, raw)),
                                      seen, raw, footprint, pitch)
             return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
@@ -526,19 +527,25 @@ class Town77ChallengeSession(RecordsMoves):
     def _unread_unnamed(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
                         ) -> list[tuple[int, int | None, Tile, Tops]]:
         """A new tile whose labels name no tile (a label no known tile carries where every
-        name of its axis is taken: the reader split a group) from a pile whose top was
-        never named: offered from each such pile, changed first, as the first tile new to
-        the table and legal where it lies that agrees with what its labels do name. The
-        name stands for the tile until looks tell more; without it, "Which pile" offered
-        nothing true and every later tile was lost behind it (bench game 12's E4)."""
+        name of its axis is taken: the reader split a group), or a tile already in the city
+        (each tile exists once), from a pile whose top was never named: offered from each
+        such pile, changed first, as the first tile new to the table and legal where it
+        lies that agrees with what its labels do name (one of them, when both name one).
+        The name stands for the tile until looks tell more; without it, "Which pile"
+        offered nothing true and every later tile was lost behind it (bench game 12's E4,
+        game 32's G4)."""
         if self.held is not None or self.tops is None or not self.unread:
             return []
         labels = Labels(self._known(None), raw)
         shape, colour = labels.index(raw[cell][0], 0), labels.index(raw[cell][1], 1)
+        if shape is not None and colour is not None:
+            # (both named, as a tile already on the table: either name may be the wrong one)
+            names = [Tile(shape, c) for c in range(7)] + [Tile(s, colour) for s in range(7)]
+        else:
+            names = [Tile(s, c) for s in ([shape] if shape is not None else range(7))
+                     for c in ([colour] if colour is not None else range(7))]
         on_table = set(self.city.tiles().values()) | {t for t in self.tops if t is not None}
-        guess = next((t for t in (Tile(s, c) for s in ([shape] if shape is not None else range(7))
-                                  for c in ([colour] if colour is not None else range(7)))
-                      if t not in on_table and why_illegal(self.city, t, cell) is None), None)
+        guess = next((t for t in names if t not in on_table and why_illegal(self.city, t, cell) is None), None)
         if guess is None:
             return []
         out = []
