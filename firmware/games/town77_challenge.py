@@ -404,13 +404,14 @@ class Town77ChallengeSession(RecordsMoves):
             t = labels.tile(*seen.pile_raw[p])
             if t is None and p not in self.unread and p != taken:
                 return None
-            out.append(None if p == taken and self._in_city(t) else t)
+            out.append(None if (p == taken or p in self.unread) and self._in_city(t) else t)
         return tuple(out)
 
     def _in_city(self, top: Tile | None) -> bool:
-        """A new top named as a tile the city holds: misnamed (each tile exists once; bench
-        game 72's pile 3 showed a new top named b1 while b1 lay at B1, and the tile laid
-        from it was alerted as already in the city), so it is left unread."""
+        """A new top, or an unread one, named as a tile the city holds: misnamed (each tile
+        exists once; bench game 72's pile 3 showed a new top named b1 while b1 lay at B1,
+        and game 1's unread pile 2 was named f4 while f4 lay at E3: the tiles laid from
+        them were alerted as already in the city), so it is left unread."""
         return top is not None and self.city.contains(top)
 
     def _placement(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]],

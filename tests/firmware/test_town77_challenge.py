@@ -929,3 +929,13 @@ def test_a_new_tile_read_as_a_city_tile_is_offered_from_the_unread_pile_as_a_leg
     s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
     v = s.interpret(_obs({**ROW1, "B2": "g6"}, ("e5", "b2", "c3"), rename=True))
     assert isinstance(v, Ask) and v.text == "Which pile went to B2?" and v.labels == ("g0 from pile 1",), v
+
+
+def test_an_unread_top_read_as_a_city_tile_stays_unread() -> None:
+    """Pile 1's top is unread when c3 is laid at A2 from pile 3, and this look reads it as
+    e4, which lies at E1: it stays unread rather than named so (bench game 1's pile 2,
+    named f4 while f4 lay at E3: G7, laid from it, was alerted as already in the city)."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
+    v = s.interpret(_obs({**ROW1, "A2": "c3"}, ("e4", "b2", "d5")))
+    assert isinstance(v, Proposed) and v.text == "c3 at A2" and v.move["tops"] == ["?", "b2", "d5"], v
