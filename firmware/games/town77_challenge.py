@@ -549,7 +549,7 @@ class Town77ChallengeSession(RecordsMoves):
         guess = next((t for t in names if t not in on_table and why_illegal(self.city, t, cell) is None), None)
         if guess is None:
             return []
-        out = []
+        out: list[tuple[int, int | None, Tile, Tops]] = []
         for pile in sorted(self.unread, key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
             known = self._known(pile)
             known[cell] = guess
