@@ -225,9 +225,13 @@ class ChangeMap:
             return frozenset()
         return frozenset(int(v) for v in np.unique(self._regions[0][r0:r1, c0:c1]) if v > 0)
 
-    def largest_mm2(self) -> float:
-        """How big (mm^2) the largest changed region is."""
-        areas = self._regions[1][1:]
+    def largest_mm2(self, excluding: Iterable[Rect] = ()) -> float:
+        """How big (mm^2) the largest changed region is, leaving out the regions that reach
+        into the `excluding` rectangles (where a change is explained otherwise)."""
+        areas = self._regions[1].copy()
+        for rect in excluding:
+            areas[list(self.regions(rect))] = 0
+        areas = areas[1:]
         return float(areas.max()) / (self.px_per_mm * self.px_per_mm) if areas.size else 0.0
 
     def area_mm2(self, regions: frozenset[int]) -> float:

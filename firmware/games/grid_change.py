@@ -63,6 +63,8 @@ class Settled:
     quiet: dict[CellRC, dict[str, Any]] = field(default_factory=dict)
     """Face-up tiles read beside the city where the change map saw nothing: bare table
     to the map (the reader's phantom), or a tile too faint on its table to change it."""
+    moved: set[CellRC] = field(default_factory=set)
+    """The cells of `entries` whose tile's middle changed."""
 
 
 Axes = tuple[float, tuple[float, float], tuple[float, float], tuple[float, float]]
@@ -377,6 +379,8 @@ def settle(entries: dict[CellRC, dict[str, Any]], expected: set[CellRC],
         if moved[(r, c)] or cell in expected or (always is not None and always(cell)):
             # changed: the reader decides; unchanged on the state: kept (labels still vote)
             out.entries[cell] = e
+            if moved[(r, c)]:
+                out.moved.add(cell)
         elif beside_city((r, c)) and not e.get("face_down"):
             out.quiet[cell] = e
         # unchanged and not on the state: what the reader made of bare table

@@ -30,7 +30,7 @@ from firmware.games.base import (
     Unclear, Verdict, missing, point_mm,
 )
 from firmware.games.grid_change import settle, tile_entries
-from firmware.games.town77 import Labels, _pitch, _rect
+from firmware.games.town77 import FIRST_TILE_MM2, Labels, _pitch, _rect
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
@@ -349,6 +349,13 @@ class Town77ChallengeSession(RecordsMoves):
             # rather than take the table as it is (bench game 3: B1 laid on a mat, unread
             # by one look, was agreed into the table and lost for good)
             return Unclear(f"{unexplained[0].name} changed; looking again", f"{unexplained[0].name} changed")
+        if change is not None and self.city.is_empty and self.tops is not None and \
+                change.largest_mm2(self._pile_rects(list(range(PILES)), seen, pitch)) >= FIRST_TILE_MM2:
+            # a tile's worth of change away from the piles and no tile read: the pioneer
+            # laid and missed (bench game 72: a look on a cutting mat's lattice read its
+            # squares in a lamp's spot instead). Agreed, this table would make the pioneer
+            # background and the next tile would be taken for it, as in the pairs game
+            return Unclear("the table changed; looking again", "the table changed")
         return self._tops_only(seen, raw, pitch)
 
     def _settled(self, observation: dict[str, Any], change: ChangeMap
@@ -368,6 +375,14 @@ class Town77ChallengeSession(RecordsMoves):
         st = settle({rc: e for rc, e in entries.items() if rc not in tops}, expected, observation.get("grid"),
                     change, always=lambda rc: not Cell(*rc).in_area or Cell(*rc) in self._pending)
         tiles = [dict(e, row=rc[0], col=rc[1]) for rc, e in st.entries.items()] + [dict(e) for e in tops.values()]
+        if not expected:
+            city = [t for t in tiles if not t.get("pile") and (t["row"], t["col"]) in st.moved
+                    and pile_of(t["row"], t["col"]) is None]
+            if len(city) == 1:
+                # the one tile laid on the empty table is the pioneer, at A1 by definition,
+                # whatever the reader numbered it from (bench game 72: two squares of a
+                # cutting mat in a lamp's spot, which did not change, made it C1)
+                city[0].update(row=0, col=0)
         return dict(observation, tiles=tiles), {Cell(*rc) for rc in st.kept}, \
             [c for c in (Cell(*rc) for rc in st.unexplained) if c.in_area]
 
@@ -389,8 +404,15 @@ class Town77ChallengeSession(RecordsMoves):
             t = labels.tile(*seen.pile_raw[p])
             if t is None and p not in self.unread and p != taken:
                 return None
-            out.append(t)
+            out.append(None if (p == taken or p in self.unread) and self._in_city(t) else t)
         return tuple(out)
+
+    def _in_city(self, top: Tile | None) -> bool:
+        """A new top, or an unread one, named as a tile the city holds: misnamed (each tile
+        exists once; bench game 72's pile 3 showed a new top named b1 while b1 lay at B1,
+        and game 1's unread pile 2 was named f4 while f4 lay at E3: the tiles laid from
+        them were alerted as already in the city), so it is left unread."""
+        return top is not None and self.city.contains(top)
 
     def _placement(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
                    footprint: tuple[Rect, ...], pitch: float) -> Verdict:
@@ -444,7 +466,10 @@ class Town77ChallengeSession(RecordsMoves):
                 asked = self._first_from_unseen_piles(cell, seen, labels, got, footprint, pitch)
                 return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
             asked = self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]) +
-                                     sorted(corrected, key=lambda o: o[0]), seen, raw, footprint, pitch)
+                                     sorted(corrected, key=lambda o: o[0]) +
+                                     ([] if got is not None and not self.city.contains(got)
+                                      else self._unread_unnamed(cell, seen, raw)),
+                                     seen, raw, footprint, pitch)
             return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:
@@ -458,7 +483,10 @@ class Town77ChallengeSession(RecordsMoves):
             else:
                 ranked = sorted(options, key=lambda o: -self._shift(o[0], seen))
                 first, second = self._shift(ranked[0][0], seen), self._shift(ranked[1][0], seen)
-                if first >= second + SHIFT_MARGIN_MM:
+                # (not a pile the map saw lie still: one no look read this time is "moved"
+                # infinitely far, and bench game 13's C4 was taken from pile 3, unread and
+                # unchanged, rather than asked)
+                if first >= second + SHIFT_MARGIN_MM and self._top_changed(ranked[0][0], seen) is not False:
                     options, passed = ranked[:1], ranked[1:]
         if len(options) > 1:
             moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for p, t, a in options)
@@ -496,6 +524,43 @@ class Town77ChallengeSession(RecordsMoves):
         return Illegal(move, reason.short,
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint, reason)
+
+    def _unread_unnamed(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
+                        ) -> list[tuple[int, int | None, Tile, Tops]]:
+        """A new tile whose labels name no tile (a label no known tile carries where every
+        name of its axis is taken: the reader split a group), or a tile already in the city
+        (each tile exists once), from a pile whose top was never named: offered from each
+        such pile, changed first, as the first tile new to the table and legal where it
+        lies that agrees with what its labels do name (one of them, when both name one).
+        The name stands for the tile until looks tell more; without it, "Which pile"
+        offered nothing true and every later tile was lost behind it (bench game 12's E4,
+        game 32's G4)."""
+        if self.held is not None or self.tops is None or not self.unread:
+            return []
+        labels = Labels(self._known(None), raw)
+        shape, colour = labels.index(raw[cell][0], 0), labels.index(raw[cell][1], 1)
+        if shape is not None and colour is not None:
+            # (both named, as a tile already on the table: either name may be the wrong one)
+            names = [Tile(shape, c) for c in range(7)] + [Tile(s, colour) for s in range(7)]
+        else:
+            names = [Tile(s, c) for s in ([shape] if shape is not None else range(7))
+                     for c in ([colour] if colour is not None else range(7))]
+        on_table = set(self.city.tiles().values()) | {t for t in self.tops if t is not None}
+        guess = next((t for t in names if t not in on_table and why_illegal(self.city, t, cell) is None), None)
+        if guess is None:
+            return []
+        out: list[tuple[int, int | None, Tile, Tops]] = []
+        for pile in sorted(self.unread, key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
+            known = self._known(pile)
+            known[cell] = guess
+            labels = Labels(known, raw)
+            wrong = _misread(labels, known, raw, seen.trusted)
+            if len(wrong) > MISREAD_MOST:
+                continue
+            after = self._after_taking(labels, seen, pile)
+            if after is not None and _each_once(after, guess):
+                out.append((len(wrong), pile, guess, after))
+        return out
 
     def _names_contradicted(self, tile: Tile, cell: Cell, reason: Reason,
                             raw: dict[Cell, tuple[Any, Any]]) -> bool:
@@ -632,7 +697,8 @@ class Town77ChallengeSession(RecordsMoves):
             if pile in seen.pile_raw:
                 # (a new top no label names is seen, not named: unread until a look names
                 # it; bench game 1's E2, whose pile then showed a seventh colour label)
-                out[pile] = labels.tile(*seen.pile_raw[pile])
+                top = labels.tile(*seen.pile_raw[pile])
+                out[pile] = None if self._in_city(top) else top
         return tuple(out)
 
     def _corrected(self, pile: int | None, top: Tile, cell: Cell, seen: _Seen,

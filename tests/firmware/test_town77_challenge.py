@@ -848,3 +848,94 @@ def test_a_flagged_top_read_in_the_citys_rows_still_votes() -> None:
     v = s.interpret(obs, change)
     moves = [v.move] if isinstance(v, Proposed) else list(v.candidates) if isinstance(v, Ask) else []
     assert [m["tops"] for m in moves if m["pile"] == 0] == [["e2", "d3", "c2"]], v
+
+
+def test_before_the_pioneer_a_tiles_change_with_no_tile_read_is_looked_at_again() -> None:
+    """Once the piles were seen, a tile's worth of change away from them with no tile
+    read there is the pioneer missed: looked at again, not agreed as the table (bench
+    game 72); a change at the piles alone is no such thing."""
+    s = _play(START)
+    obs = _lay_tops_still(s, _obs({}, ("a0", "b1", "c2")))
+    assert isinstance(s.interpret(obs, _changed(s, (), ())), NoChange)
+    v = s.interpret(obs, _changed(s, ("A1",), ()))
+    assert isinstance(v, Unclear) and v.headline == "the table changed", v
+    v = s.interpret(obs, _changed(s, (), (0, 1, 2)))
+    assert not isinstance(v, Unclear), v
+
+
+def test_the_one_tile_laid_on_the_empty_table_is_the_pioneer_whatever_its_number() -> None:
+    """Before the pioneer, the reader numbered its lattice from two squares of a mat that
+    did not change, so the one tile that did is read at C1: it is the pioneer, at A1
+    (bench game 72: alerted "Start at A1" and the Challenge lost)."""
+    from firmware.motion import ChangeMap
+    s = _play(START)
+    obs = _lay_tops_still(s, _obs({"A1": "e5", "B1": "f6", "C1": "b1"}, ("a0", "d3", "c2")))
+    mask = np.zeros((700, 700), dtype=np.uint8)
+    mask[58 - 29:58 + 29, 172 - 29:172 + 29] = 255      # only C1's place changed
+    for p in (1,):
+        x, y = (round(v) for v in s.tops_mm[p])
+        mask[y - 20:y + 20, x - 20:x + 20] = 255
+    v = s.interpret(obs, ChangeMap(mask, (0.0, 0.0), 1.0))
+    assert isinstance(v, Proposed) and v.text == "b1 at A1", v
+
+
+def test_a_new_top_named_as_a_city_tile_is_left_unread() -> None:
+    """Pile 2's new top reads with the labels of A1's b1: each tile exists once, so it is
+    misnamed and left unread, not written as b1 (bench game 72's G5 was then alerted as
+    already in the city, and the Challenge lost)."""
+    s = _play(START, PIONEER)
+    v = s.interpret(_obs({"A1": "b1", "B1": "d3"}, ("a0", "b1", "c2")))
+    assert isinstance(v, Proposed) and v.move["tops"] == ["a0", "?", "c2"], v
+
+
+
+def test_a_pile_no_look_read_is_not_taken_as_moved_where_the_map_saw_it_lie_still() -> None:
+    """Group ids the city cannot anchor, so A2 reads as pile 2's d3 or pile 3's c2; this
+    look read no top for pile 3 (as if run out: 'moved' infinitely far), but the change
+    map saw it lie still: the players choose, rather than pile 3 being taken (bench game
+    13's C4); where the map saw pile 3's top change, it is."""
+    s = _play(START, PIONEER)
+    s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True))
+    obs["tiles"] = [t for t in obs["tiles"] if (t["row"], t["col"]) != (PILE_ROW, PILE_COLS[2])]
+    v = s.interpret(obs, _changed(s, ("A2",), ()))
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?" and "d3 from pile 2" in v.labels, v
+    v = s.interpret(obs, _changed(s, ("A2",), (2,)))
+    assert isinstance(v, Proposed) and v.move["pile"] == 2, v
+
+
+def test_a_new_tile_no_label_names_is_offered_from_the_unread_pile_as_a_legal_name() -> None:
+    """Every colour is in the city and the tile laid at B2 from pile 1 (its top never
+    named) reads a colour label none carries: no tile can be named, so before 'tile at
+    B2: not a pile top' was a dead end (bench game 12's E4). It is offered from pile 1
+    as the first tile new to the table and legal there with the shape its label names
+    (a1 shares B1's colour; a2 does not)."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
+    obs = _obs({**ROW1, "B2": "a2"}, ("e5", "b2", "c3"), rename=True)
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (1, 1))["colour"] = "colour-9"
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B2?" and v.labels == ("a2 from pile 1",), v
+    s.apply(v.candidates[0])
+    assert s.city.tiles()[Cell.parse("B2")] == Tile.parse("a2") and s.tops[0] == Tile.parse("e5")
+
+
+def test_a_new_tile_read_as_a_city_tile_is_offered_from_the_unread_pile_as_a_legal_name() -> None:
+    """The tile laid at B2 from pile 1 (its top never named) reads with G1's labels, as g6:
+    each tile exists once, so one of its names is wrong (bench game 32's G4, read as E1's
+    e1). It is offered from pile 1 as the first tile new to the table and legal there
+    sharing its shape or its colour with that reading."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
+    v = s.interpret(_obs({**ROW1, "B2": "g6"}, ("e5", "b2", "c3"), rename=True))
+    assert isinstance(v, Ask) and v.text == "Which pile went to B2?" and v.labels == ("g0 from pile 1",), v
+
+
+def test_an_unread_top_read_as_a_city_tile_stays_unread() -> None:
+    """Pile 1's top is unread when c3 is laid at A2 from pile 3, and this look reads it as
+    e4, which lies at E1: it stays unread rather than named so (bench game 1's pile 2,
+    named f4 while f4 lay at E3: G7, laid from it, was alerted as already in the city)."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
+    v = s.interpret(_obs({**ROW1, "A2": "c3"}, ("e4", "b2", "d5")))
+    assert isinstance(v, Proposed) and v.text == "c3 at A2" and v.move["tops"] == ["?", "b2", "d5"], v
