@@ -516,9 +516,12 @@ class Town77ChallengeSession(RecordsMoves):
             # D4 in a colour no city tile has, alerted for D3's colour 4). The tile as read
             # now is offered from that pile, where it is legal, and the other piles by
             # their names (the labels may have the pile wrong too: game 41's A4); else the
-            # alert stands
+            # alert stands. A tile from a pile never named, so named only by this look's
+            # labels, is offered under a legal name as well (_unread_unnamed)
             fix = self._corrected(pile, tile, cell, seen, raw)
-            asked = self._which_pile(cell, [fix], seen, raw, footprint, pitch) if fix is not None else None
+            offered = ([fix] if fix is not None else []) + \
+                (self._unread_unnamed(cell, seen, raw) if pile in self.unread else [])
+            asked = self._which_pile(cell, offered, seen, raw, footprint, pitch) if offered else None
             if asked is not None:
                 return asked
         return Illegal(move, reason.short,
