@@ -467,8 +467,8 @@ class Town77ChallengeSession(RecordsMoves):
                 return asked or Ask(f"{name} at {cell.name}: piles not seen yet", (), (), footprint)
             asked = self._which_pile(cell, sorted(doubtful, key=lambda o: o[0]) +
                                      sorted(corrected, key=lambda o: o[0]) +
-                                     ([] if got is not None and not self.city.contains(got)
-                                      else self._unread_unnamed(cell, seen, raw)),
+                                     (self._unread_unnamed(cell, seen, raw)
+                                      if self._misnamed(got, cell, raw) else []),
                                      seen, raw, footprint, pitch)
             return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
@@ -516,14 +516,28 @@ class Town77ChallengeSession(RecordsMoves):
             # D4 in a colour no city tile has, alerted for D3's colour 4). The tile as read
             # now is offered from that pile, where it is legal, and the other piles by
             # their names (the labels may have the pile wrong too: game 41's A4); else the
-            # alert stands
+            # alert stands. A tile from a pile never named, so named only by this look's
+            # labels, is offered under a legal name as well (_unread_unnamed)
             fix = self._corrected(pile, tile, cell, seen, raw)
-            asked = self._which_pile(cell, [fix], seen, raw, footprint, pitch) if fix is not None else None
+            offered = ([fix] if fix is not None else []) + \
+                (self._unread_unnamed(cell, seen, raw) if pile in self.unread else [])
+            asked = self._which_pile(cell, offered, seen, raw, footprint, pitch) if offered else None
             if asked is not None:
                 return asked
         return Illegal(move, reason.short,
                        f"{tile.token} at {cell.name}: {reason.sentence}; the Challenge is lost "
                        f"[{self.notation()}]", footprint, reason)
+
+    def _misnamed(self, got: Tile | None, cell: Cell, raw: dict[Cell, tuple[Any, Any]]) -> bool:
+        """Whether a new tile's reading names no tile it can be: none at all, one already
+        in the city, or one the rules refuse where it lies by a shape or colour that this
+        look reads otherwise on the city tiles sharing it by name (bench game 74's B5,
+        named d2 by the label of pile 2's top g2 while column B's colour-2 tile read in
+        another label)."""
+        if got is None or self.city.contains(got):
+            return True
+        reason = why_illegal(self.city, got, cell)
+        return reason is not None and self._names_contradicted(got, cell, reason, raw)
 
     def _unread_unnamed(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
                         ) -> list[tuple[int, int | None, Tile, Tops]]:

@@ -939,3 +939,29 @@ def test_an_unread_top_read_as_a_city_tile_stays_unread() -> None:
     s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
     v = s.interpret(_obs({**ROW1, "A2": "c3"}, ("e4", "b2", "d5")))
     assert isinstance(v, Proposed) and v.text == "c3 at A2" and v.move["tops"] == ["?", "b2", "d5"], v
+
+
+def _contradicted_b2(misread_pile_3: bool) -> tuple[Town77ChallengeSession, dict[str, Any]]:
+    """Every colour in the city, pile 1 unread, pile 2 showing c1; B2 laid from pile 1 reads
+    a's shape and c1's colour label, while B1 (b1, colour 1) reads another colour label:
+    named a1, which the rules refuse beside B1 by a colour this look contradicts."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    s.tops, s.unread = (None, Tile.parse("c1"), Tile.parse("d5")), frozenset({0})
+    obs = _obs({**ROW1, "B2": "a1"}, ("e5", "c1", "d5"), rename=True)
+    next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 1))["colour"] = "colour-9"
+    if misread_pile_3:
+        top = next(t for t in obs["tiles"] if (t["row"], t["col"]) == (PILE_ROW, PILE_COLS[2]))
+        top["shape"] = next(t for t in obs["tiles"] if (t["row"], t["col"]) == (0, 0))["shape"]
+    return s, obs
+
+
+@pytest.mark.parametrize("misread_pile_3", [False, True])
+def test_a_tile_from_an_unread_pile_named_illegal_against_this_look_is_offered_as_a_legal_name(
+        misread_pile_3: bool) -> None:
+    """The tile from the unread pile is named a1, illegal beside B1 by a colour this look
+    reads otherwise on B1: it is offered from pile 1 under a legal name sharing its shape
+    (a2), not alerted (with pile 3's top read as it is) nor a dead end 'not a pile top'
+    (with pile 3's top misread too: bench game 74's B5)."""
+    s, obs = _contradicted_b2(misread_pile_3)
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B2?" and "a2 from pile 1" in v.labels, v
