@@ -541,14 +541,13 @@ class Town77ChallengeSession(RecordsMoves):
 
     def _unread_unnamed(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
                         ) -> list[tuple[int, int | None, Tile, Tops]]:
-        """A new tile whose labels name no tile (a label no known tile carries where every
-        name of its axis is taken: the reader split a group), or a tile already in the city
-        (each tile exists once), from a pile whose top was never named: offered from each
-        such pile, changed first, as the first tile new to the table and legal where it
-        lies that agrees with what its labels do name (one of them, when both name one).
-        The name stands for the tile until looks tell more; without it, "Which pile"
-        offered nothing true and every later tile was lost behind it (bench game 12's E4,
-        game 32's G4)."""
+        """A new tile its labels misname (`_misnamed`: no tile, a tile already in the city,
+        or one refused by a name this look contradicts) from a pile whose top was never
+        named: offered from each such pile, changed first, as the first tile new to the
+        table and legal where it lies that agrees with what its labels do name (one of
+        them, when both name one). The name stands for the tile until looks tell more;
+        without it, "Which pile" offered nothing true and every later tile was lost behind
+        it (bench game 12's E4, game 32's G4, game 74's B5)."""
         if self.held is not None or self.tops is None or not self.unread:
             return []
         labels = Labels(self._known(None), raw)

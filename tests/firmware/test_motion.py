@@ -7,7 +7,7 @@ import time
 import cv2
 import numpy as np
 
-from firmware.motion import MotionConfig, MotionDetector, foreign_change
+from firmware.motion import ChangeMap, MotionConfig, MotionDetector, foreign_change
 
 
 def _table(seed: int, w: int = 320, h: int = 180) -> np.ndarray:
@@ -145,3 +145,15 @@ def test_a_white_tile_laid_in_a_lamps_glare_on_a_dark_mat_is_change() -> None:
     cur = ref.copy()
     cur[45:75, 45:75] = 195
     assert np.count_nonzero(difference(ref, cur)[50:70, 50:70] > 12) > 300
+
+
+def test_the_largest_change_leaves_out_regions_reaching_into_excluded_rectangles() -> None:
+    """Two changed regions (1 px a mm): 40 x 40 mm and 20 x 20 mm; leaving out the larger's
+    rectangle (a pile's top taken) gives the smaller, leaving out both gives none."""
+    mask = np.zeros((200, 200), dtype=np.uint8)
+    mask[10:50, 10:50] = 255
+    mask[100:120, 100:120] = 255
+    change = ChangeMap(mask, (0.0, 0.0), 1.0)
+    assert change.largest_mm2() == 1600.0
+    assert change.largest_mm2([(20.0, 20.0, 30.0, 30.0)]) == 400.0
+    assert change.largest_mm2([(20.0, 20.0, 30.0, 30.0), (105.0, 105.0, 110.0, 110.0)]) == 0.0
