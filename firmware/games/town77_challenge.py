@@ -550,7 +550,8 @@ class Town77ChallengeSession(RecordsMoves):
         it (bench game 12's E4, game 32's G4, game 74's B5)."""
         if self.held is not None or self.tops is None or not self.unread:
             return []
-        labels = Labels(self._known(None), raw)
+        known = self._known(None)
+        labels = Labels(known, raw)
         shape, colour = labels.index(raw[cell][0], 0), labels.index(raw[cell][1], 1)
         if shape is not None and colour is not None:
             # (both named, as a tile already on the table: either name may be the wrong one)
@@ -558,20 +559,14 @@ class Town77ChallengeSession(RecordsMoves):
         else:
             names = [Tile(s, c) for s in ([shape] if shape is not None else range(7))
                      for c in ([colour] if colour is not None else range(7))]
-        on_table = set(self.city.tiles().values()) | {t for t in self.tops if t is not None}
+        on_table = set(known.values())          # (the city and the named tops)
         guess = next((t for t in names if t not in on_table and why_illegal(self.city, t, cell) is None), None)
         if guess is None:
             return []
         out: list[tuple[int, int | None, Tile, Tops]] = []
         for pile in sorted(self.unread, key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
-            known = self._known(pile)
-            known[cell] = guess
-            labels = Labels(known, raw)
-            wrong = _misread(labels, known, raw, seen.trusted)
-            if len(wrong) > MISREAD_MOST:
-                continue
-            after = self._after_taking(labels, seen, pile)
-            if after is not None and _each_once(after, guess):
+            wrong, after = self._laid_from(pile, guess, cell, seen, raw)
+            if len(wrong) <= MISREAD_MOST and after is not None and _each_once(after, guess):
                 out.append((len(wrong), pile, guess, after))
         return out
 
@@ -731,15 +726,21 @@ class Town77ChallengeSession(RecordsMoves):
             # (a reading the state contradicts does not end the Challenge: bench game 12's
             # B1 read in A1's colour, its top named apart from A1 when it came up, rightly)
             return None
-        known[cell] = got
-        labels = Labels(known, raw)
-        wrong = _misread(labels, known, raw, seen.trusted)
+        wrong, after = self._laid_from(pile, got, cell, seen, raw)
         if cell in wrong or len(wrong) > MISREAD_MOST:
             return None
-        after = self._after_taking(labels, seen, pile)
         if after is None or after[pile] in (top, got) or not _each_once(after, got):
             return None
         return len(wrong), pile, got, after
+
+    def _laid_from(self, pile: int, tile: Tile, cell: Cell, seen: _Seen,
+                   raw: dict[Cell, tuple[Any, Any]]) -> tuple[list[Cell], Tops | None]:
+        """This look read with `tile` laid at `cell` from `pile`: the known tiles it then
+        misreads, and the tops after taking it (_after_taking)."""
+        known = self._known(pile)
+        known[cell] = tile
+        labels = Labels(known, raw)
+        return _misread(labels, known, raw, seen.trusted), self._after_taking(labels, seen, pile)
 
     def _which_pile(self, cell: Cell, offered: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
                     raw: dict[Cell, tuple[Any, Any]], footprint: tuple[Rect, ...], pitch: float) -> Ask | None:
