@@ -283,7 +283,7 @@ class Town77ChallengeSession(RecordsMoves):
             observation = piles_before_pioneer(observation)
         kept: set[Cell] = set()
         unexplained: list[Cell] = []
-        if change is not None and (not self.city.is_empty or self.tops is not None):
+        if change is not None:
             # (before the pioneer too, once the piles were seen: what the reader makes of
             # bare table that did not change since, a cutting mat's squares, is no tile;
             # bench game 31's pioneer was asked about as one of "2 tiles at once")
@@ -308,7 +308,7 @@ class Town77ChallengeSession(RecordsMoves):
         present = set(seen.city_raw) | seen.face_down | kept
         vanished = sorted(expected - present)
         added = sorted(present - expected)
-        if self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
+        if change is None and self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
             # the game's first table: three piles and more than one tile beside them, when
             # only the pioneer may lie there yet. A cutting mat's squares read as a row of
             # tiles (bench game 3) were "3 tiles at once" for ever, since nothing told the
@@ -349,7 +349,7 @@ class Town77ChallengeSession(RecordsMoves):
             # rather than take the table as it is (bench game 3: B1 laid on a mat, unread
             # by one look, was agreed into the table and lost for good)
             return Unclear(f"{unexplained[0].name} changed; looking again", f"{unexplained[0].name} changed")
-        if change is not None and self.city.is_empty and self.tops is not None and \
+        if change is not None and self.city.is_empty and \
                 change.largest_mm2(self._pile_rects(list(range(PILES)), seen, pitch)) >= FIRST_TILE_MM2:
             # a tile's worth of change away from the piles and no tile read: the pioneer
             # laid and missed (bench game 72: a look on a cutting mat's lattice read its
@@ -790,6 +790,11 @@ class Town77ChallengeSession(RecordsMoves):
     def _tops_only(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]], pitch: float) -> Verdict:
         """The city unchanged: the tops as before, one tile taken into the hand, or re-read."""
         if self.tops is None:
+            if len(seen.pile_raw) < PILES:
+                # no pile can be empty at the start: the piles first seen are all three
+                # (bench game 103, dark tiles on a dark mat: one pile read, taken for the
+                # piles, and the next look's second pile asked about as "2 tiles" for ever)
+                return Unclear("not all three piles seen; looking again", "piles not all seen")
             return self._first_tops(seen, raw, pitch) or Ask("Cannot read the pile tops")
         named = self._unread_named(seen, raw, pitch)
         if named is not None:
