@@ -793,8 +793,12 @@ class Town77ChallengeSession(RecordsMoves):
             if len(seen.pile_raw) < PILES:
                 # no pile can be empty at the start: the piles first seen are all three
                 # (bench game 103, dark tiles on a dark mat: one pile read, taken for the
-                # piles, and the next look's second pile asked about as "2 tiles" for ever)
-                return Unclear("not all three piles seen; looking again", "piles not all seen")
+                # piles, and the next look's second pile asked about as "2 tiles" for ever).
+                # Nothing else read, the table is agreed as it is, with no tops: the next
+                # look compares with it, and the pioneer laid is the one tile that changed
+                # (its answer names the tops; game 94 read two piles on every first look,
+                # and the pioneer came on a table never agreed, asked "Only the piles?")
+                return NoChange()
             return self._first_tops(seen, raw, pitch) or Ask("Cannot read the pile tops")
         named = self._unread_named(seen, raw, pitch)
         if named is not None:
