@@ -499,9 +499,16 @@ class Town77ChallengeSession(RecordsMoves):
             # the labels name one pile and the pixels another (bench game 14: C1 read as
             # pile 1's top, which lay still, while pile 2's moved 4 mm): the players say
             # (offering the piles passed over too: bench game 53's pioneer, from the pile
-            # whose top changed, was passed over for one whose top was read 60 mm off)
-            asked = self._which_pile(cell, [(0, pile, tile, after)] + [(0, p, t, a) for p, t, a in passed] + sorted(
-                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0]), seen, raw, footprint, pitch)
+            # whose top changed, was passed over for one whose top was read 60 mm off),
+            # and an unread pile whose top changed under a stand-in name (bench game 87's
+            # A2, from pile 1 never named, read as pile 3's top: pile 3 alone was offered,
+            # "Not a move" the true answer, and every later tile lost behind it)
+            others = [(0, p, t, a) for p, t, a in passed] + sorted(
+                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0])
+            named = {pile} | {o[1] for o in others}
+            others += [o for o in self._unread_unnamed(cell, seen, raw)
+                       if o[1] not in named and self._top_changed(o[1], seen)]
+            asked = self._which_pile(cell, [(0, pile, tile, after)] + others, seen, raw, footprint, pitch)
             if asked is not None:
                 return asked
         footprint += self._pile_rects([pile] if pile is not None else [], seen, pitch)
@@ -547,7 +554,8 @@ class Town77ChallengeSession(RecordsMoves):
         table and legal where it lies that agrees with what its labels do name (one of
         them, when both name one). The name stands for the tile until looks tell more;
         without it, "Which pile" offered nothing true and every later tile was lost behind
-        it (bench game 12's E4, game 32's G4, game 74's B5)."""
+        it (bench game 12's E4, game 32's G4, game 74's B5). Also offered where the labels
+        name a pile's top whose pixels lay still while the unread pile's changed."""
         if self.held is not None or self.tops is None or not self.unread:
             return []
         known = self._known(None)

@@ -1019,3 +1019,17 @@ def test_before_the_piles_a_table_the_players_agreed_is_compared_with() -> None:
                          "centre_mm": [115.0, 58.0]})
     v = s.interpret(obs, _cells_changed("A1", "B1"))
     assert isinstance(v, Ask) and v.text == "2 tiles at once", v
+
+
+def test_a_tile_read_as_a_still_piles_top_is_offered_from_the_unread_pile_whose_top_changed() -> None:
+    """The tile laid at B2 came from pile 1, whose top was never named, and reads as pile
+    3's top c3, whose pixels lay still while pile 1's changed (bench game 87's A2): the
+    players are offered pile 1 too, under a stand-in name legal there (before, pile 3
+    alone, and "Not a move" lost every later tile behind it)."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
+    s.tops_mm = [[58.0 + 57 * c, 58.0 + 57 * PILE_ROW] for c in PILE_COLS]
+    obs = _lay_tops_still(s, _obs({**ROW1, "B2": "c3"}, ("e5", "b2", "d4"), rename=True))
+    v = s.interpret(obs, _changed(s, ("B2",), (0,)))
+    assert isinstance(v, Ask) and v.text == "Which pile went to B2?", v
+    assert v.labels == ("c3 from pile 3", "c0 from pile 1"), v
