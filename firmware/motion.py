@@ -115,14 +115,17 @@ def normalise(view: NDArray[np.uint8]) -> NDArray[np.uint16]:
 
 
 def _median_u8(channel: NDArray[np.uint8]) -> float:
-    """np.median of a uint8 image from its histogram (a sort of the view cost more than
-    the whole guard comparison)."""
+    """The median of a uint8 image from its histogram (a sort of the view cost more than
+    the whole guard comparison), read between levels as if each level's pixels spread
+    evenly over it. On a dark channel a whole level is much of the gain: a blue mat's red
+    median of 24 or 25 by the looks' noise scaled every white tile on it 40 levels apart,
+    and every tile on the table "changed" (bench Challenge game 104)."""
     hist = cv2.calcHist([channel], [0], None, [256], [0, 256]).ravel()
     cum = np.cumsum(hist)
-    n = int(cum[-1])
-    lo = int(np.searchsorted(cum, (n - 1) // 2 + 1))     # the middle order statistics
-    hi = int(np.searchsorted(cum, n // 2 + 1))
-    return (lo + hi) / 2.0
+    half = float(cum[-1]) / 2.0
+    level = int(np.searchsorted(cum, half))
+    below = float(cum[level - 1]) if level > 0 else 0.0
+    return level - 0.5 + (half - below) / max(float(hist[level]), 1.0)
 
 
 def _nearest(a: NDArray[np.uint16], b: NDArray[np.uint16]) -> GreyImage:

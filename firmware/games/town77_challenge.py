@@ -283,7 +283,7 @@ class Town77ChallengeSession(RecordsMoves):
             observation = piles_before_pioneer(observation)
         kept: set[Cell] = set()
         unexplained: list[Cell] = []
-        if change is not None and (not self.city.is_empty or self.tops is not None):
+        if change is not None:
             # (before the pioneer too, once the piles were seen: what the reader makes of
             # bare table that did not change since, a cutting mat's squares, is no tile;
             # bench game 31's pioneer was asked about as one of "2 tiles at once")
@@ -308,7 +308,7 @@ class Town77ChallengeSession(RecordsMoves):
         present = set(seen.city_raw) | seen.face_down | kept
         vanished = sorted(expected - present)
         added = sorted(present - expected)
-        if self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
+        if change is None and self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
             # the game's first table: three piles and more than one tile beside them, when
             # only the pioneer may lie there yet. A cutting mat's squares read as a row of
             # tiles (bench game 3) were "3 tiles at once" for ever, since nothing told the
@@ -349,7 +349,7 @@ class Town77ChallengeSession(RecordsMoves):
             # rather than take the table as it is (bench game 3: B1 laid on a mat, unread
             # by one look, was agreed into the table and lost for good)
             return Unclear(f"{unexplained[0].name} changed; looking again", f"{unexplained[0].name} changed")
-        if change is not None and self.city.is_empty and self.tops is not None and \
+        if change is not None and self.city.is_empty and \
                 change.largest_mm2(self._pile_rects(list(range(PILES)), seen, pitch)) >= FIRST_TILE_MM2:
             # a tile's worth of change away from the piles and no tile read: the pioneer
             # laid and missed (bench game 72: a look on a cutting mat's lattice read its
@@ -499,9 +499,16 @@ class Town77ChallengeSession(RecordsMoves):
             # the labels name one pile and the pixels another (bench game 14: C1 read as
             # pile 1's top, which lay still, while pile 2's moved 4 mm): the players say
             # (offering the piles passed over too: bench game 53's pioneer, from the pile
-            # whose top changed, was passed over for one whose top was read 60 mm off)
-            asked = self._which_pile(cell, [(0, pile, tile, after)] + [(0, p, t, a) for p, t, a in passed] + sorted(
-                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0]), seen, raw, footprint, pitch)
+            # whose top changed, was passed over for one whose top was read 60 mm off),
+            # and an unread pile whose top changed under a stand-in name (bench game 87's
+            # A2, from pile 1 never named, read as pile 3's top: pile 3 alone was offered,
+            # "Not a move" the true answer, and every later tile lost behind it)
+            others = [(0, p, t, a) for p, t, a in passed] + sorted(
+                (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0])
+            named = {pile} | {o[1] for o in others}
+            others += [o for o in self._unread_unnamed(cell, seen, raw)
+                       if o[1] not in named and self._top_changed(o[1], seen)]
+            asked = self._which_pile(cell, [(0, pile, tile, after)] + others, seen, raw, footprint, pitch)
             if asked is not None:
                 return asked
         footprint += self._pile_rects([pile] if pile is not None else [], seen, pitch)
@@ -547,7 +554,8 @@ class Town77ChallengeSession(RecordsMoves):
         table and legal where it lies that agrees with what its labels do name (one of
         them, when both name one). The name stands for the tile until looks tell more;
         without it, "Which pile" offered nothing true and every later tile was lost behind
-        it (bench game 12's E4, game 32's G4, game 74's B5)."""
+        it (bench game 12's E4, game 32's G4, game 74's B5). Also offered where the labels
+        name a pile's top whose pixels lay still while the unread pile's changed."""
         if self.held is not None or self.tops is None or not self.unread:
             return []
         known = self._known(None)
@@ -790,6 +798,15 @@ class Town77ChallengeSession(RecordsMoves):
     def _tops_only(self, seen: _Seen, raw: dict[Cell, tuple[Any, Any]], pitch: float) -> Verdict:
         """The city unchanged: the tops as before, one tile taken into the hand, or re-read."""
         if self.tops is None:
+            if len(seen.pile_raw) < PILES:
+                # no pile can be empty at the start: the piles first seen are all three
+                # (bench game 103, dark tiles on a dark mat: one pile read, taken for the
+                # piles, and the next look's second pile asked about as "2 tiles" for ever).
+                # Nothing else read, the table is agreed as it is, with no tops: the next
+                # look compares with it, and the pioneer laid is the one tile that changed
+                # (its answer names the tops; game 94 read two piles on every first look,
+                # and the pioneer came on a table never agreed, asked "Only the piles?")
+                return NoChange()
             return self._first_tops(seen, raw, pitch) or Ask("Cannot read the pile tops")
         named = self._unread_named(seen, raw, pitch)
         if named is not None:

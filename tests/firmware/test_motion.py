@@ -107,14 +107,22 @@ def test_reaching_in_keeps_an_arm_and_drops_a_cup() -> None:
 
 def test_guard_difference_is_the_neighbourhood_definition() -> None:
     """difference() equals its definition written out in numpy: brightness equalised by
-    the per-channel median (levels kept above 255), then per pixel the least
-    largest-channel difference to the other view's 3x3 neighbourhood, taken both ways,
-    at most 255."""
+    the per-channel median read between levels (levels kept above 255), then per pixel
+    the least largest-channel difference to the other view's 3x3 neighbourhood, taken
+    both ways, at most 255."""
     from firmware.motion import difference
+
+    def median(c: np.ndarray) -> float:
+        """The median of integer levels, each level's pixels spread evenly over it."""
+        values = c.ravel().astype(np.int64)
+        half = values.size / 2.0
+        level = min(v for v in range(256) if np.count_nonzero(values <= v) >= half)
+        below = np.count_nonzero(values < level)
+        return level - 0.5 + (half - below) / np.count_nonzero(values == level)
 
     def norm(v: np.ndarray) -> np.ndarray:
         v = cv2.GaussianBlur(v, (5, 5), 0)
-        med = np.median(v.reshape(-1, 3), axis=0).astype(np.float32)
+        med = np.array([median(v[:, :, c]) for c in range(3)], dtype=np.float32)
         gain = np.where(med > 1.0, 128.0 / np.maximum(med, 1.0), 1.0).astype(np.float32)
         return (v.astype(np.float32) * gain).astype(np.int32)
 
@@ -145,6 +153,23 @@ def test_a_white_tile_laid_in_a_lamps_glare_on_a_dark_mat_is_change() -> None:
     cur = ref.copy()
     cur[45:75, 45:75] = 195
     assert np.count_nonzero(difference(ref, cur)[50:70, 50:70] > 12) > 300
+
+
+def test_a_still_white_tile_on_a_dark_mat_is_no_change_whichever_way_the_median_level_falls() -> None:
+    """A dark mat's level lies between 24 and 25 (40% of its pixels at 25 in one look, 48%
+    in the next: the whole-level median 24 then 25): the white tile on it, untouched, does
+    not change (scaled by 128 / 24 and 128 / 25 it was 40 levels apart; bench Challenge
+    game 104 saw every tile on its table change)."""
+    from firmware.motion import difference
+    rng = np.random.default_rng(3)
+
+    def look(share_25: float) -> np.ndarray:
+        v = np.where(rng.random((120, 120, 1)) < share_25, 25, 24).astype(np.uint8).repeat(3, axis=2)
+        v[40:80, 40:80] = 200
+        return v
+
+    d = difference(look(0.40), look(0.48))
+    assert int(d[45:75, 45:75].max()) <= 12
 
 
 def test_the_largest_change_leaves_out_regions_reaching_into_excluded_rectangles() -> None:

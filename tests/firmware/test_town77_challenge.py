@@ -965,3 +965,71 @@ def test_a_tile_from_an_unread_pile_named_illegal_against_this_look_is_offered_a
     s, obs = _contradicted_b2(misread_pile_3)
     v = s.interpret(obs)
     assert isinstance(v, Ask) and v.text == "Which pile went to B2?" and "a2 from pile 1" in v.labels, v
+
+
+def test_the_first_tops_are_taken_only_with_all_three_piles_seen() -> None:
+    """No pile can be empty at the start: a look reading one or two piles and nothing else
+    (dark tiles on a dark mat; bench game 103) records no tops but agrees the table as it
+    is (NoChange), so the next look compares with it (bench game 94)."""
+    s = Town77ChallengeSession({})
+    for tops in (("a0", None, None), ("a0", None, "c2")):
+        assert isinstance(s.interpret(_obs({}, tops)), NoChange)
+        assert s.tops is None
+    v = s.interpret(START)
+    assert isinstance(v, Proposed) and v.move["type"] == "tops", v
+
+
+def _mat_table() -> dict[str, Any]:
+    """The piles and a 'tile' read on bare table at C3 (a lamp's spot on a cutting mat),
+    with a lattice given (1 px a mm from the origin, as _obs lays the table)."""
+    obs = _obs({"C3": "f6"}, ("a0", "b1", "c2"))
+    obs["grid"] = {"pitch_mm": 57.0, "angle_deg": 0.0, "origin_mm": [29.5, 29.5]}
+    return obs
+
+
+def _cells_changed(*names: str) -> Any:
+    from firmware.motion import ChangeMap
+    mask = np.zeros((700, 700), dtype=np.uint8)
+    for name in names:
+        c = Cell.parse(name)
+        x, y = 58 + 57 * c.col, 58 + 57 * c.row
+        mask[y - 29:y + 29, x - 29:x + 29] = 255
+    return ChangeMap(mask, (0.0, 0.0), 1.0)
+
+
+def test_before_the_piles_a_table_the_players_agreed_is_compared_with() -> None:
+    """The players said the first table (the piles and a lamp's spot read as a tile) held
+    no move, so the loop compares with it though no tops were recorded (bench game 91):
+    the unchanged spot is no tile, the pioneer laid is asked about alone, a tile's change
+    with none read is looked at again, and two tiles laid are tiles at once, where
+    "Only the piles?" had been asked for ever."""
+    s = Town77ChallengeSession({})
+    first = s.interpret(_mat_table())
+    assert isinstance(first, Ask) and first.text == "Which pile went to C3?", first
+    s.not_a_move(first)
+    obs = _mat_table()
+    obs["tiles"].append({"row": 0, "col": 0, "shape": 3, "colour": 3, "face_down": False,
+                         "centre_mm": [58.0, 58.0]})
+    v = s.interpret(obs, _cells_changed("A1"))
+    assert isinstance(v, Ask) and v.text == "Which pile went to A1?", v
+    assert isinstance(s.interpret(obs), Ask) and s.interpret(obs).text == "Only the piles?"
+    v = s.interpret(_mat_table(), _cells_changed("A1"))
+    assert isinstance(v, Unclear) and v.headline == "the table changed", v
+    obs["tiles"].append({"row": 0, "col": 1, "shape": 4, "colour": 4, "face_down": False,
+                         "centre_mm": [115.0, 58.0]})
+    v = s.interpret(obs, _cells_changed("A1", "B1"))
+    assert isinstance(v, Ask) and v.text == "2 tiles at once", v
+
+
+def test_a_tile_read_as_a_still_piles_top_is_offered_from_the_unread_pile_whose_top_changed() -> None:
+    """The tile laid at B2 came from pile 1, whose top was never named, and reads as pile
+    3's top c3, whose pixels lay still while pile 1's changed (bench game 87's A2): the
+    players are offered pile 1 too, under a stand-in name legal there (before, pile 3
+    alone, and "Not a move" lost every later tile behind it)."""
+    s = _seven_colours(("a1", "b2", "c3"))
+    s.tops, s.unread = (None, Tile.parse("b2"), Tile.parse("c3")), frozenset({0})
+    s.tops_mm = [[58.0 + 57 * c, 58.0 + 57 * PILE_ROW] for c in PILE_COLS]
+    obs = _lay_tops_still(s, _obs({**ROW1, "B2": "c3"}, ("e5", "b2", "d4"), rename=True))
+    v = s.interpret(obs, _changed(s, ("B2",), (0,)))
+    assert isinstance(v, Ask) and v.text == "Which pile went to B2?", v
+    assert v.labels == ("c3 from pile 3", "c0 from pile 1"), v
