@@ -284,9 +284,10 @@ class Town77ChallengeSession(RecordsMoves):
         kept: set[Cell] = set()
         unexplained: list[Cell] = []
         if change is not None:
-            # (before the pioneer too, once the piles were seen: what the reader makes of
-            # bare table that did not change since, a cutting mat's squares, is no tile;
-            # bench game 31's pioneer was asked about as one of "2 tiles at once")
+            # (before the pioneer too, and before the tops were recorded once the players
+            # agreed a table: what the reader makes of bare table that did not change
+            # since, a cutting mat's squares, is no tile; bench game 31's pioneer was asked
+            # about as one of "2 tiles at once", game 91's as "Only the piles?" for ever)
             observation, kept, unexplained = self._settled(observation, change)
         # a tile whose cell did not change is what the state says, however it reads now;
         # its reading still votes for what the labels mean
@@ -309,11 +310,12 @@ class Town77ChallengeSession(RecordsMoves):
         vanished = sorted(expected - present)
         added = sorted(present - expected)
         if change is None and self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
-            # the game's first table: three piles and more than one tile beside them, when
-            # only the pioneer may lie there yet. A cutting mat's squares read as a row of
-            # tiles (bench game 3) were "3 tiles at once" for ever, since nothing told the
-            # loop which table to compare with: the players say whether only the piles lie
-            # there, and that table is then the one compared with
+            # the game's first table (none agreed yet, so no change map): three piles and
+            # more than one tile beside them, when only the pioneer may lie there yet. A
+            # cutting mat's squares read as a row of tiles (bench game 3) were "3 tiles
+            # at once" for ever, since nothing told the loop which table to compare with:
+            # the players say whether only the piles lie there, and that table is then the
+            # one compared with
             start = self._piles_only(seen, pitch)
             if start is not None:
                 return Ask("Only the piles?", (start.move,), ("Yes: piles only",),
