@@ -352,3 +352,13 @@ def measure_loop(games: int, seed: int, res: tuple[int, int], moves_per_game: in
     return "\n".join([f"## Town 77 Challenge through the device loop: {games} seeded solo games, up to "
                       f"{moves_per_game} moves, the Town 77 reader at {res[0]}x{res[1]}, seed {seed}", "",
                       md_table(["measure", "value"], rows), ""])
+
+
+if __name__ == "__main__":   # the device-loop table alone: python -m firmware.bench.town77_challenge loop N SEED
+    if len(sys.argv) == 4 and sys.argv[1] == "loop":
+        print(measure_loop(int(sys.argv[2]), int(sys.argv[3]), (1920, 1080),
+                           each=lambda line: print(line, flush=True)))
+    else:
+        print("usage: python -m firmware.bench.town77_challenge loop GAMES SEED\n"
+              "  GAMES seeded Challenges from SEED through the device loop at 1920x1080, a line per game, "
+              "then the table (the whole suite: tableref bench --game town77-challenge)")
