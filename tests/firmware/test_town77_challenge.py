@@ -987,16 +987,6 @@ def _mat_table() -> dict[str, Any]:
     return obs
 
 
-def _cells_changed(*names: str) -> Any:
-    from firmware.motion import ChangeMap
-    mask = np.zeros((700, 700), dtype=np.uint8)
-    for name in names:
-        c = Cell.parse(name)
-        x, y = 58 + 57 * c.col, 58 + 57 * c.row
-        mask[y - 29:y + 29, x - 29:x + 29] = 255
-    return ChangeMap(mask, (0.0, 0.0), 1.0)
-
-
 def test_before_the_piles_a_table_the_players_agreed_is_compared_with() -> None:
     """The players said the first table (the piles and a lamp's spot read as a tile) held
     no move, so the loop compares with it though no tops were recorded (bench game 91):
@@ -1010,14 +1000,15 @@ def test_before_the_piles_a_table_the_players_agreed_is_compared_with() -> None:
     obs = _mat_table()
     obs["tiles"].append({"row": 0, "col": 0, "shape": 3, "colour": 3, "face_down": False,
                          "centre_mm": [58.0, 58.0]})
-    v = s.interpret(obs, _cells_changed("A1"))
+    v = s.interpret(obs, _changed(s, ("A1",), ()))
     assert isinstance(v, Ask) and v.text == "Which pile went to A1?", v
-    assert isinstance(s.interpret(obs), Ask) and s.interpret(obs).text == "Only the piles?"
-    v = s.interpret(_mat_table(), _cells_changed("A1"))
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Only the piles?", v
+    v = s.interpret(_mat_table(), _changed(s, ("A1",), ()))
     assert isinstance(v, Unclear) and v.headline == "the table changed", v
     obs["tiles"].append({"row": 0, "col": 1, "shape": 4, "colour": 4, "face_down": False,
                          "centre_mm": [115.0, 58.0]})
-    v = s.interpret(obs, _cells_changed("A1", "B1"))
+    v = s.interpret(obs, _changed(s, ("A1", "B1"), ()))
     assert isinstance(v, Ask) and v.text == "2 tiles at once", v
 
 
