@@ -152,9 +152,27 @@ def _nearest_pile(c: tuple[float, float] | None, tops_mm: list[tuple[float, floa
     return d[0][1]
 
 
+def _ranked_piles(observation: dict[str, Any]) -> dict[int, int]:
+    """Before any top was seen where it lies, three face-up tiles the reader read as pile
+    tops in three columns are the piles left to right, whatever columns the lattice gives
+    them (bench games 31 and 128: piles laid closer than the convention's columns 0, 3, 6,
+    read at columns 0, 1, 3 of the pioneer's lattice, were "Pile 1: 2 tiles" for ever).
+    Keyed by the tile's id()."""
+    flagged = [t for t in observation.get("tiles", []) if isinstance(t, dict) and t.get("pile")]
+    try:
+        cols = [int(t["col"]) for t in flagged]
+    except (KeyError, TypeError, ValueError):
+        return {}
+    if len(flagged) != PILES or len(set(cols)) != PILES or any(t.get("face_down") for t in flagged):
+        return {}
+    order = sorted(range(PILES), key=lambda i: cols[i])
+    return {id(flagged[i]): rank for rank, i in enumerate(order)}
+
+
 def _read(observation: dict[str, Any], trusted: set[Cell],
           tops_mm: list[tuple[float, float] | None] | None = None) -> _Seen:
     seen = _Seen({}, set(), {}, {}, [], [], {}, set(trusted))
+    ranked = {} if tops_mm and any(m is not None for m in tops_mm) else _ranked_piles(observation)
     for t in observation.get("tiles", []):
         try:
             cell = Cell(int(t["row"]), int(t["col"]))
@@ -169,7 +187,7 @@ def _read(observation: dict[str, Any], trusted: set[Cell],
             else:
                 seen.city_raw[cell] = (t.get("shape"), t.get("colour"))
             continue
-        pile = pile_of(cell.row, cell.col, bool(t.get("pile")))
+        pile = ranked.get(id(t), pile_of(cell.row, cell.col, bool(t.get("pile"))))
         if t.get("pile") and tops_mm:
             near = _nearest_pile(c, tops_mm)
             pile = pile if near is None else near

@@ -1024,3 +1024,18 @@ def test_a_tile_read_as_a_still_piles_top_is_offered_from_the_unread_pile_whose_
     v = s.interpret(obs, _changed(s, ("B2",), (0,)))
     assert isinstance(v, Ask) and v.text == "Which pile went to B2?", v
     assert v.labels == ("c3 from pile 3", "c0 from pile 1"), v
+
+
+def test_before_any_top_was_placed_three_flagged_tops_are_the_piles_left_to_right() -> None:
+    """Piles laid closer than the convention's columns (0, 3, 6), read in columns 0, 1
+    and 3 of the pioneer's lattice, are piles 1, 2 and 3 while no top was seen where it
+    lies (bench games 31 and 128: "Pile 1: 2 tiles" for ever); once tops lay somewhere,
+    each goes to the pile whose top lay nearest."""
+    s = Town77ChallengeSession({})
+    close = _flagged(PIONEER, {0: (8, 0), 1: (8, 1), 2: (8, 3)})
+    v = s.interpret(close)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A1?", v
+    s.apply(v.candidates[1])
+    assert s.tops == (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("c2"))
+    two = _flagged(PIONEER, {0: (8, 0), 1: (8, 0), 2: (8, 3)})
+    assert Town77ChallengeSession({}).interpret(two).text == "Pile 1: 2 tiles"   # a column shared: not ranked
