@@ -336,7 +336,15 @@ class Town77ChallengeSession(RecordsMoves):
             # one compared with
             start = self._piles_only(seen, pitch)
             if start is not None:
-                return Ask("Only the piles?", (start.move,), ("Yes: piles only",),
+                # the city's tiles read there are offered too, as tiles at once: "no, tiles
+                # were laid" has a true answer, the first of them and its pile (bench game 54:
+                # A1 and B1 laid before a look read the piles, "Not a move" the only answer
+                # the players had, the table was agreed with both unapplied and every later
+                # tile was lost behind them)
+                laid = self._at_once(added, seen, {**seen.city_raw, **{pile_cell(p): v for p, v in
+                                                                      seen.pile_raw.items()}}, fp, pitch) \
+                    if added else Ask("", (), ())
+                return Ask("Only the piles?", (start.move,) + laid.candidates, ("Yes: piles only",) + laid.labels,
                            fp(seen.stray + added) + start.footprint)
         # a stray where the table did not change does not hold up a new tile (bench games
         # 41, 52, 54: a lamp's spot or a mat's square read as a stray on every look, "Stray
@@ -952,6 +960,7 @@ class Town77ChallengeSession(RecordsMoves):
             raise CouldNotRead(f"{kind} after the end of the Challenge [{self.notation()}]")
         self._note_mm(move)
         if kind == "tops":
+            self._together = set()          # (none of the tiles asked about with them was laid)
             self.tops = _tops_of(move.get("tops"))
             self.unread = _unread_of(move.get("tops"))
             self.held = None

@@ -485,6 +485,19 @@ def test_the_first_table_with_more_than_the_piles_asks_whether_only_the_piles_li
     assert isinstance(v, Ask) and v.text == "Which pile went to A1?"
 
 
+def test_only_the_piles_offers_the_first_of_the_city_tiles_read_with_its_pile() -> None:
+    """A1 and B1 laid before any look read the piles: "Only the piles?" also offers A1
+    from each pile (B1 alone on an empty table is no first tile), so 'no, tiles were
+    laid' has a true answer; picked, A1 is placed and B1 is read next (bench game 54:
+    the table was agreed with both unapplied and every later tile lost)."""
+    s = Town77ChallengeSession({})
+    v = s.interpret(_obs({"A1": "e4", "B1": "f5"}, ("a0", "b1", "c2")))
+    assert isinstance(v, Ask) and v.text == "Only the piles?"
+    assert v.labels == ("Yes: piles only", "A1: e4 pile 1", "A1: e4 pile 2", "A1: e4 pile 3")
+    s.apply(v.candidates[2])
+    assert s.placed == 1 and s.more_to_read()
+
+
 ROW1 = {"A1": "a0", "B1": "b1", "C1": "c2", "D1": "d3", "E1": "e4", "F1": "f5", "G1": "g6"}
 
 
