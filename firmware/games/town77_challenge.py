@@ -172,7 +172,7 @@ def _ranked_piles(observation: dict[str, Any]) -> dict[int, int]:
 def _read(observation: dict[str, Any], trusted: set[Cell],
           tops_mm: list[tuple[float, float] | None] | None = None) -> _Seen:
     seen = _Seen({}, set(), {}, {}, [], [], {}, set(trusted))
-    ranked = {} if tops_mm and any(m is not None for m in tops_mm) else _ranked_piles(observation)
+    ranked: dict[int, int] = {} if tops_mm and any(m is not None for m in tops_mm) else _ranked_piles(observation)
     for t in observation.get("tiles", []):
         try:
             cell = Cell(int(t["row"]), int(t["col"]))
@@ -342,9 +342,9 @@ class Town77ChallengeSession(RecordsMoves):
                 # the players had, the table was agreed with both unapplied and every later
                 # tile was lost behind them)
                 laid = self._at_once(added, seen, {**seen.city_raw, **{pile_cell(p): v for p, v in
-                                                                      seen.pile_raw.items()}}, fp, pitch) \
-                    if added else Ask("", (), ())
-                return Ask("Only the piles?", (start.move,) + laid.candidates, ("Yes: piles only",) + laid.labels,
+                                                                      seen.pile_raw.items()}}, fp, pitch)
+                moves, texts = (laid.candidates, laid.labels) if isinstance(laid, Ask) else ((), ())
+                return Ask("Only the piles?", (start.move,) + moves, ("Yes: piles only",) + texts,
                            fp(seen.stray + added) + start.footprint)
         # a stray where the table did not change does not hold up a new tile (bench games
         # 41, 52, 54: a lamp's spot or a mat's square read as a stray on every look, "Stray
@@ -624,7 +624,7 @@ class Town77ChallengeSession(RecordsMoves):
                                      for c in sharing)
 
     def _at_once(self, added: list[Cell], seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
-                 fp: Callable[[list[Cell]], tuple[Rect, ...]], pitch: float) -> Verdict:
+                 fp: Callable[[list[Cell]], tuple[Rect, ...]], pitch: float) -> Ask | Proposed | Illegal:
         """Several new tiles in the city (a look missed, or a tile went unread while the
         next was laid): one left from the player's last answer is taken first, as if it
         were alone; otherwise the player picks one of them, each offered as the pile
