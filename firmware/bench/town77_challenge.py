@@ -186,7 +186,8 @@ class ChallengePlayers:
     """A solo player at the table who answers the device truthfully, through the buttons:
     "Which pile went to X?" gets the pile the tile at X really came from (the option
     naming it, else "Not a move"); "2 tiles at once" the first of them laid, by its cell
-    and pile; "Only the piles?" is answered yes while no tile has been laid; a question
+    and pile; "Only the piles?" is answered yes while no tile has been laid, else with
+    the first tile laid where it is offered (by its cell and pile); a question
     without options is acknowledged (OK); an alert on a tile they laid (every bench game
     is legal) gets MENU > Misread? Fix and the option naming the pile it came from, if
     there is one.
@@ -267,8 +268,11 @@ class ChallengePlayers:
         pile = self._pile_at(cell) if cell else None
         named = self._naming(choices[:-1], pile)
         pick = pick if named is None else named
-        if title == "Only the piles?" and not any(m.get("cell") for m in self._laid()):
-            pick = 0                                        # no tile laid yet: yes
+        if title == "Only the piles?":
+            if not any(m.get("cell") for m in self._laid()):
+                pick = 0                                    # no tile laid yet: yes
+            else:                                           # the first tile laid, if offered
+                pick = 1 + self._first_laid(choices[1:-1], pick - 1)
         if title.endswith(" tiles at once"):
             pick = self._first_laid(choices[:-1], pick)
         self.plan = [ButtonEvent.NEXT] * pick + [ButtonEvent.SELECT]

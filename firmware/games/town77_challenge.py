@@ -152,9 +152,27 @@ def _nearest_pile(c: tuple[float, float] | None, tops_mm: list[tuple[float, floa
     return d[0][1]
 
 
+def _ranked_piles(observation: dict[str, Any]) -> dict[int, int]:
+    """Before any top was seen where it lies, three face-up tiles the reader read as pile
+    tops in three columns are the piles left to right, whatever columns the lattice gives
+    them (bench games 31 and 128: piles laid closer than the convention's columns 0, 3, 6,
+    read at columns 0, 1, 3 of the pioneer's lattice, were "Pile 1: 2 tiles" for ever).
+    Keyed by the tile's id()."""
+    flagged = [t for t in observation.get("tiles", []) if isinstance(t, dict) and t.get("pile")]
+    try:
+        cols = [int(t["col"]) for t in flagged]
+    except (KeyError, TypeError, ValueError):
+        return {}
+    if len(flagged) != PILES or len(set(cols)) != PILES or any(t.get("face_down") for t in flagged):
+        return {}
+    order = sorted(range(PILES), key=lambda i: cols[i])
+    return {id(flagged[i]): rank for rank, i in enumerate(order)}
+
+
 def _read(observation: dict[str, Any], trusted: set[Cell],
           tops_mm: list[tuple[float, float] | None] | None = None) -> _Seen:
     seen = _Seen({}, set(), {}, {}, [], [], {}, set(trusted))
+    ranked: dict[int, int] = {} if tops_mm and any(m is not None for m in tops_mm) else _ranked_piles(observation)
     for t in observation.get("tiles", []):
         try:
             cell = Cell(int(t["row"]), int(t["col"]))
@@ -169,7 +187,7 @@ def _read(observation: dict[str, Any], trusted: set[Cell],
             else:
                 seen.city_raw[cell] = (t.get("shape"), t.get("colour"))
             continue
-        pile = pile_of(cell.row, cell.col, bool(t.get("pile")))
+        pile = ranked.get(id(t), pile_of(cell.row, cell.col, bool(t.get("pile"))))
         if t.get("pile") and tops_mm:
             near = _nearest_pile(c, tops_mm)
             pile = pile if near is None else near
@@ -318,7 +336,15 @@ class Town77ChallengeSession(RecordsMoves):
             # one compared with
             start = self._piles_only(seen, pitch)
             if start is not None:
-                return Ask("Only the piles?", (start.move,), ("Yes: piles only",),
+                # the city's tiles read there are offered too, as tiles at once: "no, tiles
+                # were laid" has a true answer, the first of them and its pile (bench game 54:
+                # A1 and B1 laid before a look read the piles, "Not a move" the only answer
+                # the players had, the table was agreed with both unapplied and every later
+                # tile was lost behind them)
+                laid = self._at_once(added, seen, {**seen.city_raw, **{pile_cell(p): v for p, v in
+                                                                      seen.pile_raw.items()}}, fp, pitch)
+                moves, texts = (laid.candidates, laid.labels) if isinstance(laid, Ask) else ((), ())
+                return Ask("Only the piles?", (start.move,) + moves, ("Yes: piles only",) + texts,
                            fp(seen.stray + added) + start.footprint)
         # a stray where the table did not change does not hold up a new tile (bench games
         # 41, 52, 54: a lamp's spot or a mat's square read as a stray on every look, "Stray
@@ -598,7 +624,7 @@ class Town77ChallengeSession(RecordsMoves):
                                      for c in sharing)
 
     def _at_once(self, added: list[Cell], seen: _Seen, raw: dict[Cell, tuple[Any, Any]],
-                 fp: Callable[[list[Cell]], tuple[Rect, ...]], pitch: float) -> Verdict:
+                 fp: Callable[[list[Cell]], tuple[Rect, ...]], pitch: float) -> Ask | Proposed | Illegal:
         """Several new tiles in the city (a look missed, or a tile went unread while the
         next was laid): one left from the player's last answer is taken first, as if it
         were alone; otherwise the player picks one of them, each offered as the pile
@@ -934,6 +960,7 @@ class Town77ChallengeSession(RecordsMoves):
             raise CouldNotRead(f"{kind} after the end of the Challenge [{self.notation()}]")
         self._note_mm(move)
         if kind == "tops":
+            self._together = set()          # (none of the tiles asked about with them was laid)
             self.tops = _tops_of(move.get("tops"))
             self.unread = _unread_of(move.get("tops"))
             self.held = None

@@ -12,7 +12,7 @@ MOVES = [{}, {"pile": 0, "cell": "A1"}, {"pile": 2, "cell": "B1"}]
 
 def _answers(index: int, asking: tuple[str, tuple[str, ...]]) -> list[ButtonEvent]:
     p = ChallengePlayers(SimpleNamespace(index=index), MOVES, sleep=lambda s: None)
-    p.ref = SimpleNamespace(asking=asking)
+    p.ref = SimpleNamespace(asking=asking, journal=SimpleNamespace(records=[]))
     out = [p.poll()]
     while p.plan:
         out.append(p.poll())
@@ -51,10 +51,16 @@ def test_a_question_without_options_is_acknowledged() -> None:
 
 
 def test_only_the_piles_is_yes_until_a_tile_is_laid() -> None:
-    """"Only the piles?" before the pioneer is laid: yes; once it lies there: 'Not a move'."""
+    """"Only the piles?" before the pioneer is laid: yes; once it lies there: the option
+    naming the first tile laid and its pile, else 'Not a move'."""
     q = ("Only the piles?", ("Yes: piles only", "Not a move"))
     assert _answers(0, q) == [ButtonEvent.SELECT]
     assert _answers(1, q) == [ButtonEvent.NEXT, ButtonEvent.SELECT]
+    laid = ("Only the piles?", ("Yes: piles only", "A1: a0 pile 2", "A1: a0 pile 1", "Not a move"))
+    assert _answers(0, laid) == [ButtonEvent.SELECT]
+    assert _answers(2, laid) == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
+    wrong = ("Only the piles?", ("Yes: piles only", "A1: a0 pile 2", "Not a move"))
+    assert _answers(2, wrong) == [ButtonEvent.NEXT, ButtonEvent.NEXT, ButtonEvent.SELECT]
 
 
 def test_an_alert_on_a_tile_laid_is_fixed_with_its_pile() -> None:

@@ -485,6 +485,19 @@ def test_the_first_table_with_more_than_the_piles_asks_whether_only_the_piles_li
     assert isinstance(v, Ask) and v.text == "Which pile went to A1?"
 
 
+def test_only_the_piles_offers_the_first_of_the_city_tiles_read_with_its_pile() -> None:
+    """A1 and B1 laid before any look read the piles: "Only the piles?" also offers A1
+    from each pile (B1 alone on an empty table is no first tile), so 'no, tiles were
+    laid' has a true answer; picked, A1 is placed and B1 is read next (bench game 54:
+    the table was agreed with both unapplied and every later tile lost)."""
+    s = Town77ChallengeSession({})
+    v = s.interpret(_obs({"A1": "e4", "B1": "f5"}, ("a0", "b1", "c2")))
+    assert isinstance(v, Ask) and v.text == "Only the piles?"
+    assert v.labels == ("Yes: piles only", "A1: e4 pile 1", "A1: e4 pile 2", "A1: e4 pile 3")
+    s.apply(v.candidates[2])
+    assert s.placed == 1 and s.more_to_read()
+
+
 ROW1 = {"A1": "a0", "B1": "b1", "C1": "c2", "D1": "d3", "E1": "e4", "F1": "f5", "G1": "g6"}
 
 
@@ -1024,3 +1037,18 @@ def test_a_tile_read_as_a_still_piles_top_is_offered_from_the_unread_pile_whose_
     v = s.interpret(obs, _changed(s, ("B2",), (0,)))
     assert isinstance(v, Ask) and v.text == "Which pile went to B2?", v
     assert v.labels == ("c3 from pile 3", "c0 from pile 1"), v
+
+
+def test_before_any_top_was_placed_three_flagged_tops_are_the_piles_left_to_right() -> None:
+    """Piles laid closer than the convention's columns (0, 3, 6), read in columns 0, 1
+    and 3 of the pioneer's lattice, are piles 1, 2 and 3 while no top was seen where it
+    lies (bench games 31 and 128: "Pile 1: 2 tiles" for ever); once tops lay somewhere,
+    each goes to the pile whose top lay nearest."""
+    s = Town77ChallengeSession({})
+    close = _flagged(PIONEER, {0: (8, 0), 1: (8, 1), 2: (8, 3)})
+    v = s.interpret(close)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A1?", v
+    s.apply(v.candidates[1])
+    assert s.tops == (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("c2"))
+    two = _flagged(PIONEER, {0: (8, 0), 1: (8, 0), 2: (8, 3)})
+    assert Town77ChallengeSession({}).interpret(two).text == "Pile 1: 2 tiles"   # a column shared: not ranked
