@@ -1079,7 +1079,41 @@ class Town77ChallengeSession(RecordsMoves):
             out.append(Action(f"{t.token} from pile {pile + 1}" if pile is not None else f"{t.token} in hand",
                               {"type": "place", "pile": pile, "tile": t.token, "cell": cell.name,
                                "tops": tops, "source": "fix"}))
-        return out
+        renamed = self._renamed(undone, cell, after)
+        return out + ([renamed] if renamed is not None else [])
+
+    def _renamed(self, undone: Move, cell: Cell, after: list[Any]) -> Action | None:
+        """The alerted tile itself from its pile under a name the rules allow at `cell`,
+        when it was refused for a shape (colour) it shares by name with a city tile: the
+        reader grouped two shapes (colours) as one, so that name may be the wrong one
+        while the other is right. The first tile keeping the other name, new to the
+        table and legal there, stands in for it; the players know which pile it came from
+        and that it was legal (bench games 138 and 73: C1 read in B1's shape group, the
+        alert could not be fixed, as only the other piles' tops were offered, and every
+        later tile was lost)."""
+        try:
+            tile, pile = Tile.parse(str(undone.get("tile"))), undone.get("pile")
+        except (CouldNotRead, ValueError):
+            return None
+        reason = why_illegal(self.city, tile, cell)
+        axis = {Reason.SAME_SHAPE_IN_ROW: 0, Reason.SAME_SHAPE_IN_COLUMN: 0,
+                Reason.SAME_COLOUR_IN_ROW: 1, Reason.SAME_COLOUR_IN_COLUMN: 1}.get(reason) \
+            if reason is not None else None
+        if axis is None or pile is None or self.held is not None or self.tops is None:
+            return None
+        p = int(pile)
+        if self.tops[p] != tile and p not in self.unread:
+            return None
+        on_table = set(self.city.tiles().values()) | {t for t in self.tops if t is not None}
+        names = [Tile(k, tile.colour) if axis == 0 else Tile(tile.shape, k) for k in range(7)]
+        guess = next((t for t in names if t not in on_table and why_illegal(self.city, t, cell) is None), None)
+        if guess is None:
+            return None
+        tops = [UNREAD if j in self.unread else _tok(x) for j, x in enumerate(self.tops)]
+        tops[p] = UNREAD if after[p] in (guess.token, tile.token) else after[p]
+        return Action(f"{guess.token} from pile {p + 1}",
+                      {"type": "place", "pile": p, "tile": guess.token, "cell": cell.name, "tops": tops,
+                       "source": "fix", "top_was": tile.token})
 
     def end_questions(self) -> list[Setting]:
         return []

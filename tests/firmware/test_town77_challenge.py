@@ -397,11 +397,29 @@ def test_a_misread_alert_is_fixed_with_the_pile_the_tile_came_from() -> None:
     v = s.interpret(_obs({"A1": "b1", "B1": "d1"}, ("a0", "e5", "c2")))
     assert isinstance(v, Illegal) and v.move["tile"] == "d1", v
     fixes = s.fixes(v.move)
-    assert [a.label for a in fixes] == ["a0 from pile 1", "c2 from pile 3"]
+    assert [a.label for a in fixes] == ["a0 from pile 1", "c2 from pile 3", "d0 from pile 2"]
     move = fixes[0].move
     assert move["tops"] == ["?", "d1", "c2"] and json.loads(json.dumps(move)) == move
     s.apply(move)
     assert s.city.contains(Tile.parse("a0")) and s.unread == frozenset({0})
+
+
+def test_an_alert_for_a_shared_colour_is_fixed_with_the_tile_itself_renamed() -> None:
+    """Pile 2's top named d1 read at B1 in A1's colour: the players say it came from pile
+    2 (and was legal), so the reader's colour group was wrong; it is placed as the first
+    tile keeping its shape that is new to the table and legal there (d0), pile 2's new
+    top as read. An alert for a tile touching nothing offers no renamed tile."""
+    s = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
+    v = s.interpret(_obs({"A1": "b1", "B1": "d1"}, ("a0", "e5", "c2")))
+    assert isinstance(v, Illegal)
+    renamed = s.fixes(v.move)[-1]
+    assert renamed.label == "d0 from pile 2" and renamed.move["top_was"] == "d1"
+    s.apply(renamed.move)
+    assert s.city.tiles()[Cell.parse("B1")] == Tile.parse("d0")
+    assert s.tops == (Tile.parse("a0"), Tile.parse("e5"), Tile.parse("c2"))
+    far = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
+    touching_nothing = {"type": "place", "pile": 1, "tile": "d1", "cell": "D1", "tops": ["a0", "e5", "c2"]}
+    assert [a.label for a in far.fixes(touching_nothing)] == []
 
 
 def test_tiles_at_once_are_offered_one_by_one_and_the_other_read_next() -> None:
