@@ -498,6 +498,14 @@ class Town77ChallengeSession(RecordsMoves):
                                      (self._unread_unnamed(cell, seen, raw)
                                       if self._misnamed(got, cell, raw) else []),
                                      seen, raw, footprint, pitch)
+            if asked is None:
+                # no pile fits it by name, and no pile's top by name is legal there: the one
+                # whose top's pixels changed gave it, its top misnamed when it came up; it
+                # is offered under a stand-in name (bench games 101, 111, 51: "a1 at A4: not
+                # a pile top", then tiles at once with no true answer to the end)
+                moved = [p for p in range(PILES) if self._top_changed(p, seen)]
+                asked = self._which_pile(cell, self._stand_ins(cell, seen, raw, moved) if len(moved) == 1
+                                         else [], seen, raw, footprint, pitch)
             return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:
@@ -584,7 +592,16 @@ class Town77ChallengeSession(RecordsMoves):
         without it, "Which pile" offered nothing true and every later tile was lost behind
         it (bench game 12's E4, game 32's G4, game 74's B5). Also offered where the labels
         name a pile's top whose pixels lay still while the unread pile's changed."""
-        if self.held is not None or self.tops is None or not self.unread:
+        if not self.unread:
+            return []
+        return self._stand_ins(cell, seen, raw, sorted(self.unread))
+
+    def _stand_ins(self, cell: Cell, seen: _Seen, raw: dict[Cell, tuple[Any, Any]], piles: list[int]
+                   ) -> list[tuple[int, int | None, Tile, Tops]]:
+        """The new tile from each of `piles` (changed first) under a stand-in name: the
+        first tile new to the table and legal where it lies that agrees with what its
+        labels do name (one of them, when both name one)."""
+        if self.held is not None or self.tops is None or cell not in raw:
             return []
         known = self._known(None)
         labels = Labels(known, raw)
@@ -600,7 +617,7 @@ class Town77ChallengeSession(RecordsMoves):
         if guess is None:
             return []
         out: list[tuple[int, int | None, Tile, Tops]] = []
-        for pile in sorted(self.unread, key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
+        for pile in sorted(piles, key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
             wrong, after = self._laid_from(pile, guess, cell, seen, raw)
             if len(wrong) <= MISREAD_MOST and after is not None and _each_once(after, guess):
                 out.append((len(wrong), pile, guess, after))

@@ -1070,3 +1070,21 @@ def test_before_any_top_was_placed_three_flagged_tops_are_the_piles_left_to_righ
     assert s.tops == (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("c2"))
     two = _flagged(PIONEER, {0: (8, 0), 1: (8, 0), 2: (8, 3)})
     assert Town77ChallengeSession({}).interpret(two).text == "Pile 1: 2 tiles"   # a column shared: not ranked
+
+
+def test_a_tile_no_top_fits_is_offered_from_the_one_pile_whose_top_changed_under_a_stand_in() -> None:
+    """Every top by its name is refused at B1 (e1 and g1 share A1's colour, b5 its shape),
+    and the tile read there is named b4, refused too (A1's shape; the reader grouped two
+    shapes as one): pile 2's top, whose pixels alone changed, gave it. It is offered from
+    pile 2 under a stand-in name new to the table and legal at B1, keeping the colour read
+    (a4), pile 2's old name kept as top_was; before, "b4 at B1: not a pile top" had no
+    answer. With two piles' tops changed nothing is guessed."""
+    s = _play(_obs({}, ("b1", "g1", "b5")), _obs({"A1": "b1"}, ("e1", "g1", "b5")))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "b4"}, ("e1", "d6", "b5")))
+    v = s.interpret(obs, _changed(s, ("B1",), (0, 1)))
+    assert isinstance(v, Ask) and v.text == "b4 at B1: not a pile top", v
+    v = s.interpret(obs, _changed(s, ("B1",), (1,)))
+    assert isinstance(v, Ask) and v.labels == ("a4 from pile 2",), v
+    assert v.candidates[0]["top_was"] == "g1"
+    s.apply(v.candidates[0])
+    assert s.placed == 2 and s.tops == (Tile.parse("e1"), Tile.parse("d6"), Tile.parse("b5"))
