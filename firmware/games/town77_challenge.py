@@ -57,6 +57,9 @@ TOP_CHANGED = 0.3
 NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
 CHANGED_FIRST = {True: 0, None: 1, False: 2}   # piles offered by pixels: changed, unsure, still
 MISREAD_MOST = 3                   # known tiles a placement's reading may misread and still be asked about
+# the refusals for a name shared in a row or column, and the name's axis: 0 shape, 1 colour
+SHARED_AXIS = {Reason.SAME_SHAPE_IN_ROW: 0, Reason.SAME_SHAPE_IN_COLUMN: 0,
+               Reason.SAME_COLOUR_IN_ROW: 1, Reason.SAME_COLOUR_IN_COLUMN: 1}
 Tops = tuple[Tile | None, ...]
 
 
@@ -628,8 +631,7 @@ class Town77ChallengeSession(RecordsMoves):
         """Whether `reason`, a shape or colour `tile` shares by name with city tiles in its
         row or column, is contradicted by this look: each of those tiles read with another
         label on that axis than the new tile at `cell`."""
-        axis = {Reason.SAME_SHAPE_IN_ROW: 0, Reason.SAME_SHAPE_IN_COLUMN: 0,
-                Reason.SAME_COLOUR_IN_ROW: 1, Reason.SAME_COLOUR_IN_COLUMN: 1}.get(reason)
+        axis = SHARED_AXIS.get(reason)
         if axis is None or cell not in raw or raw[cell][axis] is None:
             return False
         in_row = reason in (Reason.SAME_SHAPE_IN_ROW, Reason.SAME_COLOUR_IN_ROW)
@@ -1078,8 +1080,10 @@ class Town77ChallengeSession(RecordsMoves):
     def fixes(self, undone: Move) -> list[Action]:
         """After undoing a placement, or for an alerted one (Misread? Fix): the other tops
         (or the tile in hand) legal at that cell, each named with its pile, which the
-        player knows (the device's names for tiles are its own). The pile taken from
-        shows the top the move read there, unread where that was the tile itself."""
+        player knows (the device's names for tiles are its own), then the tile itself
+        under a stand-in name where it was refused for a name it shares (_renamed). The
+        pile taken from shows the top the move read there, unread where that was the tile
+        itself."""
         if undone.get("type") != "place" or "cell" not in undone:
             return []
         cell = Cell.parse(str(undone["cell"]))
@@ -1113,9 +1117,7 @@ class Town77ChallengeSession(RecordsMoves):
         except (CouldNotRead, ValueError):
             return None
         reason = why_illegal(self.city, tile, cell)
-        axis = {Reason.SAME_SHAPE_IN_ROW: 0, Reason.SAME_SHAPE_IN_COLUMN: 0,
-                Reason.SAME_COLOUR_IN_ROW: 1, Reason.SAME_COLOUR_IN_COLUMN: 1}.get(reason) \
-            if reason is not None else None
+        axis = SHARED_AXIS.get(reason) if reason is not None else None
         if axis is None or pile is None or self.held is not None or self.tops is None:
             return None
         p = int(pile)
