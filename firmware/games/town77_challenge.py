@@ -330,6 +330,8 @@ class Town77ChallengeSession(RecordsMoves):
         present = set(seen.city_raw) | seen.face_down | kept
         vanished = sorted(expected - present)
         added = sorted(present - expected)
+        raw = dict(seen.city_raw)
+        raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
         if change is None and self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
             # the game's first table (none agreed yet, so no change map): three piles and
             # more than one tile beside them, when only the pioneer may lie there yet. A
@@ -344,8 +346,7 @@ class Town77ChallengeSession(RecordsMoves):
                 # A1 and B1 laid before a look read the piles, "Not a move" the only answer
                 # the players had, the table was agreed with both unapplied and every later
                 # tile was lost behind them)
-                laid = self._at_once(added, seen, {**seen.city_raw, **{pile_cell(p): v for p, v in
-                                                                      seen.pile_raw.items()}}, fp, pitch)
+                laid = self._at_once(added, seen, raw, fp, pitch)
                 moves, texts = (laid.candidates, laid.labels) if isinstance(laid, Ask) else ((), ())
                 return Ask("Only the piles?", (start.move,) + moves, ("Yes: piles only",) + texts,
                            fp(seen.stray + added) + start.footprint)
@@ -367,8 +368,6 @@ class Town77ChallengeSession(RecordsMoves):
         if any(c in seen.face_down and c not in kept for c in expected):
             c = next(c for c in sorted(expected) if c in seen.face_down and c not in kept)
             return Ask(f"{c.name} turned over?", (), (), fp([c]))
-        raw = dict(seen.city_raw)
-        raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
         if len(added) > 1:
             return self._at_once(added, seen, raw, fp, pitch)
         if added and added[0] in seen.face_down:
@@ -615,8 +614,7 @@ class Town77ChallengeSession(RecordsMoves):
         else:
             names = [Tile(s, c) for s in ([shape] if shape is not None else range(7))
                      for c in ([colour] if colour is not None else range(7))]
-        on_table = set(known.values())          # (the city and the named tops)
-        guess = next((t for t in names if t not in on_table and why_illegal(self.city, t, cell) is None), None)
+        guess = self._new_legal(names, cell)
         if guess is None:
             return []
         out: list[tuple[int, int | None, Tile, Tops]] = []
@@ -625,6 +623,12 @@ class Town77ChallengeSession(RecordsMoves):
             if len(wrong) <= MISREAD_MOST and after is not None and _each_once(after, guess):
                 out.append((len(wrong), pile, guess, after))
         return out
+
+    def _new_legal(self, names: list[Tile], cell: Cell) -> Tile | None:
+        """The first of `names` new to the table (neither in the city nor a named top) and
+        legal at `cell`: a stand-in name for a tile whose reading named none."""
+        on_table = set(self._known(None).values())
+        return next((t for t in names if t not in on_table and why_illegal(self.city, t, cell) is None), None)
 
     def _names_contradicted(self, tile: Tile, cell: Cell, reason: Reason,
                             raw: dict[Cell, tuple[Any, Any]]) -> bool:
@@ -1123,9 +1127,7 @@ class Town77ChallengeSession(RecordsMoves):
         p = int(pile)
         if self.tops[p] != tile and p not in self.unread:
             return None
-        on_table = set(self.city.tiles().values()) | {t for t in self.tops if t is not None}
-        names = [Tile(k, tile.colour) if axis == 0 else Tile(tile.shape, k) for k in range(7)]
-        guess = next((t for t in names if t not in on_table and why_illegal(self.city, t, cell) is None), None)
+        guess = self._new_legal([Tile(k, tile.colour) if axis == 0 else Tile(tile.shape, k) for k in range(7)], cell)
         if guess is None:
             return None
         tops = [UNREAD if j in self.unread else _tok(x) for j, x in enumerate(self.tops)]
