@@ -317,11 +317,15 @@ class Town77ChallengeSession(RecordsMoves):
         if change is not None:
             h = TOP_MIDDLE * pitch / 2
 
-            def middle(c: tuple[float, float]) -> float:
-                return change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
+            def middle(c: tuple[float, float] | None) -> float | None:
+                # (None where the view holds too little of it: a top by the table's edge
+                # is no more changed than still)
+                return None if c is None else change.share_within((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
 
-            seen.top_change = {p: middle(c) for p, c in enumerate(self.tops_mm) if c is not None}
-            seen.still_strays = {c for c in seen.stray if c in seen.centres and middle(seen.centres[c]) <= TOP_STILL}
+            shares = {p: middle(c) for p, c in enumerate(self.tops_mm)}
+            seen.top_change = {p: v for p, v in shares.items() if v is not None}
+            strays = {c: middle(seen.centres.get(c)) for c in seen.stray}
+            seen.still_strays = {c for c, v in strays.items() if v is not None and v <= TOP_STILL}
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
