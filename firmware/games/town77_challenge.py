@@ -925,12 +925,13 @@ class Town77ChallengeSession(RecordsMoves):
 
     def _tokens(self, tops: Tops, seen: _Seen, taken: int | None = None) -> list[str | None]:
         """The tops as written in a move: a pile seen this look whose top has no name, one
-        left unread and not taken from, or the one taken from unseen while it cannot be
-        empty yet (fewer than PILE_LEAST taken from it), is UNREAD, not run out (bench
-        games 12, 45, 51: the new top missed by one look, the pile recorded as run out,
-        and every later tile from it "not a pile top")."""
+        left unread and not taken from, or any that cannot be empty yet (fewer than
+        PILE_LEAST taken from it), is UNREAD, not run out (bench games 12, 45, 51: the new
+        top missed by one look, the pile recorded as run out, and every later tile from it
+        "not a pile top"; game 168's middle pile, unread when the pioneer was answered,
+        recorded as run out from the start)."""
         return [UNREAD if t is None and (i in seen.pile_raw or (i in self.unread and i != taken)
-                                         or (i == taken and self._taken_from(i) + 1 < PILE_LEAST))
+                                         or self._taken_from(i) + (i == taken) < PILE_LEAST)
                 else _tok(t) for i, t in enumerate(tops)]
 
     def _taken_from(self, pile: int) -> int:
