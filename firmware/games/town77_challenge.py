@@ -714,8 +714,25 @@ class Town77ChallengeSession(RecordsMoves):
             return out
         for p in sorted(range(PILES), key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
             tile = self.tops[p]
-            if tile is None or p in offered or why_illegal(self.city, tile, cell) is not None:
+            if tile is None or p in offered:
                 continue
+            reason = why_illegal(self.city, tile, cell)
+            if reason is not None:
+                # refused for a shape (colour) it shares by name with city tiles this look
+                # reads apart from it: the reader grouped two as one when its top came up,
+                # and it is offered under a stand-in name (bench game 12's E2, pile 2's b5
+                # beside D2's b1, read in two shape groups: "Which pile?" without pile 2,
+                # and every later tile lost); only from a pile whose top's pixels changed,
+                # where this look's other label agrees with its other name
+                axis = SHARED_AXIS.get(reason)
+                if axis is None or not self._top_changed(p, seen):
+                    continue
+                other = Labels(self._known(p), raw).index(raw[cell][1 - axis], 1 - axis)
+                keeps = other is None or other == (tile.colour if axis == 0 else tile.shape)
+                tile = self._shared_stand_in(tile, cell, reason) \
+                    if keeps and self._names_contradicted(tile, cell, reason, raw) else None
+                if tile is None:
+                    continue
             known = self._known(p)
             known[cell] = tile
             after = self._after_taking(Labels(known, raw), seen, p)
@@ -1126,13 +1143,12 @@ class Town77ChallengeSession(RecordsMoves):
         except (CouldNotRead, ValueError):
             return None
         reason = why_illegal(self.city, tile, cell)
-        axis = SHARED_AXIS.get(reason) if reason is not None else None
-        if axis is None or pile is None or self.held is not None or self.tops is None:
+        if reason is None or pile is None or self.held is not None or self.tops is None:
             return None
         p = int(pile)
         if self.tops[p] != tile and p not in self.unread:
             return None
-        guess = self._new_legal([Tile(k, tile.colour) if axis == 0 else Tile(tile.shape, k) for k in range(7)], cell)
+        guess = self._shared_stand_in(tile, cell, reason)
         if guess is None:
             return None
         tops = [UNREAD if j in self.unread else _tok(x) for j, x in enumerate(self.tops)]
@@ -1140,6 +1156,14 @@ class Town77ChallengeSession(RecordsMoves):
         return Action(f"{guess.token} from pile {p + 1}",
                       {"type": "place", "pile": p, "tile": guess.token, "cell": cell.name, "tops": tops,
                        "source": "fix", "top_was": tile.token})
+
+    def _shared_stand_in(self, tile: Tile, cell: Cell, reason: Reason) -> Tile | None:
+        """For a tile refused at `cell` for a shape (colour) it shares by name: the first
+        tile keeping its other name, new to the table and legal there, or None."""
+        axis = SHARED_AXIS.get(reason)
+        if axis is None:
+            return None
+        return self._new_legal([Tile(k, tile.colour) if axis == 0 else Tile(tile.shape, k) for k in range(7)], cell)
 
     def end_questions(self) -> list[Setting]:
         return []
