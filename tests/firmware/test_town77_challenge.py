@@ -328,6 +328,50 @@ def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
     next(t for t in obs["tiles"] if (t["row"], t["col"]) == (PILE_ROW, PILE_COLS[2]))["centre_mm"][1] += 60.0
     v = s.interpret(obs, _changed(s, ("A2",), (1,)))
     assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.text == "d3 at A2", v
+
+
+def test_tops_by_the_change_maps_edge_are_judged_on_the_part_in_view() -> None:
+    """The same look with the change map ending 11 mm past the tops' middles (the marked
+    table's edge): pile 2's top changed and the parts of the others in view did not, so
+    d3 from pile 2 is proposed (bench games 168 and 21: a top whose middle reached off
+    the map counted as changed, and the tile was given to its pile)."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True))
+    full = _changed(s, ("A2",), (1,))
+    v = s.interpret(obs, ChangeMap(full.mask[:525], full.origin_mm, full.px_per_mm))
+    assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.text == "d3 at A2", v
+
+
+def test_a_changed_piles_top_refused_for_a_shape_this_look_reads_apart_is_offered_renamed() -> None:
+    """Pile 2's top, named b3 when it came up, laid at B1 beside A1's b1: refused by name
+    for A1's shape, but this look reads B1 in another shape group than A1 (pile 1's a3's)
+    and in b3's colour, and pile 2's top changed. 'Which pile' offers it under a stand-in
+    name keeping its colour (c3: a3 and b3 are on the table), the old name kept (bench
+    game 12's E2: only the other piles' tops were offered, and every later tile lost)."""
+    s = _play(START, PIONEER)
+    s.tops = (Tile.parse("a3"), Tile.parse("b3"), Tile.parse("c2"))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a3"}, ("a3", "f4", "c2"), rename=True))
+    v = s.interpret(obs, _changed(s, ("B1",), (1,)))
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and "c3 from pile 2" in v.labels, v
+    move = v.candidates[v.labels.index("c3 from pile 2")]
+    assert move["top_was"] == "b3"
+    s.apply(move)
+    assert s.city.tiles()[Cell.parse("B1")] == Tile.parse("c3") and s.tops[1] != Tile.parse("b3")
+
+
+def test_a_pile_never_seen_is_unread_not_run_out() -> None:
+    """Pile 2 unseen when the pioneer is answered: the answer records it unread ("?"),
+    never run out, since no tile was taken from it (bench game 168: its tiles were then
+    given to the other piles to the end)."""
+    s = Town77ChallengeSession({})
+    obs = _obs({"A1": "a0"}, ("b1", None, "c2"))
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A1?", v
+    assert all(m["tops"][1] == "?" for m in v.candidates), v
+    s.apply(v.candidates[0])
+    assert 1 in s.unread and s.tops is not None and s.tops[1] is None
     v = s.interpret(obs)                          # without the map: pile 3's top "moved" most
     assert not (isinstance(v, Proposed) and v.move["pile"] == 1), v
 
