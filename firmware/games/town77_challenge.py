@@ -974,6 +974,11 @@ class Town77ChallengeSession(RecordsMoves):
         changed = told.get(pile)
         if changed is False and any(t for i, t in told.items() if i != pile):
             return True     # its top unchanged, another's changed (whatever a third did)
+        if changed is None and any(t for i, t in told.items() if i != pile):
+            # its top's change in between, another's clear (bench game 56: C1 read as pile
+            # 1's top, a tall pile whose top read 15 mm off on its side, 14% changed,
+            # while pile 3's changed 92%): the players say
+            return True
         if changed is not None and len(told) >= 2 and all(t is not None for t in told.values()):
             # (the map decides: a top read 60 mm off where it lies "moved", bench game 53)
             return False
