@@ -305,6 +305,24 @@ def test_a_placement_whose_piles_top_did_not_change_while_anothers_did_is_asked(
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_clearly_is_asked() -> None:
+    """B1 reads as pile 1's a0, every top where it lay; the change map shows 15% of pile
+    1's top's middle changed (neither still nor changed) and pile 2's wholly: asked, a0
+    from pile 1 first (bench game 56: a tall pile's top read on its side, the tile given
+    to it while the pile whose top changed was the one taken from). Both changed
+    clearly, it is proposed."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    change = _changed(s, ("B1",), (1,))
+    x, y = (round(v) for v in s.tops_mm[0])
+    change.mask[y - 17:y - 12, x - 17:x + 17] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    change.mask[y - 20:y + 20, x - 20:x + 20] = 255      # (pile 1's changed clearly too)
+    v = s.interpret(obs, change)
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
