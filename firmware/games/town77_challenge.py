@@ -138,6 +138,8 @@ class _Seen:
     """Strays whose middle did not change since the last accepted look (with a change map)."""
     top_change: dict[int, float] = field(default_factory=dict)
     """Per pile, the changed share of its top's middle where it last lay (with a change map)."""
+    tops_off_view: set[int] = field(default_factory=set)
+    """Piles whose top's middle the change map's view does not hold (by the table's edge)."""
 
     def tops_mm(self) -> list[list[float] | None]:
         return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
@@ -324,6 +326,7 @@ class Town77ChallengeSession(RecordsMoves):
 
             shares = {p: middle(c) for p, c in enumerate(self.tops_mm)}
             seen.top_change = {p: v for p, v in shares.items() if v is not None}
+            seen.tops_off_view = {p for p, v in shares.items() if v is None and self.tops_mm[p] is not None}
             strays = {c: middle(seen.centres.get(c)) for c in seen.stray}
             seen.still_strays = {c for c, v in strays.items() if v is not None and v <= TOP_STILL}
 
@@ -972,8 +975,11 @@ class Town77ChallengeSession(RecordsMoves):
         lay)."""
         told = {i: self._top_changed(i, seen) for i in seen.top_change}
         changed = told.get(pile)
-        if changed is False and any(t for i, t in told.items() if i != pile):
-            return True     # its top unchanged, another's changed (whatever a third did)
+        if changed is False and (any(t for i, t in told.items() if i != pile) or seen.tops_off_view - {pile}):
+            # its top unchanged, another's changed (whatever a third did) or out of the
+            # map's view (bench game 21's C4, from pile 1 by the table's edge, was given
+            # to pile 3, whose top lay still)
+            return True
         if changed is None and any(t for i, t in told.items() if i != pile):
             # its top's change in between, another's clear (bench game 56: C1 read as pile
             # 1's top, a tall pile whose top read 15 mm off on its side, 14% changed,
