@@ -323,6 +323,21 @@ def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_c
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def test_a_placement_whose_piles_top_lay_still_while_anothers_is_out_of_view_is_asked() -> None:
+    """B1 reads as pile 1's a0 and the change map shows its top still; pile 3's top lies
+    by the map's edge, its middle mostly out of view: asked, as when another pile's top
+    changed (bench game 21's C4, taken from the pile by the table's edge); with pile 3's
+    in view and still, proposed."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    full = _changed(s, ("B1",), ())
+    v = s.interpret(obs, ChangeMap(full.mask[:, :395], full.origin_mm, full.px_per_mm))
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    v = s.interpret(obs, full)
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
