@@ -833,7 +833,8 @@ class Town77ChallengeSession(RecordsMoves):
         which pile it came from; the tops after are read under that answer, and a misnamed
         top is placed as read now (its old name kept in the move as "top_was"). None:
         nothing to offer."""
-        doubtful = offered + self._by_pixels(cell, seen, raw, {o[1] for o in offered})
+        doubtful = [self._legal_stand_in(o, cell, raw) for o in offered] + \
+            self._by_pixels(cell, seen, raw, {o[1] for o in offered})
         if not doubtful:
             return None
         moves = tuple(dict(self._place_move(p, t, cell, a, "confirmed", seen),
@@ -844,6 +845,20 @@ class Town77ChallengeSession(RecordsMoves):
         return Ask(f"Which pile went to {cell.name}?", moves,
                    tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in doubtful),
                    footprint)
+
+    def _legal_stand_in(self, option: tuple[int, int | None, Tile, Tops], cell: Cell,
+                        raw: dict[Cell, tuple[Any, Any]]) -> tuple[int, int | None, Tile, Tops]:
+        """An offered pile's tile the rules refuse at `cell` for a shape (colour) it shares
+        by name with city tiles this look reads apart from it, offered under a stand-in
+        name keeping its other name (bench game 136's B1: pile 3's top, named c0 beside
+        A1's a0, read in another colour group, was offered as c0; the players' true answer
+        was alerted and every later tile lost)."""
+        n, pile, tile, after = option
+        reason = why_illegal(self.city, tile, cell)
+        if pile is None or reason is None or not self._names_contradicted(tile, cell, reason, raw):
+            return option
+        guess = self._shared_stand_in(tile, cell, reason)
+        return option if guess is None or not _each_once(after, guess) else (n, pile, guess, after)
 
     def _pile_rects(self, piles: list[int], seen: _Seen, pitch: float) -> tuple[Rect, ...]:
         """Where taking from these piles changes pixels: the old and the new top, with room
