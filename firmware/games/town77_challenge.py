@@ -534,11 +534,8 @@ class Town77ChallengeSession(RecordsMoves):
                 if first >= second + SHIFT_MARGIN_MM and self._top_changed(ranked[0][0], seen) is not False:
                     options, passed = ranked[:1], ranked[1:]
         if len(options) > 1:
-            moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for p, t, a in options)
-            footprint += self._pile_rects([p for p, _, _ in options if p is not None], seen, pitch)
-            return Ask(f"Which pile went to {cell.name}?", moves,
-                       tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}"
-                             for p, t, _ in options), footprint)
+            return self._pile_question(cell, [self._legal_stand_in((0, p, t, a), cell, raw) for p, t, a in options],
+                                       seen, footprint, pitch)
         pile, tile, after = options[0]
         if pile is not None and self._another_moved(pile, seen):
             # the labels name one pile and the pixels another (bench game 14: C1 read as
@@ -835,15 +832,19 @@ class Town77ChallengeSession(RecordsMoves):
         nothing to offer."""
         doubtful = [self._legal_stand_in(o, cell, raw) for o in offered] + \
             self._by_pixels(cell, seen, raw, {o[1] for o in offered})
-        if not doubtful:
-            return None
+        return self._pile_question(cell, doubtful, seen, footprint, pitch) if doubtful else None
+
+    def _pile_question(self, cell: Cell, offered: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
+                       footprint: tuple[Rect, ...], pitch: float) -> Ask:
+        """"Which pile went to X?" with these (tiles misread, pile, tile, tops after): a
+        tile named otherwise than its pile's top keeps the old name as "top_was"."""
         moves = tuple(dict(self._place_move(p, t, cell, a, "confirmed", seen),
                            **({} if p is None or self.tops is None or self.tops[p] == t
                               else {"top_was": _tok(self.tops[p])}))
-                      for _, p, t, a in doubtful)
-        footprint += self._pile_rects([p for _, p, _, _ in doubtful if p is not None], seen, pitch)
+                      for _, p, t, a in offered)
+        footprint += self._pile_rects([p for _, p, _, _ in offered if p is not None], seen, pitch)
         return Ask(f"Which pile went to {cell.name}?", moves,
-                   tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in doubtful),
+                   tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in offered),
                    footprint)
 
     def _legal_stand_in(self, option: tuple[int, int | None, Tile, Tops], cell: Cell,

@@ -351,6 +351,26 @@ def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     assert "d3 from pile 2" in v.labels
 
 
+def test_a_pile_offered_whose_top_the_rules_refuse_by_a_name_this_look_reads_apart_is_renamed() -> None:
+    """The unanchored look with pile 3's top named b2: offered by the labels at A2 under
+    A1's b1 (column A's shape), but this look reads A2 in another shape group than A1, so
+    it is offered under a stand-in name keeping its colour (a2), its old name kept; the
+    players' answer is then no alert (bench game 136's B1: the true answer was alerted
+    and every later tile lost)."""
+    s = _play(START, PIONEER)
+    s.tops = (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("b2"))
+    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "b2"), rename=True)
+    for t in obs["tiles"]:
+        if t["row"] == PILE_ROW:
+            t["centre_mm"] = [58.0 + 57 * t["col"], 58.0 + 57 * PILE_ROW]
+    s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "d3 from pile 2", "a2 from pile 3"), v
+    assert v.candidates[2]["top_was"] == "b2"
+    s.apply(v.candidates[2])
+    assert s.city.tiles()[Cell.parse("A2")] == Tile.parse("a2") and s.lost is None
+
+
 def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
     """The same look with a change map: pile 2's top changed and the others' did not, so
     d3 from pile 2 is proposed, though pile 3's top was read 60 mm off where it lay (its
