@@ -534,7 +534,19 @@ class Town77ChallengeSession(RecordsMoves):
                 if first >= second + SHIFT_MARGIN_MM and self._top_changed(ranked[0][0], seen) is not False:
                     options, passed = ranked[:1], ranked[1:]
         if len(options) > 1:
-            return self._pile_question(cell, [self._legal_stand_in((0, p, t, a), cell, raw) for p, t, a in options],
+            named = [(0, p, t, a) for p, t, a in options]
+            if all(self._top_changed(p, seen) is False for p, _, _ in options) and any(
+                    (p in seen.top_change and self._top_changed(p, seen) is not False) or p in seen.tops_off_view
+                    for p in range(PILES) if p not in {o[0] for o in options}):
+                # every pile the labels name lay still while another's top did not (bench
+                # game 126's pioneer, read as piles 2 and 3's tops while pile 1's changed):
+                # the readings that misread a few known tiles first, changed piles first,
+                # then the piles named, then the other piles
+                first = sorted(doubtful + corrected, key=lambda o: (CHANGED_FIRST[self._top_changed(o[1], seen)], o[0]))
+                asked = self._which_pile(cell, first + named, seen, raw, footprint, pitch)
+                if asked is not None:
+                    return asked
+            return self._pile_question(cell, [self._legal_stand_in(o, cell, raw) for o in named],
                                        seen, footprint, pitch)
         pile, tile, after = options[0]
         if pile is not None and self._another_moved(pile, seen):
