@@ -371,6 +371,24 @@ def test_a_pile_offered_whose_top_the_rules_refuse_by_a_name_this_look_reads_apa
     assert s.city.tiles()[Cell.parse("A2")] == Tile.parse("a2") and s.lost is None
 
 
+def test_piles_named_by_labels_that_lay_still_while_anothers_changed_offer_it_too() -> None:
+    """B1 laid from pile 1; every top reads new group ids, piles 2 and 3's new tops in one
+    colour group, so the labels name B1 as pile 2's or pile 3's top and misread one top as
+    pile 1's a0. Those two piles lay still and pile 1's top changed: a0 from pile 1 is
+    offered first (bench game 126's pioneer: only the two still piles were offered)."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "f6", "g0"), rename=True))
+    ids = {(PILE_ROW, PILE_COLS[0]): ("shape-11", "colour-11"), (PILE_ROW, PILE_COLS[1]): ("shape-9", "colour-9"),
+           (PILE_ROW, PILE_COLS[2]): ("shape-10", "colour-9"), (0, 1): ("shape-8", "colour-8")}
+    for t in obs["tiles"]:
+        if (t["row"], t["col"]) in ids:
+            t["shape"], t["colour"] = ids[(t["row"], t["col"])]
+    v = s.interpret(obs, _changed(s, ("B1",), (0,)))
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "d3 from pile 2", "c2 from pile 3"), v
+    v = s.interpret(obs, _changed(s, ("B1",), ()))
+    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2", "c2 from pile 3"), v
+
+
 def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
     """The same look with a change map: pile 2's top changed and the others' did not, so
     d3 from pile 2 is proposed, though pile 3's top was read 60 mm off where it lay (its
