@@ -258,6 +258,10 @@ class Town77ChallengeSession(RecordsMoves):
         self.last_text = ""
         self._together: set[Cell] = set()   # the new tiles of the last "tiles at once" question
         self._pending: set[Cell] = set()    # the others, once the player applied one of them
+        # the tops' change (shares, out of view) when the tiles were seen together, and what
+        # of it is left to the pending ones once the player applied one of them
+        self._together_change: tuple[dict[int, float], set[int]] = ({}, set())
+        self._pending_change: tuple[dict[int, float], set[int]] | None = None
 
     # -- queries ------------------------------------------------------------------------
     @property
@@ -297,6 +301,7 @@ class Town77ChallengeSession(RecordsMoves):
         verdict = self._interpret(observation, change)
         if isinstance(verdict, NoChange):
             self._pending = set()      # the tiles seen together are gone or applied
+            self._pending_change = None
         return verdict
 
     def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
@@ -337,6 +342,12 @@ class Town77ChallengeSession(RecordsMoves):
         present = set(seen.city_raw) | seen.face_down | kept
         vanished = sorted(expected - present)
         added = sorted(present - expected)
+        if added and self._pending_change is not None and set(added) <= self._pending:
+            # only tiles seen together with one the player applied: the tops lay still
+            # since that answer, so the change they showed then tells which piles gave
+            # the others (bench game 83's B4, laid with C4 from pile 3 while pile 1's
+            # top changed too, was given to pile 3 by the still map that followed)
+            seen.top_change, seen.tops_off_view = dict(self._pending_change[0]), set(self._pending_change[1])
         raw = dict(seen.city_raw)
         raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
         if change is None and self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
@@ -561,7 +572,7 @@ class Town77ChallengeSession(RecordsMoves):
                 (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0])
             named = {pile} | {o[1] for o in others}
             others += [o for o in self._unread_unnamed(cell, seen, raw)
-                       if o[1] not in named and self._top_changed(o[1], seen)]
+                       if o[1] not in named and (self._top_changed(o[1], seen) or o[1] in seen.tops_off_view)]
             asked = self._which_pile(cell, [(0, pile, tile, after)] + others, seen, raw, footprint, pitch)
             if asked is not None:
                 return asked
@@ -689,6 +700,7 @@ class Town77ChallengeSession(RecordsMoves):
             if isinstance(verdict, (Proposed, Illegal)) or which_pile(verdict):
                 return verdict
         self._together = set(added)
+        self._together_change = (dict(seen.top_change), set(seen.tops_off_view))
         moves: list[Move] = []
         texts: list[str] = []
         for cell in added:
@@ -1112,6 +1124,9 @@ class Town77ChallengeSession(RecordsMoves):
                               f"[{self.notation()}]", reason)
         if cell in self._together:
             self._pending = (self._pending | self._together) - {cell}
+            # (the pile taken from may have given another of them: its change tells nothing)
+            self._pending_change = ({p: v for p, v in self._together_change[0].items() if p != pile},
+                                    self._together_change[1] - {pile})
         self._together = set()
         self._pending.discard(cell)
         self.held = None

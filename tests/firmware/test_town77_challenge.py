@@ -306,34 +306,36 @@ def test_a_placement_whose_piles_top_did_not_change_while_anothers_did_is_asked(
 
 
 def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_clearly_is_asked() -> None:
-    """B1 reads as pile 1's a0, every top where it lay; the change map shows 15% of pile
-    1's top's middle changed (neither still nor changed) and pile 2's wholly: asked, a0
-    from pile 1 first (bench game 56: a tall pile's top read on its side, the tile given
-    to it while the pile whose top changed was the one taken from). Both changed
-    clearly, it is proposed."""
+    """B1 reads as pile 1's a0, every top where it lay, pile 2's never named; the change
+    map shows 15% of pile 1's top's middle changed (neither still nor changed) and pile
+    2's wholly: asked, a0 from pile 1 first, then pile 2's under a stand-in name (bench
+    game 56: a tall pile's top read on its side, the tile given to it while the pile whose
+    top changed was the one taken from). Pile 1's changed clearly too, it is proposed."""
     s = _play(START, PIONEER)
-    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    s.tops, s.unread = (Tile.parse("a0"), None, Tile.parse("c2")), frozenset({1})
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "f6", "c2")))
     change = _changed(s, ("B1",), (1,))
     x, y = (round(v) for v in s.tops_mm[0])
     change.mask[y - 17:y - 12, x - 17:x + 17] = 255
     v = s.interpret(obs, change)
-    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
-    change.mask[y - 20:y + 20, x - 20:x + 20] = 255      # (pile 1's changed clearly too)
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "a2 from pile 2"), v
+    change.mask[y - 20:y + 20, x - 20:x + 20] = 255
     v = s.interpret(obs, change)
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
 def test_a_placement_whose_piles_top_lay_still_while_anothers_is_out_of_view_is_asked() -> None:
-    """B1 reads as pile 1's a0 and the change map shows its top still; pile 3's top lies
-    by the map's edge, its middle mostly out of view: asked, as when another pile's top
-    changed (bench game 21's C4, taken from the pile by the table's edge); with pile 3's
-    in view and still, proposed."""
+    """B1 reads as pile 1's a0 and the change map shows its top still; pile 3's top, never
+    named, lies by the map's edge, its middle mostly out of view: asked, as when another
+    pile's top changed (bench game 21's C4, taken from the pile by the table's edge); with
+    pile 3's in view and still, proposed."""
     from firmware.motion import ChangeMap
     s = _play(START, PIONEER)
-    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    s.tops, s.unread = (Tile.parse("a0"), Tile.parse("d3"), None), frozenset({2})
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "g6")))
     full = _changed(s, ("B1",), ())
     v = s.interpret(obs, ChangeMap(full.mask[:, :395], full.origin_mm, full.px_per_mm))
-    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "a2 from pile 3"), v
     v = s.interpret(obs, full)
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
