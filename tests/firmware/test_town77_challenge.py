@@ -340,6 +340,20 @@ def test_a_placement_whose_piles_top_lay_still_while_anothers_is_out_of_view_is_
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def test_a_tile_left_from_tiles_at_once_is_judged_on_the_change_they_were_seen_with() -> None:
+    """B1 from pile 3 and A2 from pile 1 seen together, piles 1 and 3's tops changed (pile
+    1's new top misread as a0, A2 as g4). The player says B1 came from pile 3; on the next
+    look the map shows nothing changed since, but A2, named only as pile 3's new top, is
+    asked, not proposed: pile 1's top changed when they were seen (bench game 83's B4)."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "c2", "A2": "g4"}, ("a0", "d3", "f6")))
+    v = s.interpret(obs, _changed(s, ("B1", "A2"), (0, 2)))
+    assert isinstance(v, Ask) and v.labels == ("B1: c2 pile 3", "A2: g4 pile 3"), v
+    s.apply(v.candidates[0])
+    v = s.interpret(obs, _changed(s, (), ()))
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?", v
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
