@@ -856,7 +856,27 @@ class Town77ChallengeSession(RecordsMoves):
         nothing to offer."""
         doubtful = [self._legal_stand_in(o, cell, raw) for o in offered] + \
             self._by_pixels(cell, seen, raw, {o[1] for o in offered})
+        moved = [p for p in range(PILES) if self._top_changed(p, seen)]
+        if doubtful and len(moved) == 1 and not any(self._top_changed(o[1], seen) for o in doubtful):
+            # every pile offered lay still and one other's top changed, its tile refused by
+            # the names this look gives it: it is offered under a stand-in name (bench
+            # game 95's A5, pile 3's top read in A4's colour group: only pile 1, still,
+            # was offered, and every later tile lost)
+            doubtful += self._stand_ins(cell, seen, raw, moved) or self._any_stand_in(cell, moved[0], seen, raw)
         return self._pile_question(cell, doubtful, seen, footprint, pitch) if doubtful else None
+
+    def _any_stand_in(self, cell: Cell, pile: int, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
+                      ) -> list[tuple[int, int | None, Tile, Tops]]:
+        """The new tile from `pile` under the first name new to the table and legal at
+        `cell`, whatever its labels say: where they name nothing legal, the players still
+        know the pile (the name stands until looks tell more)."""
+        if self.held is not None or self.tops is None:
+            return []
+        guess = self._new_legal([Tile(s, c) for s in range(7) for c in range(7)], cell)
+        if guess is None:
+            return []
+        wrong, after = self._laid_from(pile, guess, cell, seen, raw)
+        return [(len(wrong), pile, guess, after)] if after is not None and _each_once(after, guess) else []
 
     def _pile_question(self, cell: Cell, offered: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
                        footprint: tuple[Rect, ...], pitch: float) -> Ask:

@@ -354,6 +354,20 @@ def test_a_tile_left_from_tiles_at_once_is_judged_on_the_change_they_were_seen_w
     assert isinstance(v, Ask) and v.text == "Which pile went to A2?", v
 
 
+def test_the_one_changed_pile_is_offered_when_every_pile_offered_lay_still() -> None:
+    """A2 read in A1's colour, as no top by name; only pile 1 (read as a new top, its
+    pixels still) would be offered, while pile 3's top changed and its e1 is refused in
+    column A: pile 3 is offered too, under a stand-in name legal there (bench game 95's
+    A5: only the still pile was offered, and every later tile lost)."""
+    s = _play(START, PIONEER)
+    s.tops = (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("e1"))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "A2": "g1"}, ("f5", "d3", "g6")))
+    v = s.interpret(obs, _changed(s, ("A2",), (2,)))
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "g0 from pile 3"), v
+    s.apply(v.candidates[1])
+    assert s.city.tiles()[Cell.parse("A2")] == Tile.parse("g0")
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
