@@ -524,8 +524,11 @@ class Town77ChallengeSession(RecordsMoves):
                 # is offered under a stand-in name (bench games 101, 111, 51: "a1 at A4: not
                 # a pile top", then tiles at once with no true answer to the end)
                 moved = [p for p in range(PILES) if self._top_changed(p, seen)]
-                asked = self._which_pile(cell, self._stand_ins(cell, seen, raw, moved) if len(moved) == 1
-                                         else [], seen, raw, footprint, pitch)
+                # (any legal new name where its labels name none: bench game 163's B3, read
+                # in a colour group the rules refuse there)
+                asked = self._which_pile(cell, (self._stand_ins(cell, seen, raw, moved) or
+                                                self._any_stand_in(cell, moved[0], seen, raw))
+                                         if len(moved) == 1 else [], seen, raw, footprint, pitch)
             return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:

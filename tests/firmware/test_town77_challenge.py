@@ -368,6 +368,18 @@ def test_the_one_changed_pile_is_offered_when_every_pile_offered_lay_still() -> 
     assert s.city.tiles()[Cell.parse("A2")] == Tile.parse("g0")
 
 
+def test_a_tile_whose_labels_name_nothing_legal_is_offered_from_the_one_changed_pile_anyway() -> None:
+    """B1 read with A1's own labels (b1), so every name its labels allow shares A1's shape
+    or colour; pile 2's top alone changed: it is offered from pile 2 under the first name
+    new to the table and legal there (a0), not "b1 at B1: not a pile top" (bench game
+    163's B3, read in a colour group the rules refuse there)."""
+    s = _play(_obs({}, ("b1", "g1", "b5")), _obs({"A1": "b1"}, ("e1", "g1", "b5")))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "b1"}, ("e1", "d6", "b5")))
+    v = s.interpret(obs, _changed(s, ("B1",), (1,)))
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 2",), v
+    assert v.candidates[0]["top_was"] == "g1"
+
+
 def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
     """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
     s = _play(START, PIONEER)
