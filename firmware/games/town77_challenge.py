@@ -332,8 +332,8 @@ class Town77ChallengeSession(RecordsMoves):
             shares = {p: middle(c) for p, c in enumerate(self.tops_mm)}
             seen.top_change = {p: v for p, v in shares.items() if v is not None}
             seen.tops_off_view = {p for p, v in shares.items() if v is None and self.tops_mm[p] is not None}
-            strays = {c: middle(seen.centres.get(c)) for c in seen.stray}
-            seen.still_strays = {c for c, v in strays.items() if v is not None and v <= TOP_STILL}
+            stray_shares = {c: middle(seen.centres.get(c)) for c in seen.stray}
+            seen.still_strays = {c for c, v in stray_shares.items() if v is not None and v <= TOP_STILL}
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
@@ -548,7 +548,7 @@ class Town77ChallengeSession(RecordsMoves):
                 if first >= second + SHIFT_MARGIN_MM and self._top_changed(ranked[0][0], seen) is not False:
                     options, passed = ranked[:1], ranked[1:]
         if len(options) > 1:
-            named = [(0, p, t, a) for p, t, a in options]
+            by_labels = [(0, p, t, a) for p, t, a in options]
             if all(self._top_changed(p, seen) is False for p, _, _ in options) and any(
                     (p in seen.top_change and self._top_changed(p, seen) is not False) or p in seen.tops_off_view
                     for p in range(PILES) if p not in {o[0] for o in options}):
@@ -556,11 +556,12 @@ class Town77ChallengeSession(RecordsMoves):
                 # game 126's pioneer, read as piles 2 and 3's tops while pile 1's changed):
                 # the readings that misread a few known tiles first, changed piles first,
                 # then the piles named, then the other piles
-                first = sorted(doubtful + corrected, key=lambda o: (CHANGED_FIRST[self._top_changed(o[1], seen)], o[0]))
-                asked = self._which_pile(cell, first + named, seen, raw, footprint, pitch)
+                misread_first = sorted(doubtful + corrected,
+                                       key=lambda o: (CHANGED_FIRST[self._top_changed(o[1], seen)], o[0]))
+                asked = self._which_pile(cell, misread_first + by_labels, seen, raw, footprint, pitch)
                 if asked is not None:
                     return asked
-            return self._pile_question(cell, [self._legal_stand_in(o, cell, raw) for o in named],
+            return self._pile_question(cell, [self._legal_stand_in(o, cell, raw) for o in by_labels],
                                        seen, footprint, pitch)
         pile, tile, after = options[0]
         if pile is not None and self._another_moved(pile, seen):
