@@ -342,11 +342,15 @@ class Town77ChallengeSession(RecordsMoves):
         present = set(seen.city_raw) | seen.face_down | kept
         vanished = sorted(expected - present)
         added = sorted(present - expected)
-        if added and self._pending_change is not None and set(added) <= self._pending:
-            # only tiles seen together with one the player applied: the tops lay still
-            # since that answer, so the change they showed then tells which piles gave
-            # the others (bench game 83's B4, laid with C4 from pile 3 while pile 1's
-            # top changed too, was given to pile 3 by the still map that followed)
+        if added and self._pending_change is not None and set(added) <= self._pending and change is not None \
+                and all(c in seen.centres and (v := middle(seen.centres[c])) is not None and v <= TOP_STILL
+                        for c in added):
+            # only tiles seen together with one the player applied, lying still since:
+            # the tops lay still since that answer too, so the change they showed then
+            # tells which piles gave the others (bench game 83's B4, laid with C4 from
+            # pile 3 while pile 1's top changed too, was given to pile 3 by the still map
+            # that followed; game 85's C1, laid where a misnumbered look had put one of
+            # them, changed afresh and is judged on the fresh map)
             seen.top_change, seen.tops_off_view = dict(self._pending_change[0]), set(self._pending_change[1])
         raw = dict(seen.city_raw)
         raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
