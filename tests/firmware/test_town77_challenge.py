@@ -380,14 +380,20 @@ def test_a_tile_whose_labels_name_nothing_legal_is_offered_from_the_one_changed_
     assert v.candidates[0]["top_was"] == "g1"
 
 
-def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
-    """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
-    s = _play(START, PIONEER)
-    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True)
+def _tops_at_their_columns(s: Town77ChallengeSession, obs: dict[str, Any]) -> dict[str, Any]:
+    """The observation with every pile top read at its column's middle, and the state's
+    tops recorded as lying there."""
     for t in obs["tiles"]:
         if t["row"] == PILE_ROW:
             t["centre_mm"] = [58.0 + 57 * t["col"], 58.0 + 57 * PILE_ROW]
     s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    return obs
+
+
+def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
+    """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
+    s = _play(START, PIONEER)
+    obs = _tops_at_their_columns(s, _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True))
     v = s.interpret(obs)
     assert isinstance(v, Ask) and v.text == "Which pile went to A2?"
     assert "d3 from pile 2" in v.labels
@@ -401,11 +407,7 @@ def test_a_pile_offered_whose_top_the_rules_refuse_by_a_name_this_look_reads_apa
     and every later tile lost)."""
     s = _play(START, PIONEER)
     s.tops = (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("b2"))
-    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "b2"), rename=True)
-    for t in obs["tiles"]:
-        if t["row"] == PILE_ROW:
-            t["centre_mm"] = [58.0 + 57 * t["col"], 58.0 + 57 * PILE_ROW]
-    s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    obs = _tops_at_their_columns(s, _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "b2"), rename=True))
     v = s.interpret(obs)
     assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "d3 from pile 2", "a2 from pile 3"), v
     assert v.candidates[2]["top_was"] == "b2"
