@@ -205,6 +205,19 @@ class ChangeMap:
             return outside
         return float(np.count_nonzero(self.mask[r0:r1, c0:c1])) / float((r1 - r0) * (c1 - c0))
 
+    def share_within(self, rect: Rect, least: float = 0.5) -> float | None:
+        """Changed share of the part of a table-mm rectangle the view holds, or None when
+        it holds less than `least` of it. A pile's top by the marked table's edge is
+        mostly in view (bench game 168: a tall pile's top 13 mm from the edge counted as
+        wholly changed by `fraction`, and the tile laid from the pile beside it was given
+        to it)."""
+        r0, r1, c0, c1 = self._span(rect)
+        h, w = self.mask.shape
+        a0, a1, b0, b1 = max(r0, 0), min(r1, h), max(c0, 0), min(c1, w)
+        if r1 <= r0 or c1 <= c0 or a1 <= a0 or b1 <= b0 or (a1 - a0) * (b1 - b0) < least * (r1 - r0) * (c1 - c0):
+            return None
+        return float(np.count_nonzero(self.mask[a0:a1, b0:b1])) / float((a1 - a0) * (b1 - b0))
+
     def _span(self, rect: Rect) -> tuple[int, int, int, int]:
         """(r0, r1, c0, c1): the mask pixels covering a table-mm rectangle, unclipped."""
         x0, y0, x1, y1 = rect

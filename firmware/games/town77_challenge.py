@@ -138,6 +138,8 @@ class _Seen:
     """Strays whose middle did not change since the last accepted look (with a change map)."""
     top_change: dict[int, float] = field(default_factory=dict)
     """Per pile, the changed share of its top's middle where it last lay (with a change map)."""
+    tops_off_view: set[int] = field(default_factory=set)
+    """Piles whose top's middle the change map's view does not hold (by the table's edge)."""
 
     def tops_mm(self) -> list[list[float] | None]:
         return [list(self.pile_mm[p]) if p in self.pile_mm else None for p in range(PILES)]
@@ -256,6 +258,10 @@ class Town77ChallengeSession(RecordsMoves):
         self.last_text = ""
         self._together: set[Cell] = set()   # the new tiles of the last "tiles at once" question
         self._pending: set[Cell] = set()    # the others, once the player applied one of them
+        # the tops' change (shares, out of view) when the tiles were seen together, and what
+        # of it is left to the pending ones once the player applied one of them
+        self._together_change: tuple[dict[int, float], set[int]] = ({}, set())
+        self._pending_change: tuple[dict[int, float], set[int]] | None = None
 
     # -- queries ------------------------------------------------------------------------
     @property
@@ -295,6 +301,7 @@ class Town77ChallengeSession(RecordsMoves):
         verdict = self._interpret(observation, change)
         if isinstance(verdict, NoChange):
             self._pending = set()      # the tiles seen together are gone or applied
+            self._pending_change = None
         return verdict
 
     def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
@@ -317,11 +324,16 @@ class Town77ChallengeSession(RecordsMoves):
         if change is not None:
             h = TOP_MIDDLE * pitch / 2
 
-            def middle(c: tuple[float, float]) -> float:
-                return change.fraction((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
+            def middle(c: tuple[float, float] | None) -> float | None:
+                # (None where the view holds too little of it: a top by the table's edge
+                # is no more changed than still)
+                return None if c is None else change.share_within((c[0] - h, c[1] - h, c[0] + h, c[1] + h))
 
-            seen.top_change = {p: middle(c) for p, c in enumerate(self.tops_mm) if c is not None}
-            seen.still_strays = {c for c in seen.stray if c in seen.centres and middle(seen.centres[c]) <= TOP_STILL}
+            shares = {p: middle(c) for p, c in enumerate(self.tops_mm)}
+            seen.top_change = {p: v for p, v in shares.items() if v is not None}
+            seen.tops_off_view = {p for p, v in shares.items() if v is None and self.tops_mm[p] is not None}
+            stray_shares = {c: middle(seen.centres.get(c)) for c in seen.stray}
+            seen.still_strays = {c for c, v in stray_shares.items() if v is not None and v <= TOP_STILL}
 
         def fp(cells: list[Cell]) -> tuple[Rect, ...]:
             return tuple(_rect(seen.centres.get(c), c, pitch) for c in cells)
@@ -330,6 +342,16 @@ class Town77ChallengeSession(RecordsMoves):
         present = set(seen.city_raw) | seen.face_down | kept
         vanished = sorted(expected - present)
         added = sorted(present - expected)
+        if added and self._pending_change is not None and set(added) <= self._pending and change is not None \
+                and all(c in seen.centres and (v := middle(seen.centres[c])) is not None and v <= TOP_STILL
+                        for c in added):
+            # only tiles seen together with one the player applied, lying still since:
+            # the tops lay still since that answer too, so the change they showed then
+            # tells which piles gave the others (bench game 83's B4, laid with C4 from
+            # pile 3 while pile 1's top changed too, was given to pile 3 by the still map
+            # that followed; game 85's C1, laid where a misnumbered look had put one of
+            # them, changed afresh and is judged on the fresh map)
+            seen.top_change, seen.tops_off_view = dict(self._pending_change[0]), set(self._pending_change[1])
         raw = dict(seen.city_raw)
         raw.update({pile_cell(p): v for p, v in seen.pile_raw.items()})
         if change is None and self.tops is None and self.city.is_empty and (seen.stray or len(added) > 1):
@@ -506,8 +528,11 @@ class Town77ChallengeSession(RecordsMoves):
                 # is offered under a stand-in name (bench games 101, 111, 51: "a1 at A4: not
                 # a pile top", then tiles at once with no true answer to the end)
                 moved = [p for p in range(PILES) if self._top_changed(p, seen)]
-                asked = self._which_pile(cell, self._stand_ins(cell, seen, raw, moved) if len(moved) == 1
-                                         else [], seen, raw, footprint, pitch)
+                # (any legal new name where its labels name none: bench game 163's B3, read
+                # in a colour group the rules refuse there)
+                asked = self._which_pile(cell, (self._stand_ins(cell, seen, raw, moved) or
+                                                self._any_stand_in(cell, moved[0], seen, raw))
+                                         if len(moved) == 1 else [], seen, raw, footprint, pitch)
             return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:
@@ -527,11 +552,21 @@ class Town77ChallengeSession(RecordsMoves):
                 if first >= second + SHIFT_MARGIN_MM and self._top_changed(ranked[0][0], seen) is not False:
                     options, passed = ranked[:1], ranked[1:]
         if len(options) > 1:
-            moves = tuple(self._place_move(p, t, cell, a, "confirmed", seen) for p, t, a in options)
-            footprint += self._pile_rects([p for p, _, _ in options if p is not None], seen, pitch)
-            return Ask(f"Which pile went to {cell.name}?", moves,
-                       tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}"
-                             for p, t, _ in options), footprint)
+            by_labels = [(0, p, t, a) for p, t, a in options]
+            if all(self._top_changed(p, seen) is False for p, _, _ in options) and any(
+                    (p in seen.top_change and self._top_changed(p, seen) is not False) or p in seen.tops_off_view
+                    for p in range(PILES) if p not in {o[0] for o in options}):
+                # every pile the labels name lay still while another's top did not (bench
+                # game 126's pioneer, read as piles 2 and 3's tops while pile 1's changed):
+                # the readings that misread a few known tiles first, changed piles first,
+                # then the piles named, then the other piles
+                misread_first = sorted(doubtful + corrected,
+                                       key=lambda o: (CHANGED_FIRST[self._top_changed(o[1], seen)], o[0]))
+                asked = self._which_pile(cell, misread_first + by_labels, seen, raw, footprint, pitch)
+                if asked is not None:
+                    return asked
+            return self._pile_question(cell, [self._legal_stand_in(o, cell, raw) for o in by_labels],
+                                       seen, footprint, pitch)
         pile, tile, after = options[0]
         if pile is not None and self._another_moved(pile, seen):
             # the labels name one pile and the pixels another (bench game 14: C1 read as
@@ -545,7 +580,7 @@ class Town77ChallengeSession(RecordsMoves):
                 (o for o in doubtful + corrected if o[1] != pile), key=lambda o: o[0])
             named = {pile} | {o[1] for o in others}
             others += [o for o in self._unread_unnamed(cell, seen, raw)
-                       if o[1] not in named and self._top_changed(o[1], seen)]
+                       if o[1] not in named and (self._top_changed(o[1], seen) or o[1] in seen.tops_off_view)]
             asked = self._which_pile(cell, [(0, pile, tile, after)] + others, seen, raw, footprint, pitch)
             if asked is not None:
                 return asked
@@ -673,6 +708,7 @@ class Town77ChallengeSession(RecordsMoves):
             if isinstance(verdict, (Proposed, Illegal)) or which_pile(verdict):
                 return verdict
         self._together = set(added)
+        self._together_change = (dict(seen.top_change), set(seen.tops_off_view))
         moves: list[Move] = []
         texts: list[str] = []
         for cell in added:
@@ -710,8 +746,25 @@ class Town77ChallengeSession(RecordsMoves):
             return out
         for p in sorted(range(PILES), key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
             tile = self.tops[p]
-            if tile is None or p in offered or why_illegal(self.city, tile, cell) is not None:
+            if tile is None or p in offered:
                 continue
+            reason = why_illegal(self.city, tile, cell)
+            if reason is not None:
+                # refused for a shape (colour) it shares by name with city tiles this look
+                # reads apart from it: the reader grouped two as one when its top came up,
+                # and it is offered under a stand-in name (bench game 12's E2, pile 2's b5
+                # beside D2's b1, read in two shape groups: "Which pile?" without pile 2,
+                # and every later tile lost); only from a pile whose top's pixels changed,
+                # where this look's other label agrees with its other name
+                axis = SHARED_AXIS.get(reason)
+                if axis is None or not self._top_changed(p, seen):
+                    continue
+                other = Labels(self._known(p), raw).index(raw[cell][1 - axis], 1 - axis)
+                keeps = other is None or other == (tile.colour if axis == 0 else tile.shape)
+                tile = self._shared_stand_in(tile, cell, reason) \
+                    if keeps and self._names_contradicted(tile, cell, reason, raw) else None
+                if tile is None:
+                    continue
             known = self._known(p)
             known[cell] = tile
             after = self._after_taking(Labels(known, raw), seen, p)
@@ -809,17 +862,56 @@ class Town77ChallengeSession(RecordsMoves):
         which pile it came from; the tops after are read under that answer, and a misnamed
         top is placed as read now (its old name kept in the move as "top_was"). None:
         nothing to offer."""
-        doubtful = offered + self._by_pixels(cell, seen, raw, {o[1] for o in offered})
-        if not doubtful:
-            return None
+        doubtful = [self._legal_stand_in(o, cell, raw) for o in offered] + \
+            self._by_pixels(cell, seen, raw, {o[1] for o in offered})
+        moved = [p for p in range(PILES) if self._top_changed(p, seen)]
+        if doubtful and len(moved) == 1 and not any(self._top_changed(o[1], seen) for o in doubtful):
+            # every pile offered lay still and one other's top changed, its tile refused by
+            # the names this look gives it: it is offered under a stand-in name (bench
+            # game 95's A5, pile 3's top read in A4's colour group: only pile 1, still,
+            # was offered, and every later tile lost)
+            doubtful += self._stand_ins(cell, seen, raw, moved) or self._any_stand_in(cell, moved[0], seen, raw)
+        return self._pile_question(cell, doubtful, seen, footprint, pitch) if doubtful else None
+
+    def _any_stand_in(self, cell: Cell, pile: int, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
+                      ) -> list[tuple[int, int | None, Tile, Tops]]:
+        """The new tile from `pile` under the first name new to the table and legal at
+        `cell`, whatever its labels say: where they name nothing legal, the players still
+        know the pile (the name stands until looks tell more)."""
+        if self.held is not None or self.tops is None:
+            return []
+        guess = self._new_legal([Tile(s, c) for s in range(7) for c in range(7)], cell)
+        if guess is None:
+            return []
+        wrong, after = self._laid_from(pile, guess, cell, seen, raw)
+        return [(len(wrong), pile, guess, after)] if after is not None and _each_once(after, guess) else []
+
+    def _pile_question(self, cell: Cell, offered: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
+                       footprint: tuple[Rect, ...], pitch: float) -> Ask:
+        """"Which pile went to X?" with these (tiles misread, pile, tile, tops after): a
+        tile named otherwise than its pile's top keeps the old name as "top_was"."""
         moves = tuple(dict(self._place_move(p, t, cell, a, "confirmed", seen),
                            **({} if p is None or self.tops is None or self.tops[p] == t
                               else {"top_was": _tok(self.tops[p])}))
-                      for _, p, t, a in doubtful)
-        footprint += self._pile_rects([p for _, p, _, _ in doubtful if p is not None], seen, pitch)
+                      for _, p, t, a in offered)
+        footprint += self._pile_rects([p for _, p, _, _ in offered if p is not None], seen, pitch)
         return Ask(f"Which pile went to {cell.name}?", moves,
-                   tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in doubtful),
+                   tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in offered),
                    footprint)
+
+    def _legal_stand_in(self, option: tuple[int, int | None, Tile, Tops], cell: Cell,
+                        raw: dict[Cell, tuple[Any, Any]]) -> tuple[int, int | None, Tile, Tops]:
+        """An offered pile's tile the rules refuse at `cell` for a shape (colour) it shares
+        by name with city tiles this look reads apart from it, offered under a stand-in
+        name keeping its other name (bench game 136's B1: pile 3's top, named c0 beside
+        A1's a0, read in another colour group, was offered as c0; the players' true answer
+        was alerted and every later tile lost)."""
+        n, pile, tile, after = option
+        reason = why_illegal(self.city, tile, cell)
+        if pile is None or reason is None or not self._names_contradicted(tile, cell, reason, raw):
+            return option
+        guess = self._shared_stand_in(tile, cell, reason)
+        return option if guess is None or not _each_once(after, guess) else (n, pile, guess, after)
 
     def _pile_rects(self, piles: list[int], seen: _Seen, pitch: float) -> tuple[Rect, ...]:
         """Where taking from these piles changes pixels: the old and the new top, with room
@@ -921,12 +1013,13 @@ class Town77ChallengeSession(RecordsMoves):
 
     def _tokens(self, tops: Tops, seen: _Seen, taken: int | None = None) -> list[str | None]:
         """The tops as written in a move: a pile seen this look whose top has no name, one
-        left unread and not taken from, or the one taken from unseen while it cannot be
-        empty yet (fewer than PILE_LEAST taken from it), is UNREAD, not run out (bench
-        games 12, 45, 51: the new top missed by one look, the pile recorded as run out,
-        and every later tile from it "not a pile top")."""
+        left unread and not taken from, or any that cannot be empty yet (fewer than
+        PILE_LEAST taken from it), is UNREAD, not run out (bench games 12, 45, 51: the new
+        top missed by one look, the pile recorded as run out, and every later tile from it
+        "not a pile top"; game 168's middle pile, unread when the pioneer was answered,
+        recorded as run out from the start)."""
         return [UNREAD if t is None and (i in seen.pile_raw or (i in self.unread and i != taken)
-                                         or (i == taken and self._taken_from(i) + 1 < PILE_LEAST))
+                                         or self._taken_from(i) + (i == taken) < PILE_LEAST)
                 else _tok(t) for i, t in enumerate(tops)]
 
     def _taken_from(self, pile: int) -> int:
@@ -950,8 +1043,16 @@ class Town77ChallengeSession(RecordsMoves):
         lay)."""
         told = {i: self._top_changed(i, seen) for i in seen.top_change}
         changed = told.get(pile)
-        if changed is False and any(t for i, t in told.items() if i != pile):
-            return True     # its top unchanged, another's changed (whatever a third did)
+        if changed is False and (any(t for i, t in told.items() if i != pile) or seen.tops_off_view - {pile}):
+            # its top unchanged, another's changed (whatever a third did) or out of the
+            # map's view (bench game 21's C4, from pile 1 by the table's edge, was given
+            # to pile 3, whose top lay still)
+            return True
+        if changed is None and any(t for i, t in told.items() if i != pile):
+            # its top's change in between, another's clear (bench game 56: C1 read as pile
+            # 1's top, a tall pile whose top read 15 mm off on its side, 14% changed,
+            # while pile 3's changed 92%): the players say
+            return True
         if changed is not None and len(told) >= 2 and all(t is not None for t in told.values()):
             # (the map decides: a top read 60 mm off where it lies "moved", bench game 53)
             return False
@@ -1051,6 +1152,9 @@ class Town77ChallengeSession(RecordsMoves):
                               f"[{self.notation()}]", reason)
         if cell in self._together:
             self._pending = (self._pending | self._together) - {cell}
+            # (the pile taken from may have given another of them: its change tells nothing)
+            self._pending_change = ({p: v for p, v in self._together_change[0].items() if p != pile},
+                                    self._together_change[1] - {pile})
         self._together = set()
         self._pending.discard(cell)
         self.held = None
@@ -1121,13 +1225,12 @@ class Town77ChallengeSession(RecordsMoves):
         except (CouldNotRead, ValueError):
             return None
         reason = why_illegal(self.city, tile, cell)
-        axis = SHARED_AXIS.get(reason) if reason is not None else None
-        if axis is None or pile is None or self.held is not None or self.tops is None:
+        if reason is None or pile is None or self.held is not None or self.tops is None:
             return None
         p = int(pile)
         if self.tops[p] != tile and p not in self.unread:
             return None
-        guess = self._new_legal([Tile(k, tile.colour) if axis == 0 else Tile(tile.shape, k) for k in range(7)], cell)
+        guess = self._shared_stand_in(tile, cell, reason)
         if guess is None:
             return None
         tops = [UNREAD if j in self.unread else _tok(x) for j, x in enumerate(self.tops)]
@@ -1135,6 +1238,14 @@ class Town77ChallengeSession(RecordsMoves):
         return Action(f"{guess.token} from pile {p + 1}",
                       {"type": "place", "pile": p, "tile": guess.token, "cell": cell.name, "tops": tops,
                        "source": "fix", "top_was": tile.token})
+
+    def _shared_stand_in(self, tile: Tile, cell: Cell, reason: Reason) -> Tile | None:
+        """For a tile refused at `cell` for a shape (colour) it shares by name: the first
+        tile keeping its other name, new to the table and legal there, or None."""
+        axis = SHARED_AXIS.get(reason)
+        if axis is None:
+            return None
+        return self._new_legal([Tile(k, tile.colour) if axis == 0 else Tile(tile.shape, k) for k in range(7)], cell)
 
     def end_questions(self) -> list[Setting]:
         return []

@@ -182,3 +182,18 @@ def test_the_largest_change_leaves_out_regions_reaching_into_excluded_rectangles
     assert change.largest_mm2() == 1600.0
     assert change.largest_mm2([(20.0, 20.0, 30.0, 30.0)]) == 400.0
     assert change.largest_mm2([(20.0, 20.0, 30.0, 30.0), (105.0, 105.0, 110.0, 110.0)]) == 0.0
+
+
+def test_the_changed_share_within_the_view_counts_only_the_part_in_view() -> None:
+    """A 100x100 mm map at 1 px a mm, its right half changed: a square wholly inside is
+    measured as `fraction` does; one three quarters in view by the right edge is measured
+    on that part (changed, not unknown); one with under half in view is None."""
+    from firmware.motion import ChangeMap
+    mask = np.zeros((100, 100), dtype=np.uint8)
+    mask[:, 50:] = 255
+    change = ChangeMap(mask, (0.0, 0.0), 1.0)
+    assert change.share_within((40.0, 10.0, 60.0, 30.0)) == change.fraction((40.0, 10.0, 60.0, 30.0)) == 0.5
+    assert change.fraction((85.0, 10.0, 105.0, 30.0)) == 1.0
+    assert change.share_within((85.0, 10.0, 105.0, 30.0)) == 1.0
+    assert change.share_within((10.0, -5.0, 30.0, 15.0)) == 0.0
+    assert change.share_within((95.0, 10.0, 115.0, 30.0)) is None

@@ -305,17 +305,132 @@ def test_a_placement_whose_piles_top_did_not_change_while_anothers_did_is_asked(
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
-def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
-    """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
+def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_clearly_is_asked() -> None:
+    """B1 reads as pile 1's a0, every top where it lay, pile 2's never named; the change
+    map shows 15% of pile 1's top's middle changed (neither still nor changed) and pile
+    2's wholly: asked, a0 from pile 1 first, then pile 2's under a stand-in name (bench
+    game 56: a tall pile's top read on its side, the tile given to it while the pile whose
+    top changed was the one taken from). Pile 1's changed clearly too, it is proposed."""
     s = _play(START, PIONEER)
-    obs = _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True)
+    s.tops, s.unread = (Tile.parse("a0"), None, Tile.parse("c2")), frozenset({1})
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "f6", "c2")))
+    change = _changed(s, ("B1",), (1,))
+    x, y = (round(v) for v in s.tops_mm[0])
+    change.mask[y - 17:y - 12, x - 17:x + 17] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "a2 from pile 2"), v
+    change.mask[y - 20:y + 20, x - 20:x + 20] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
+def test_a_placement_whose_piles_top_lay_still_while_anothers_is_out_of_view_is_asked() -> None:
+    """B1 reads as pile 1's a0 and the change map shows its top still; pile 3's top, never
+    named, lies by the map's edge, its middle mostly out of view: asked, as when another
+    pile's top changed (bench game 21's C4, taken from the pile by the table's edge); with
+    pile 3's in view and still, proposed."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    s.tops, s.unread = (Tile.parse("a0"), Tile.parse("d3"), None), frozenset({2})
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "g6")))
+    full = _changed(s, ("B1",), ())
+    v = s.interpret(obs, ChangeMap(full.mask[:, :395], full.origin_mm, full.px_per_mm))
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "a2 from pile 3"), v
+    v = s.interpret(obs, full)
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
+def test_a_tile_left_from_tiles_at_once_is_judged_on_the_change_they_were_seen_with() -> None:
+    """B1 from pile 3 and A2 from pile 1 seen together, piles 1 and 3's tops changed (pile
+    1's new top misread as a0, A2 as g4). The player says B1 came from pile 3; on the next
+    look the map shows nothing changed since, but A2, named only as pile 3's new top, is
+    asked, not proposed: pile 1's top changed when they were seen (bench game 83's B4)."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "c2", "A2": "g4"}, ("a0", "d3", "f6")))
+    v = s.interpret(obs, _changed(s, ("B1", "A2"), (0, 2)))
+    assert isinstance(v, Ask) and v.labels == ("B1: c2 pile 3", "A2: g4 pile 3"), v
+    s.apply(v.candidates[0])
+    v = s.interpret(obs, _changed(s, (), ()))
+    assert isinstance(v, Ask) and v.text == "Which pile went to A2?", v
+
+
+def test_the_one_changed_pile_is_offered_when_every_pile_offered_lay_still() -> None:
+    """A2 read in A1's colour, as no top by name; only pile 1 (read as a new top, its
+    pixels still) would be offered, while pile 3's top changed and its e1 is refused in
+    column A: pile 3 is offered too, under a stand-in name legal there (bench game 95's
+    A5: only the still pile was offered, and every later tile lost)."""
+    s = _play(START, PIONEER)
+    s.tops = (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("e1"))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "A2": "g1"}, ("f5", "d3", "g6")))
+    v = s.interpret(obs, _changed(s, ("A2",), (2,)))
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "g0 from pile 3"), v
+    s.apply(v.candidates[1])
+    assert s.city.tiles()[Cell.parse("A2")] == Tile.parse("g0")
+
+
+def test_a_tile_whose_labels_name_nothing_legal_is_offered_from_the_one_changed_pile_anyway() -> None:
+    """B1 read with A1's own labels (b1), so every name its labels allow shares A1's shape
+    or colour; pile 2's top alone changed: it is offered from pile 2 under the first name
+    new to the table and legal there (a0), not "b1 at B1: not a pile top" (bench game
+    163's B3, read in a colour group the rules refuse there)."""
+    s = _play(_obs({}, ("b1", "g1", "b5")), _obs({"A1": "b1"}, ("e1", "g1", "b5")))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "b1"}, ("e1", "d6", "b5")))
+    v = s.interpret(obs, _changed(s, ("B1",), (1,)))
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 2",), v
+    assert v.candidates[0]["top_was"] == "g1"
+
+
+def _tops_at_their_columns(s: Town77ChallengeSession, obs: dict[str, Any]) -> dict[str, Any]:
+    """The observation with every pile top read at its column's middle, and the state's
+    tops recorded as lying there."""
     for t in obs["tiles"]:
         if t["row"] == PILE_ROW:
             t["centre_mm"] = [58.0 + 57 * t["col"], 58.0 + 57 * PILE_ROW]
     s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    return obs
+
+
+def test_unanchored_labels_and_still_piles_ask_which_pile() -> None:
+    """Group ids, nothing in the city to anchor them, no top moved: the players choose."""
+    s = _play(START, PIONEER)
+    obs = _tops_at_their_columns(s, _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True))
     v = s.interpret(obs)
     assert isinstance(v, Ask) and v.text == "Which pile went to A2?"
     assert "d3 from pile 2" in v.labels
+
+
+def test_a_pile_offered_whose_top_the_rules_refuse_by_a_name_this_look_reads_apart_is_renamed() -> None:
+    """The unanchored look with pile 3's top named b2: offered by the labels at A2 under
+    A1's b1 (column A's shape), but this look reads A2 in another shape group than A1, so
+    it is offered under a stand-in name keeping its colour (a2), its old name kept; the
+    players' answer is then no alert (bench game 136's B1: the true answer was alerted
+    and every later tile lost)."""
+    s = _play(START, PIONEER)
+    s.tops = (Tile.parse("a0"), Tile.parse("d3"), Tile.parse("b2"))
+    obs = _tops_at_their_columns(s, _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "b2"), rename=True))
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "d3 from pile 2", "a2 from pile 3"), v
+    assert v.candidates[2]["top_was"] == "b2"
+    s.apply(v.candidates[2])
+    assert s.city.tiles()[Cell.parse("A2")] == Tile.parse("a2") and s.lost is None
+
+
+def test_piles_named_by_labels_that_lay_still_while_anothers_changed_offer_it_too() -> None:
+    """B1 laid from pile 1; every top reads new group ids, piles 2 and 3's new tops in one
+    colour group, so the labels name B1 as pile 2's or pile 3's top and misread one top as
+    pile 1's a0. Those two piles lay still and pile 1's top changed: a0 from pile 1 is
+    offered first (bench game 126's pioneer: only the two still piles were offered)."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "f6", "g0"), rename=True))
+    ids = {(PILE_ROW, PILE_COLS[0]): ("shape-11", "colour-11"), (PILE_ROW, PILE_COLS[1]): ("shape-9", "colour-9"),
+           (PILE_ROW, PILE_COLS[2]): ("shape-10", "colour-9"), (0, 1): ("shape-8", "colour-8")}
+    for t in obs["tiles"]:
+        if (t["row"], t["col"]) in ids:
+            t["shape"], t["colour"] = ids[(t["row"], t["col"])]
+    v = s.interpret(obs, _changed(s, ("B1",), (0,)))
+    assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "d3 from pile 2", "c2 from pile 3"), v
+    v = s.interpret(obs, _changed(s, ("B1",), ()))
+    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2", "c2 from pile 3"), v
 
 
 def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
@@ -328,6 +443,50 @@ def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
     next(t for t in obs["tiles"] if (t["row"], t["col"]) == (PILE_ROW, PILE_COLS[2]))["centre_mm"][1] += 60.0
     v = s.interpret(obs, _changed(s, ("A2",), (1,)))
     assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.text == "d3 at A2", v
+
+
+def test_tops_by_the_change_maps_edge_are_judged_on_the_part_in_view() -> None:
+    """The same look with the change map ending 11 mm past the tops' middles (the marked
+    table's edge): pile 2's top changed and the parts of the others in view did not, so
+    d3 from pile 2 is proposed (bench games 168 and 21: a top whose middle reached off
+    the map counted as changed, and the tile was given to its pile)."""
+    from firmware.motion import ChangeMap
+    s = _play(START, PIONEER)
+    s.tops_mm = [(58.0 + 57 * c, 58.0 + 57 * PILE_ROW) for c in PILE_COLS]
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "A2": "d3"}, ("a0", "e4", "c2"), rename=True))
+    full = _changed(s, ("A2",), (1,))
+    v = s.interpret(obs, ChangeMap(full.mask[:525], full.origin_mm, full.px_per_mm))
+    assert isinstance(v, Proposed) and v.move["pile"] == 1 and v.text == "d3 at A2", v
+
+
+def test_a_changed_piles_top_refused_for_a_shape_this_look_reads_apart_is_offered_renamed() -> None:
+    """Pile 2's top, named b3 when it came up, laid at B1 beside A1's b1: refused by name
+    for A1's shape, but this look reads B1 in another shape group than A1 (pile 1's a3's)
+    and in b3's colour, and pile 2's top changed. 'Which pile' offers it under a stand-in
+    name keeping its colour (c3: a3 and b3 are on the table), the old name kept (bench
+    game 12's E2: only the other piles' tops were offered, and every later tile lost)."""
+    s = _play(START, PIONEER)
+    s.tops = (Tile.parse("a3"), Tile.parse("b3"), Tile.parse("c2"))
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a3"}, ("a3", "f4", "c2"), rename=True))
+    v = s.interpret(obs, _changed(s, ("B1",), (1,)))
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and "c3 from pile 2" in v.labels, v
+    move = v.candidates[v.labels.index("c3 from pile 2")]
+    assert move["top_was"] == "b3"
+    s.apply(move)
+    assert s.city.tiles()[Cell.parse("B1")] == Tile.parse("c3") and s.tops[1] != Tile.parse("b3")
+
+
+def test_a_pile_never_seen_is_unread_not_run_out() -> None:
+    """Pile 2 unseen when the pioneer is answered: the answer records it unread ("?"),
+    never run out, since no tile was taken from it (bench game 168: its tiles were then
+    given to the other piles to the end)."""
+    s = Town77ChallengeSession({})
+    obs = _obs({"A1": "a0"}, ("b1", None, "c2"))
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Which pile went to A1?", v
+    assert all(m["tops"][1] == "?" for m in v.candidates), v
+    s.apply(v.candidates[0])
+    assert 1 in s.unread and s.tops is not None and s.tops[1] is None
     v = s.interpret(obs)                          # without the map: pile 3's top "moved" most
     assert not (isinstance(v, Proposed) and v.move["pile"] == 1), v
 
