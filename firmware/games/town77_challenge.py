@@ -761,8 +761,7 @@ class Town77ChallengeSession(RecordsMoves):
                     continue
                 other = Labels(self._known(p), raw).index(raw[cell][1 - axis], 1 - axis)
                 keeps = other is None or other == (tile.colour if axis == 0 else tile.shape)
-                tile = self._shared_stand_in(tile, cell, reason) \
-                    if keeps and self._names_contradicted(tile, cell, reason, raw) else None
+                tile = self._contradicted_stand_in(tile, cell, reason, raw) if keeps else None
                 if tile is None:
                     continue
             known = self._known(p)
@@ -908,10 +907,15 @@ class Town77ChallengeSession(RecordsMoves):
         was alerted and every later tile lost)."""
         n, pile, tile, after = option
         reason = why_illegal(self.city, tile, cell)
-        if pile is None or reason is None or not self._names_contradicted(tile, cell, reason, raw):
-            return option
-        guess = self._shared_stand_in(tile, cell, reason)
+        guess = None if pile is None or reason is None else self._contradicted_stand_in(tile, cell, reason, raw)
         return option if guess is None or not _each_once(after, guess) else (n, pile, guess, after)
+
+    def _contradicted_stand_in(self, tile: Tile, cell: Cell, reason: Reason,
+                               raw: dict[Cell, tuple[Any, Any]]) -> Tile | None:
+        """A stand-in name (_shared_stand_in) for a tile refused at `cell` for a name this
+        look contradicts (_names_contradicted), or None."""
+        return self._shared_stand_in(tile, cell, reason) if self._names_contradicted(tile, cell, reason, raw) \
+            else None
 
     def _pile_rects(self, piles: list[int], seen: _Seen, pitch: float) -> tuple[Rect, ...]:
         """Where taking from these piles changes pixels: the old and the new top, with room
