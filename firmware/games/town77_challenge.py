@@ -522,17 +522,6 @@ class Town77ChallengeSession(RecordsMoves):
                                      (self._unread_unnamed(cell, seen, raw)
                                       if self._misnamed(got, cell, raw) else []),
                                      seen, raw, footprint, pitch)
-            if asked is None:
-                # no pile fits it by name, and no pile's top by name is legal there: the one
-                # whose top's pixels changed gave it, its top misnamed when it came up; it
-                # is offered under a stand-in name (bench games 101, 111, 51: "a1 at A4: not
-                # a pile top", then tiles at once with no true answer to the end)
-                moved = [p for p in range(PILES) if self._top_changed(p, seen)]
-                # (any legal new name where its labels name none: bench game 163's B3, read
-                # in a colour group the rules refuse there)
-                asked = self._which_pile(cell, (self._stand_ins(cell, seen, raw, moved) or
-                                                self._any_stand_in(cell, moved[0], seen, raw))
-                                         if len(moved) == 1 else [], seen, raw, footprint, pitch)
             return asked or Ask(f"{name} at {cell.name}: not a pile top", (), (), footprint)
         passed: list[tuple[int | None, Tile, Tops]] = []
         if len(options) > 1:
@@ -864,11 +853,14 @@ class Town77ChallengeSession(RecordsMoves):
         doubtful = [self._legal_stand_in(o, cell, raw) for o in offered] + \
             self._by_pixels(cell, seen, raw, {o[1] for o in offered})
         moved = [p for p in range(PILES) if self._top_changed(p, seen)]
-        if doubtful and len(moved) == 1 and not any(self._top_changed(o[1], seen) for o in doubtful):
-            # every pile offered lay still and one other's top changed, its tile refused by
-            # the names this look gives it: it is offered under a stand-in name (bench
-            # game 95's A5, pile 3's top read in A4's colour group: only pile 1, still,
-            # was offered, and every later tile lost)
+        if len(moved) == 1 and not any(self._top_changed(o[1], seen) for o in doubtful):
+            # nothing offered, or every pile offered lay still, and one other's top
+            # changed, its tile refused by the names this look gives it: it gave the tile,
+            # its top misnamed when it came up, and it is offered under a stand-in name,
+            # any legal new one where its labels name none (bench games 101, 111, 51: "a1
+            # at A4: not a pile top", then tiles at once with no true answer to the end;
+            # game 95's A5, pile 3's top read in A4's colour group: only pile 1, still, was
+            # offered; game 163's B3, read in a colour group the rules refuse there)
             doubtful += self._stand_ins(cell, seen, raw, moved) or self._any_stand_in(cell, moved[0], seen, raw)
         return self._pile_question(cell, doubtful, seen, footprint, pitch) if doubtful else None
 
