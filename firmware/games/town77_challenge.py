@@ -554,8 +554,8 @@ class Town77ChallengeSession(RecordsMoves):
                 asked = self._which_pile(cell, misread_first + by_labels, seen, raw, footprint, pitch)
                 if asked is not None:
                     return asked
-            return self._pile_question(cell, [self._legal_stand_in(o, cell, raw) for o in by_labels],
-                                       seen, footprint, pitch)
+            return self._pile_question(cell, self._and_other_piles(
+                cell, [self._legal_stand_in(o, cell, raw) for o in by_labels], seen, raw), seen, footprint, pitch)
         pile, tile, after = options[0]
         if pile is not None and self._another_moved(pile, seen):
             # the labels name one pile and the pixels another (bench game 14: C1 read as
@@ -862,6 +862,7 @@ class Town77ChallengeSession(RecordsMoves):
             # game 95's A5, pile 3's top read in A4's colour group: only pile 1, still, was
             # offered; game 163's B3, read in a colour group the rules refuse there)
             doubtful += self._stand_ins(cell, seen, raw, moved) or self._any_stand_in(cell, moved[0], seen, raw)
+        doubtful = self._and_other_piles(cell, doubtful, seen, raw)
         return self._pile_question(cell, doubtful, seen, footprint, pitch) if doubtful else None
 
     def _any_stand_in(self, cell: Cell, pile: int, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
@@ -889,6 +890,39 @@ class Town77ChallengeSession(RecordsMoves):
         return Ask(f"Which pile went to {cell.name}?", moves,
                    tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in offered),
                    footprint)
+
+    def _and_other_piles(self, cell: Cell, offered: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
+                         raw: dict[Cell, tuple[Any, Any]]) -> list[tuple[int, int | None, Tile, Tops]]:
+        """`offered`, then every other pile that can have given the new tile at `cell`,
+        changed first: each by its top's name (a stand-in where this look contradicts a
+        name the rules refuse it for), a pile whose top was never named under a stand-in
+        name. The players know which pile they took from, whatever the reading made of
+        the tile: a question without their pile had "Not a move" as its only true
+        answer, and every later tile was lost behind it (bench games 152, 154, 96, 187).
+        A pile whose top still reads as that tile, or that ran out, is not offered, nor
+        one whose top the rules refuse there (as in _placement: the answer would end the
+        Challenge on a reading the state doubts; read as that top, it is alerted)."""
+        out = list(offered)
+        if self.tops is None or self.held is not None or cell not in raw:
+            return out
+        named = {o[1] for o in offered}
+        for p in sorted(range(PILES), key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
+            if p in named:
+                continue
+            top = self.tops[p]
+            if top is None or p in self.unread:
+                if p in self.unread or self._taken_from(p) < PILE_LEAST:
+                    out += self._stand_ins(cell, seen, raw, [p]) or self._any_stand_in(cell, p, seen, raw)
+                continue
+            if self.city.contains(top):
+                continue
+            _, _, tile, _ = self._legal_stand_in((0, p, top, self.tops), cell, raw)
+            if why_illegal(self.city, tile, cell) is not None:
+                continue
+            wrong, after = self._laid_from(p, tile, cell, seen, raw)
+            if after is not None and after[p] != tile and _each_once(after, tile):
+                out.append((len(wrong), p, tile, after))
+        return out
 
     def _legal_stand_in(self, option: tuple[int, int | None, Tile, Tops], cell: Cell,
                         raw: dict[Cell, tuple[Any, Any]]) -> tuple[int, int | None, Tile, Tops]:
