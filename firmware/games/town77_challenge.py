@@ -899,9 +899,10 @@ class Town77ChallengeSession(RecordsMoves):
         name. The players know which pile they took from, whatever the reading made of
         the tile: a question without their pile had "Not a move" as its only true
         answer, and every later tile was lost behind it (bench games 152, 154, 96, 187).
-        A pile whose top still reads as that tile, or that ran out, is not offered, nor
-        one whose top the rules refuse there (as in _placement: the answer would end the
-        Challenge on a reading the state doubts; read as that top, it is alerted)."""
+        A pile whose top still reads as its top or that tile, or that ran out, is not
+        offered, nor one whose top the rules refuse there (as in _placement: the answer
+        would end the Challenge on a reading the state doubts; read as that top, it is
+        alerted)."""
         out = list(offered)
         if self.tops is None or self.held is not None or cell not in raw:
             return out
@@ -920,7 +921,7 @@ class Town77ChallengeSession(RecordsMoves):
             if why_illegal(self.city, tile, cell) is not None:
                 continue
             wrong, after = self._laid_from(p, tile, cell, seen, raw)
-            if after is not None and after[p] != tile and _each_once(after, tile):
+            if after is not None and after[p] not in (top, tile) and _each_once(after, tile):
                 out.append((len(wrong), p, tile, after))
         return out
 

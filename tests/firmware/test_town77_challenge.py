@@ -419,7 +419,8 @@ def test_piles_named_by_labels_that_lay_still_while_anothers_changed_offer_it_to
     """B1 laid from pile 1; every top reads new group ids, piles 2 and 3's new tops in one
     colour group, so the labels name B1 as pile 2's or pile 3's top and misread one top as
     pile 1's a0. Those two piles lay still and pile 1's top changed: a0 from pile 1 is
-    offered first (bench game 126's pioneer: only the two still piles were offered)."""
+    offered first (bench game 126's pioneer: only the two still piles were offered), and
+    last when no top changed."""
     s = _play(START, PIONEER)
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "f6", "g0"), rename=True))
     ids = {(PILE_ROW, PILE_COLS[0]): ("shape-11", "colour-11"), (PILE_ROW, PILE_COLS[1]): ("shape-9", "colour-9"),
@@ -430,7 +431,7 @@ def test_piles_named_by_labels_that_lay_still_while_anothers_changed_offer_it_to
     v = s.interpret(obs, _changed(s, ("B1",), (0,)))
     assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "d3 from pile 2", "c2 from pile 3"), v
     v = s.interpret(obs, _changed(s, ("B1",), ()))
-    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2", "c2 from pile 3"), v
+    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2", "c2 from pile 3", "a0 from pile 1"), v
 
 
 def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
@@ -602,11 +603,12 @@ def test_tiles_at_once_are_offered_one_by_one_and_the_other_read_next() -> None:
 
 def test_tiles_at_once_offer_no_tile_the_rules_refuse_where_it_lies() -> None:
     """The same look with pile 2's top d1 laid at A2 (A1's colour in its column): d1 is
-    not offered (pile 1's a0 is, at either place); d1 is alerted when it is read alone."""
+    not offered (pile 1's a0 is, at either place, and pile 2 at B1 under a stand-in for
+    the colour this look reads apart from A1's); d1 is alerted when it is read alone."""
     s = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0", "A2": "d1"}, ("e5", "f4", "c2")))
     v = s.interpret(obs, _changed(s, ("B1", "A2"), (0, 1)))
-    assert isinstance(v, Ask) and v.labels == ("B1: a0 pile 1", "A2: a0 pile 1"), v
+    assert isinstance(v, Ask) and v.labels == ("B1: a0 pile 1", "B1: d0 pile 2", "A2: a0 pile 1"), v
     s.apply(v.candidates[0])
     v = s.interpret(obs, _changed(s, (), ()))
     assert isinstance(v, Illegal) and v.move["cell"] == "A2", v
@@ -1237,11 +1239,12 @@ def test_a_tile_no_top_fits_is_offered_from_the_one_pile_whose_top_changed_under
     shapes as one): pile 2's top, whose pixels alone changed, gave it. It is offered from
     pile 2 under a stand-in name new to the table and legal at B1, keeping the colour read
     (a4), pile 2's old name kept as top_was; before, "b4 at B1: not a pile top" had no
-    answer. With two piles' tops changed nothing is guessed."""
+    answer. With two piles' tops changed, pile 1's still reading e1, pile 2 alone is
+    offered, under its stand-in for the colour it shares with A1 by name (g0)."""
     s = _play(_obs({}, ("b1", "g1", "b5")), _obs({"A1": "b1"}, ("e1", "g1", "b5")))
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "b4"}, ("e1", "d6", "b5")))
     v = s.interpret(obs, _changed(s, ("B1",), (0, 1)))
-    assert isinstance(v, Ask) and v.text == "b4 at B1: not a pile top", v
+    assert isinstance(v, Ask) and v.labels == ("g0 from pile 2",), v
     v = s.interpret(obs, _changed(s, ("B1",), (1,)))
     assert isinstance(v, Ask) and v.labels == ("a4 from pile 2",), v
     assert v.candidates[0]["top_was"] == "g1"
