@@ -1074,10 +1074,12 @@ class Town77ChallengeSession(RecordsMoves):
         lay)."""
         told = {i: self._top_changed(i, seen) for i in seen.top_change}
         changed = told.get(pile)
-        if changed is False and (any(t for i, t in told.items() if i != pile) or seen.tops_off_view - {pile}):
-            # its top unchanged, another's changed (whatever a third did) or out of the
-            # map's view (bench game 21's C4, from pile 1 by the table's edge, was given
-            # to pile 3, whose top lay still)
+        if changed is False and (any(t is not False for i, t in told.items() if i != pile)
+                                 or seen.tops_off_view - {pile}):
+            # its top unchanged, another's changed (whatever a third did), even partly
+            # (game 185's pioneer, read as pile 3's top, which lay still, while pile 1's
+            # changed 28%: given to pile 3), or out of the map's view (bench game 21's C4,
+            # from pile 1 by the table's edge, was given to pile 3, whose top lay still)
             return True
         if changed is None and any(t for i, t in told.items() if i != pile):
             # its top's change in between, another's clear (bench game 56: C1 read as pile
