@@ -305,6 +305,23 @@ def test_a_placement_whose_piles_top_did_not_change_while_anothers_did_is_asked(
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def test_a_placement_whose_piles_top_lay_still_while_anothers_changed_partly_is_asked() -> None:
+    """B1 reads as pile 1's a0, every top where it lay; the change map shows pile 1's top
+    wholly still and 15% of pile 2's changed (neither still nor changed): asked, a0 from
+    pile 1 first (bench game 185's pioneer, read as the top of a pile that lay still while
+    the pile taken from changed 28%, was given to the still one). With no other top
+    changed at all, proposed."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    change = _changed(s, ("B1",), ())
+    x, y = (round(v) for v in s.tops_mm[1])
+    change.mask[y - 17:y - 12, x - 17:x + 17] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    v = s.interpret(obs, _changed(s, ("B1",), ()))
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
 def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_clearly_is_asked() -> None:
     """B1 reads as pile 1's a0, every top where it lay, pile 2's never named; the change
     map shows 15% of pile 1's top's middle changed (neither still nor changed) and pile
