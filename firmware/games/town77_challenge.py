@@ -766,7 +766,10 @@ class Town77ChallengeSession(RecordsMoves):
         """The Pioneering House laid before the piles were ever read (a hand over them, or
         a misread first look): it came from one of the piles now in view (the rulebook:
         chosen from among the 3 piles), so the players are asked which; each answer
-        carries the tops as they were before it was taken. None: nothing to offer."""
+        carries the tops as they were before it was taken. A pile not in view is offered
+        last, its top unread (bench game 187: the pioneer came from a pile in a lamp's
+        spot that no look read, only the two piles seen were offered, and every tile was
+        lost behind "Not a move"). None: nothing to offer."""
         if not self.city.is_empty or tile is None or not seen.pile_raw:
             return None
         after = self._seen_tops(labels, seen)
@@ -774,7 +777,7 @@ class Town77ChallengeSession(RecordsMoves):
             return None
         moves: list[Move] = []
         names: list[str] = []
-        for p in sorted(seen.pile_raw):
+        for p in sorted(seen.pile_raw) + [p for p in range(PILES) if p not in seen.pile_raw]:
             before = list(after)
             before[p] = tile
             moves.append(dict(self._place_move(p, tile, cell, after, "confirmed", seen),
@@ -898,7 +901,7 @@ class Town77ChallengeSession(RecordsMoves):
         name the rules refuse it for), a pile whose top was never named under a stand-in
         name. The players know which pile they took from, whatever the reading made of
         the tile: a question without their pile had "Not a move" as its only true
-        answer, and every later tile was lost behind it (bench games 152, 154, 96, 187).
+        answer, and every later tile was lost behind it (bench games 152, 94, 177).
         A pile whose top still reads as its top or that tile, or that ran out, is not
         offered, nor one whose top the rules refuse there (as in _placement: the answer
         would end the Challenge on a reading the state doubts; read as that top, it is

@@ -116,6 +116,17 @@ def test_a_pioneer_laid_before_the_piles_were_read_asks_which_pile() -> None:
     assert isinstance(v, Proposed) and v.move["pile"] == 2
 
 
+def test_a_pioneer_laid_before_the_piles_were_read_is_offered_from_a_pile_out_of_view_too() -> None:
+    """The same with pile 1's top never in view (a lamp's spot): the two piles seen are
+    offered first, then pile 1, its top unread after (bench game 187: only the piles in
+    view were offered and every tile was lost behind "Not a move")."""
+    s = Town77ChallengeSession({})
+    v = s.interpret(_obs({"A1": "b1"}, (None, "d3", "c2")))
+    assert isinstance(v, Ask) and v.labels == ("b1 from pile 2", "b1 from pile 3", "b1 from pile 1"), v
+    s.apply(v.candidates[2])
+    assert s.placed == 1 and s.tops == (None, Tile.parse("d3"), Tile.parse("c2")) and s.unread == {0}
+
+
 def test_tops_are_reread_every_frame_with_group_labels() -> None:
     """Per-frame group ids: the known tiles vote the labels back, so the same table is
     NoChange; with shapes the city has never seen, the pile whose top moved is the one."""
