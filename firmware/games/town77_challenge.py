@@ -1084,10 +1084,12 @@ class Town77ChallengeSession(RecordsMoves):
             # changed 28%: given to pile 3), or out of the map's view (bench game 21's C4,
             # from pile 1 by the table's edge, was given to pile 3, whose top lay still)
             return True
-        if changed is None and any(t for i, t in told.items() if i != pile):
-            # its top's change in between, another's clear (bench game 56: C1 read as pile
-            # 1's top, a tall pile whose top read 15 mm off on its side, 14% changed,
-            # while pile 3's changed 92%): the players say
+        if changed is None and any(t is not False for i, t in told.items() if i != pile):
+            # its top's change in between (or not told), another's clear (bench game 56:
+            # C1 read as pile 1's top, a tall pile whose top read 15 mm off on its side,
+            # 14% changed, while pile 3's changed 92%) or in between too (game 178's D2,
+            # read as the new top of the pile just answered for tiles at once, while
+            # pile 1's top had changed 17%): the players say
             return True
         if changed is not None and len(told) >= 2 and all(t is not None for t in told.values()):
             # (the map decides: a top read 60 mm off where it lies "moved", bench game 53)

@@ -352,6 +352,26 @@ def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_c
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def test_a_placement_whose_piles_top_changed_in_between_as_anothers_did_is_asked() -> None:
+    """B1 reads as pile 1's a0, every top where it lay; 15% of pile 1's top's middle and
+    15% of pile 2's changed (neither still nor changed): asked, a0 from pile 1 first
+    (bench game 178's D2, named as the new top of the pile just answered for tiles at
+    once, its own change not told, while pile 1's top had changed 17%). With pile 2's
+    top wholly still, proposed."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    change = _changed(s, ("B1",), ())
+    for p in (0, 1):
+        x, y = (round(v) for v in s.tops_mm[p])
+        change.mask[y - 17:y - 12, x - 17:x + 17] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    x, y = (round(v) for v in s.tops_mm[1])
+    change.mask[y - 20:y + 20, x - 20:x + 20] = 0
+    v = s.interpret(obs, change)
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
 def test_a_placement_whose_piles_top_lay_still_while_anothers_is_out_of_view_is_asked() -> None:
     """B1 reads as pile 1's a0 and the change map shows its top still; pile 3's top, never
     named, lies by the map's edge, its middle mostly out of view: asked, as when another
