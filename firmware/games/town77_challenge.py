@@ -766,7 +766,10 @@ class Town77ChallengeSession(RecordsMoves):
         """The Pioneering House laid before the piles were ever read (a hand over them, or
         a misread first look): it came from one of the piles now in view (the rulebook:
         chosen from among the 3 piles), so the players are asked which; each answer
-        carries the tops as they were before it was taken. None: nothing to offer."""
+        carries the tops as they were before it was taken. A pile not in view is offered
+        last, its top unread (bench game 187: the pioneer came from a pile in a lamp's
+        spot that no look read, only the two piles seen were offered, and every tile was
+        lost behind "Not a move"). None: nothing to offer."""
         if not self.city.is_empty or tile is None or not seen.pile_raw:
             return None
         after = self._seen_tops(labels, seen)
@@ -774,7 +777,7 @@ class Town77ChallengeSession(RecordsMoves):
             return None
         moves: list[Move] = []
         names: list[str] = []
-        for p in sorted(seen.pile_raw):
+        for p in sorted(seen.pile_raw) + [p for p in range(PILES) if p not in seen.pile_raw]:
             before = list(after)
             before[p] = tile
             moves.append(dict(self._place_move(p, tile, cell, after, "confirmed", seen),
@@ -898,7 +901,7 @@ class Town77ChallengeSession(RecordsMoves):
         name the rules refuse it for), a pile whose top was never named under a stand-in
         name. The players know which pile they took from, whatever the reading made of
         the tile: a question without their pile had "Not a move" as its only true
-        answer, and every later tile was lost behind it (bench games 152, 154, 96, 187).
+        answer, and every later tile was lost behind it (bench games 152, 94, 177).
         A pile whose top still reads as its top or that tile, or that ran out, is not
         offered, nor one whose top the rules refuse there (as in _placement: the answer
         would end the Challenge on a reading the state doubts; read as that top, it is
@@ -1081,10 +1084,12 @@ class Town77ChallengeSession(RecordsMoves):
             # changed 28%: given to pile 3), or out of the map's view (bench game 21's C4,
             # from pile 1 by the table's edge, was given to pile 3, whose top lay still)
             return True
-        if changed is None and any(t for i, t in told.items() if i != pile):
-            # its top's change in between, another's clear (bench game 56: C1 read as pile
-            # 1's top, a tall pile whose top read 15 mm off on its side, 14% changed,
-            # while pile 3's changed 92%): the players say
+        if changed is None and any(t is not False for i, t in told.items() if i != pile):
+            # its top's change in between (or not told), another's clear (bench game 56:
+            # C1 read as pile 1's top, a tall pile whose top read 15 mm off on its side,
+            # 14% changed, while pile 3's changed 92%) or in between too (game 178's D2,
+            # read as the new top of the pile just answered for tiles at once, while
+            # pile 1's top had changed 17%): the players say
             return True
         if changed is not None and len(told) >= 2 and all(t is not None for t in told.values()):
             # (the map decides: a top read 60 mm off where it lies "moved", bench game 53)

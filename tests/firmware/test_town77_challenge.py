@@ -116,6 +116,17 @@ def test_a_pioneer_laid_before_the_piles_were_read_asks_which_pile() -> None:
     assert isinstance(v, Proposed) and v.move["pile"] == 2
 
 
+def test_a_pioneer_laid_before_the_piles_were_read_is_offered_from_a_pile_out_of_view_too() -> None:
+    """The same with pile 1's top never in view (a lamp's spot): the two piles seen are
+    offered first, then pile 1, its top unread after (bench game 187: only the piles in
+    view were offered and every tile was lost behind "Not a move")."""
+    s = Town77ChallengeSession({})
+    v = s.interpret(_obs({"A1": "b1"}, (None, "d3", "c2")))
+    assert isinstance(v, Ask) and v.labels == ("b1 from pile 2", "b1 from pile 3", "b1 from pile 1"), v
+    s.apply(v.candidates[2])
+    assert s.placed == 1 and s.tops == (None, Tile.parse("d3"), Tile.parse("c2")) and s.unread == {0}
+
+
 def test_tops_are_reread_every_frame_with_group_labels() -> None:
     """Per-frame group ids: the known tiles vote the labels back, so the same table is
     NoChange; with shapes the city has never seen, the pile whose top moved is the one."""
@@ -337,6 +348,26 @@ def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_c
     v = s.interpret(obs, change)
     assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "a2 from pile 2"), v
     change.mask[y - 20:y + 20, x - 20:x + 20] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
+def test_a_placement_whose_piles_top_changed_in_between_as_anothers_did_is_asked() -> None:
+    """B1 reads as pile 1's a0, every top where it lay; 15% of pile 1's top's middle and
+    15% of pile 2's changed (neither still nor changed): asked, a0 from pile 1 first
+    (bench game 178's D2, named as the new top of the pile just answered for tiles at
+    once, its own change not told, while pile 1's top had changed 17%). With pile 2's
+    top wholly still, proposed."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    change = _changed(s, ("B1",), ())
+    for p in (0, 1):
+        x, y = (round(v) for v in s.tops_mm[p])
+        change.mask[y - 17:y - 12, x - 17:x + 17] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    x, y = (round(v) for v in s.tops_mm[1])
+    change.mask[y - 20:y + 20, x - 20:x + 20] = 0
     v = s.interpret(obs, change)
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
