@@ -1281,6 +1281,21 @@ def test_before_any_top_was_placed_three_flagged_tops_are_the_piles_left_to_righ
     assert Town77ChallengeSession({}).interpret(two).text == "Pile 1: 2 tiles"   # a column shared: not ranked
 
 
+def test_a_tall_piles_side_read_beside_its_top_is_not_a_second_tile() -> None:
+    """Pile 1's side read as a tile 26 mm from where its top lay, flagged as a top (bench
+    game 178: "Pile 1: 2 tiles" on every look to the end): the tile where the top lay is
+    the top, and the table is as it was; a second tile 6 mm from it is still asked about."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1"}, ("a0", "d3", "c2")))
+    x, y = s.tops_mm[0]
+    side = {"row": PILE_ROW + 1, "col": 0, "shape": 5, "colour": 6, "face_down": False, "pile": True,
+            "centre_mm": [x - 3.0, y + 26.0]}
+    assert isinstance(s.interpret(dict(obs, tiles=obs["tiles"] + [side])), NoChange)
+    near = dict(side, centre_mm=[x, y + 6.0])
+    v = s.interpret(dict(obs, tiles=obs["tiles"] + [near]))
+    assert isinstance(v, Ask) and v.text == "Pile 1: 2 tiles", v
+
+
 def test_a_tile_no_top_fits_is_offered_from_the_one_pile_whose_top_changed_under_a_stand_in() -> None:
     """Every top by its name is refused at B1 (e1 and g1 share A1's colour, b5 its shape),
     and the tile read there is named b4, refused too (A1's shape; the reader grouped two
