@@ -95,6 +95,13 @@ class NoAlerts:
         pass
 
 
+ENOUGH_MARKERS = 3
+"""Markers a fit needs to pin the table (one or two leave its pose loose: a fit from one
+blurred marker moved 6-84 mm at the far corner between looks of a still camera); fewer
+found by the reduced whole-frame search send it to full size. A cup on one of four
+markers does not: three pin the table, and tracking finds the fourth when it is back."""
+
+
 @dataclass
 class LoopConfig:
     motion: MotionConfig = field(default_factory=MotionConfig)
@@ -195,6 +202,7 @@ class Referee:
         # resting away from the move kept out (motion.table_behind)
         self.behind: NDArray[np.uint8] | None = None
         self._full_markers: set[int] = set()      # the markers of the last fit that saw them all
+        self._search_side = 0                     # marker search size the last full search needed
         # the last few ((a, b), difference(a, b)): one look compares its view with the last
         # look's, the last accepted table's and the one before it
         self._differences: list[tuple[tuple[NDArray[np.uint8], ...], NDArray[np.uint8]]] = []
@@ -676,17 +684,30 @@ class Referee:
         a quarter of the time and memory of a full-size search at 2304x1296) on the
         first look, or when a marker the last fit saw is not in its window (camera or
         table moved, a hand on a marker). Both ways re-measure the corners from the
-        markers' edges, so a tracked fit is the fit the full search would give."""
+        markers' edges, so a tracked fit is the fit the full search would give.
+        Where the reduced search finds fewer than ENOUGH_MARKERS of the table's, the
+        frame is searched again at full size, and that size is kept for tracking when
+        it finds more:
+        small blurred markers (a wide lens high above a table) lose their bits when
+        shrunk (bench Challenge game 186: one marker of four at 1200 px, three at full
+        size; the one-marker fit jumped 6-84 mm between looks, "camera moved" on each)."""
         assert self.profile is not None
+        side = self._search_side or self.cfg.fit_max_side or FULL_SEARCH_SIDE
         if self.cfg.track_markers and self.fit is not None and self.profile.markers:
-            tracked = track_table(image, self.profile, self.fit,
-                                  max_side=self.cfg.fit_max_side or FULL_SEARCH_SIDE)
+            tracked = track_table(image, self.profile, self.fit, max_side=side)
             if tracked is not None:
                 return tracked
         if self.cfg.fit_max_side and self.profile.markers:
             profile = lens_at_frame_size(self.profile, image)
+            ids = {m.id for m in profile.markers}
             found = detect_markers(image, profile.dictionary, max_side=self.cfg.fit_max_side)
-            if any(profile.marker(i) is not None for i in found):
+            self._search_side = 0
+            enough = min(len(ids), ENOUGH_MARKERS)
+            if len(ids & set(found)) < enough and self.cfg.fit_max_side < max(image.shape[:2]):
+                full = detect_markers(image, profile.dictionary, max_side=FULL_SEARCH_SIDE)
+                if len(ids & set(full)) > len(ids & set(found)):
+                    found, self._search_side = full, FULL_SEARCH_SIDE
+            if ids & set(found):
                 return fit_from_markers(found, profile, image)
         return locate_table(image, self.profile)
 

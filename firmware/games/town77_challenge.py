@@ -49,6 +49,10 @@ LAST_PILE_ROW = 9
 # half-size of a pile's footprint, in cell pitches: a tall pile's sides and shadow reach past it
 PILE_REACH = 1.5
 SHIFT_MARGIN_MM = 1.5              # a taken pile's top must move this much more than others'
+# a second tile read at a pile: the one within PILE_SAME_MM of where its top lay is the top
+# when the others lie PILE_APART_MM away or more (a tall pile's side)
+PILE_SAME_MM = 10.0
+PILE_APART_MM = 20.0
 # the change map over the middle of where a pile's top lay (a square TOP_MIDDLE of a pitch
 # a side): under TOP_STILL of it changed, the top lay still; over TOP_CHANGED, it changed
 TOP_MIDDLE = 0.6
@@ -177,6 +181,7 @@ def _ranked_piles(observation: dict[str, Any]) -> dict[int, int]:
 def _read(observation: dict[str, Any], trusted: set[Cell],
           tops_mm: list[tuple[float, float] | None] | None = None) -> _Seen:
     seen = _Seen({}, set(), {}, {}, [], [], {}, set(trusted))
+    at_pile: dict[int, list[tuple[tuple[float, float] | None, tuple[Any, Any]]]] = {}
     ranked: dict[int, int] = {} if tops_mm and any(m is not None for m in tops_mm) else _ranked_piles(observation)
     for t in observation.get("tiles", []):
         try:
@@ -200,13 +205,34 @@ def _read(observation: dict[str, Any], trusted: set[Cell],
             seen.stray.append(cell)
         elif t.get("face_down"):
             seen.pile_doubts.append(f"Pile {pile + 1} face down")
-        elif pile in seen.pile_raw:
-            seen.pile_doubts.append(f"Pile {pile + 1}: 2 tiles")
         else:
-            seen.pile_raw[pile] = (t.get("shape"), t.get("colour"))
-            if cell in seen.centres:
-                seen.pile_mm[pile] = seen.centres[cell]
+            at_pile.setdefault(pile, []).append((c, (t.get("shape"), t.get("colour"))))
+    for pile, readings in sorted(at_pile.items()):
+        if len(readings) > 1:
+            readings = _where_it_lay(readings, tops_mm[pile] if tops_mm else None)
+        if len(readings) > 1:
+            seen.pile_doubts.append(f"Pile {pile + 1}: 2 tiles")
+            readings = readings[:1]      # (asked about: the first read stands meanwhile)
+        c, seen.pile_raw[pile] = readings[0]
+        if c is not None:
+            seen.pile_mm[pile] = c
     return seen
+
+
+def _where_it_lay(readings: list[tuple[tuple[float, float] | None, tuple[Any, Any]]],
+                  last: tuple[float, float] | None) -> list[tuple[tuple[float, float] | None, tuple[Any, Any]]]:
+    """Of several tiles read at one pile, the one where its top last lay, when it lies
+    there (within PILE_SAME_MM) and the others clearly away (PILE_APART_MM): piles stay
+    put, and a tall pile's side, seen beside its top, is read as another tile there
+    (bench game 178: every pile's side read 26-30 mm from its top, each flagged as a
+    top, "Pile 1: 2 tiles" on every look to the end). Else all of them."""
+    if last is None or any(c is None for c, _ in readings):
+        return readings
+    d = sorted((((c[0] - last[0]) ** 2 + (c[1] - last[1]) ** 2) ** 0.5, k)
+               for k, (c, _) in enumerate(readings) if c is not None)
+    if d[0][0] <= PILE_SAME_MM and d[1][0] >= PILE_APART_MM:
+        return [readings[d[0][1]]]
+    return readings
 
 
 def _distinct(tops: Tops) -> bool:
@@ -554,8 +580,8 @@ class Town77ChallengeSession(RecordsMoves):
                 asked = self._which_pile(cell, misread_first + by_labels, seen, raw, footprint, pitch)
                 if asked is not None:
                     return asked
-            return self._pile_question(cell, [self._legal_stand_in(o, cell, raw) for o in by_labels],
-                                       seen, footprint, pitch)
+            return self._pile_question(cell, self._and_other_piles(
+                cell, [self._legal_stand_in(o, cell, raw) for o in by_labels], seen, raw), seen, footprint, pitch)
         pile, tile, after = options[0]
         if pile is not None and self._another_moved(pile, seen):
             # the labels name one pile and the pixels another (bench game 14: C1 read as
@@ -766,7 +792,10 @@ class Town77ChallengeSession(RecordsMoves):
         """The Pioneering House laid before the piles were ever read (a hand over them, or
         a misread first look): it came from one of the piles now in view (the rulebook:
         chosen from among the 3 piles), so the players are asked which; each answer
-        carries the tops as they were before it was taken. None: nothing to offer."""
+        carries the tops as they were before it was taken. A pile not in view is offered
+        last, its top unread (bench game 187: the pioneer came from a pile in a lamp's
+        spot that no look read, only the two piles seen were offered, and every tile was
+        lost behind "Not a move"). None: nothing to offer."""
         if not self.city.is_empty or tile is None or not seen.pile_raw:
             return None
         after = self._seen_tops(labels, seen)
@@ -774,7 +803,7 @@ class Town77ChallengeSession(RecordsMoves):
             return None
         moves: list[Move] = []
         names: list[str] = []
-        for p in sorted(seen.pile_raw):
+        for p in sorted(seen.pile_raw) + [p for p in range(PILES) if p not in seen.pile_raw]:
             before = list(after)
             before[p] = tile
             moves.append(dict(self._place_move(p, tile, cell, after, "confirmed", seen),
@@ -862,6 +891,7 @@ class Town77ChallengeSession(RecordsMoves):
             # game 95's A5, pile 3's top read in A4's colour group: only pile 1, still, was
             # offered; game 163's B3, read in a colour group the rules refuse there)
             doubtful += self._stand_ins(cell, seen, raw, moved) or self._any_stand_in(cell, moved[0], seen, raw)
+        doubtful = self._and_other_piles(cell, doubtful, seen, raw)
         return self._pile_question(cell, doubtful, seen, footprint, pitch) if doubtful else None
 
     def _any_stand_in(self, cell: Cell, pile: int, seen: _Seen, raw: dict[Cell, tuple[Any, Any]]
@@ -889,6 +919,40 @@ class Town77ChallengeSession(RecordsMoves):
         return Ask(f"Which pile went to {cell.name}?", moves,
                    tuple(f"{t.token} from pile {p + 1 if p is not None else '?'}" for _, p, t, _ in offered),
                    footprint)
+
+    def _and_other_piles(self, cell: Cell, offered: list[tuple[int, int | None, Tile, Tops]], seen: _Seen,
+                         raw: dict[Cell, tuple[Any, Any]]) -> list[tuple[int, int | None, Tile, Tops]]:
+        """`offered`, then every other pile that can have given the new tile at `cell`,
+        changed first: each by its top's name (a stand-in where this look contradicts a
+        name the rules refuse it for), a pile whose top was never named under a stand-in
+        name. The players know which pile they took from, whatever the reading made of
+        the tile: a question without their pile had "Not a move" as its only true
+        answer, and every later tile was lost behind it (bench games 152, 94, 177).
+        A pile whose top still reads as its top or that tile, or that ran out, is not
+        offered, nor one whose top the rules refuse there (as in _placement: the answer
+        would end the Challenge on a reading the state doubts; read as that top, it is
+        alerted)."""
+        out = list(offered)
+        if self.tops is None or self.held is not None or cell not in raw:
+            return out
+        named = {o[1] for o in offered}
+        for p in sorted(range(PILES), key=lambda p: CHANGED_FIRST[self._top_changed(p, seen)]):
+            if p in named:
+                continue
+            top = self.tops[p]
+            if top is None or p in self.unread:
+                if p in self.unread or self._taken_from(p) < PILE_LEAST:
+                    out += self._stand_ins(cell, seen, raw, [p]) or self._any_stand_in(cell, p, seen, raw)
+                continue
+            if self.city.contains(top):
+                continue
+            _, _, tile, _ = self._legal_stand_in((0, p, top, self.tops), cell, raw)
+            if why_illegal(self.city, tile, cell) is not None:
+                continue
+            wrong, after = self._laid_from(p, tile, cell, seen, raw)
+            if after is not None and after[p] not in (top, tile) and _each_once(after, tile):
+                out.append((len(wrong), p, tile, after))
+        return out
 
     def _legal_stand_in(self, option: tuple[int, int | None, Tile, Tops], cell: Cell,
                         raw: dict[Cell, tuple[Any, Any]]) -> tuple[int, int | None, Tile, Tops]:
@@ -1039,15 +1103,19 @@ class Town77ChallengeSession(RecordsMoves):
         lay)."""
         told = {i: self._top_changed(i, seen) for i in seen.top_change}
         changed = told.get(pile)
-        if changed is False and (any(t for i, t in told.items() if i != pile) or seen.tops_off_view - {pile}):
-            # its top unchanged, another's changed (whatever a third did) or out of the
-            # map's view (bench game 21's C4, from pile 1 by the table's edge, was given
-            # to pile 3, whose top lay still)
+        if changed is False and (any(t is not False for i, t in told.items() if i != pile)
+                                 or seen.tops_off_view - {pile}):
+            # its top unchanged, another's changed (whatever a third did), even partly
+            # (game 185's pioneer, read as pile 3's top, which lay still, while pile 1's
+            # changed 28%: given to pile 3), or out of the map's view (bench game 21's C4,
+            # from pile 1 by the table's edge, was given to pile 3, whose top lay still)
             return True
-        if changed is None and any(t for i, t in told.items() if i != pile):
-            # its top's change in between, another's clear (bench game 56: C1 read as pile
-            # 1's top, a tall pile whose top read 15 mm off on its side, 14% changed,
-            # while pile 3's changed 92%): the players say
+        if changed is None and any(t is not False for i, t in told.items() if i != pile):
+            # its top's change in between (or not told), another's clear (bench game 56:
+            # C1 read as pile 1's top, a tall pile whose top read 15 mm off on its side,
+            # 14% changed, while pile 3's changed 92%) or in between too (game 178's D2,
+            # read as the new top of the pile just answered for tiles at once, while
+            # pile 1's top had changed 17%): the players say
             return True
         if changed is not None and len(told) >= 2 and all(t is not None for t in told.values()):
             # (the map decides: a top read 60 mm off where it lies "moved", bench game 53)

@@ -155,3 +155,29 @@ def test_a_moved_camera_is_seen_even_with_a_marker_hidden(tmp_path: Path) -> Non
     ref = referee(tmp_path, frames)
     assert ref.run() == 0
     assert any("camera or table moved" in e for e in ref.events), ref.events
+
+
+def test_small_blurred_markers_the_reduced_search_misses_are_searched_at_full_size(tmp_path: Path) -> None:
+    """Challenge bench game 186's table (a 117-degree lens 0.9 m up, 1.8 px of defocus):
+    the search at fit_max_side finds one marker of four, the full-size search three. The
+    loop fits on the three and keeps tracking them at full size, so a still camera is
+    never reported moved (on one marker the fit jumped 6-84 mm between looks)."""
+    from calibration.geometry import detect_markers
+    from calibration.profile import default_profile
+    from firmware.loop import LoopConfig, Referee, VirtualClock
+    from firmware.display.virtual import NullDisplay
+    from firmware.journal import Journal
+    from loopkit import ListCamera, ScriptButtons
+    from vision.synth import render_scene
+    from vision.synth.town77_challenge import challenge_game, challenge_scene, challenge_table
+
+    style, env = challenge_table(186, (1920, 1080))
+    image = render_scene(challenge_scene(challenge_game(186, "hint", max_moves=1)[0], style, env, seed=186000,
+                                         wobble=1.0)).image
+    profile = default_profile("town77")
+    assert len(detect_markers(image, profile.dictionary, max_side=LoopConfig().fit_max_side)) == 1
+    ref = Referee(ListCamera([image] * 4), NullDisplay(), ScriptButtons(["SELECT"]), Journal(tmp_path),
+                  clock=VirtualClock(), config=LoopConfig(replay=True), game="town77", profile=profile)
+    ref.run()
+    assert ref.fit is not None and len(ref.fit.markers_seen) >= 3, ref.fit
+    assert "camera or table moved; re-fitted" not in ref.events

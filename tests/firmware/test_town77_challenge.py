@@ -116,6 +116,17 @@ def test_a_pioneer_laid_before_the_piles_were_read_asks_which_pile() -> None:
     assert isinstance(v, Proposed) and v.move["pile"] == 2
 
 
+def test_a_pioneer_laid_before_the_piles_were_read_is_offered_from_a_pile_out_of_view_too() -> None:
+    """The same with pile 1's top never in view (a lamp's spot): the two piles seen are
+    offered first, then pile 1, its top unread after (bench game 187: only the piles in
+    view were offered and every tile was lost behind "Not a move")."""
+    s = Town77ChallengeSession({})
+    v = s.interpret(_obs({"A1": "b1"}, (None, "d3", "c2")))
+    assert isinstance(v, Ask) and v.labels == ("b1 from pile 2", "b1 from pile 3", "b1 from pile 1"), v
+    s.apply(v.candidates[2])
+    assert s.placed == 1 and s.tops == (None, Tile.parse("d3"), Tile.parse("c2")) and s.unread == {0}
+
+
 def test_tops_are_reread_every_frame_with_group_labels() -> None:
     """Per-frame group ids: the known tiles vote the labels back, so the same table is
     NoChange; with shapes the city has never seen, the pile whose top moved is the one."""
@@ -305,6 +316,23 @@ def test_a_placement_whose_piles_top_did_not_change_while_anothers_did_is_asked(
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
+def test_a_placement_whose_piles_top_lay_still_while_anothers_changed_partly_is_asked() -> None:
+    """B1 reads as pile 1's a0, every top where it lay; the change map shows pile 1's top
+    wholly still and 15% of pile 2's changed (neither still nor changed): asked, a0 from
+    pile 1 first (bench game 185's pioneer, read as the top of a pile that lay still while
+    the pile taken from changed 28%, was given to the still one). With no other top
+    changed at all, proposed."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    change = _changed(s, ("B1",), ())
+    x, y = (round(v) for v in s.tops_mm[1])
+    change.mask[y - 17:y - 12, x - 17:x + 17] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    v = s.interpret(obs, _changed(s, ("B1",), ()))
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
 def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_clearly_is_asked() -> None:
     """B1 reads as pile 1's a0, every top where it lay, pile 2's never named; the change
     map shows 15% of pile 1's top's middle changed (neither still nor changed) and pile
@@ -320,6 +348,26 @@ def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_c
     v = s.interpret(obs, change)
     assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "a2 from pile 2"), v
     change.mask[y - 20:y + 20, x - 20:x + 20] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Proposed) and v.move["pile"] == 0, v
+
+
+def test_a_placement_whose_piles_top_changed_in_between_as_anothers_did_is_asked() -> None:
+    """B1 reads as pile 1's a0, every top where it lay; 15% of pile 1's top's middle and
+    15% of pile 2's changed (neither still nor changed): asked, a0 from pile 1 first
+    (bench game 178's D2, named as the new top of the pile just answered for tiles at
+    once, its own change not told, while pile 1's top had changed 17%). With pile 2's
+    top wholly still, proposed."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
+    change = _changed(s, ("B1",), ())
+    for p in (0, 1):
+        x, y = (round(v) for v in s.tops_mm[p])
+        change.mask[y - 17:y - 12, x - 17:x + 17] = 255
+    v = s.interpret(obs, change)
+    assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
+    x, y = (round(v) for v in s.tops_mm[1])
+    change.mask[y - 20:y + 20, x - 20:x + 20] = 0
     v = s.interpret(obs, change)
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
@@ -419,7 +467,8 @@ def test_piles_named_by_labels_that_lay_still_while_anothers_changed_offer_it_to
     """B1 laid from pile 1; every top reads new group ids, piles 2 and 3's new tops in one
     colour group, so the labels name B1 as pile 2's or pile 3's top and misread one top as
     pile 1's a0. Those two piles lay still and pile 1's top changed: a0 from pile 1 is
-    offered first (bench game 126's pioneer: only the two still piles were offered)."""
+    offered first (bench game 126's pioneer: only the two still piles were offered), and
+    last when no top changed."""
     s = _play(START, PIONEER)
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "f6", "g0"), rename=True))
     ids = {(PILE_ROW, PILE_COLS[0]): ("shape-11", "colour-11"), (PILE_ROW, PILE_COLS[1]): ("shape-9", "colour-9"),
@@ -430,7 +479,7 @@ def test_piles_named_by_labels_that_lay_still_while_anothers_changed_offer_it_to
     v = s.interpret(obs, _changed(s, ("B1",), (0,)))
     assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "d3 from pile 2", "c2 from pile 3"), v
     v = s.interpret(obs, _changed(s, ("B1",), ()))
-    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2", "c2 from pile 3"), v
+    assert isinstance(v, Ask) and v.labels == ("d3 from pile 2", "c2 from pile 3", "a0 from pile 1"), v
 
 
 def test_unanchored_labels_take_the_one_pile_whose_top_changed() -> None:
@@ -602,11 +651,12 @@ def test_tiles_at_once_are_offered_one_by_one_and_the_other_read_next() -> None:
 
 def test_tiles_at_once_offer_no_tile_the_rules_refuse_where_it_lies() -> None:
     """The same look with pile 2's top d1 laid at A2 (A1's colour in its column): d1 is
-    not offered (pile 1's a0 is, at either place); d1 is alerted when it is read alone."""
+    not offered (pile 1's a0 is, at either place, and pile 2 at B1 under a stand-in for
+    the colour this look reads apart from A1's); d1 is alerted when it is read alone."""
     s = _play(START, _obs({"A1": "b1"}, ("a0", "d1", "c2")))
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0", "A2": "d1"}, ("e5", "f4", "c2")))
     v = s.interpret(obs, _changed(s, ("B1", "A2"), (0, 1)))
-    assert isinstance(v, Ask) and v.labels == ("B1: a0 pile 1", "A2: a0 pile 1"), v
+    assert isinstance(v, Ask) and v.labels == ("B1: a0 pile 1", "B1: d0 pile 2", "A2: a0 pile 1"), v
     s.apply(v.candidates[0])
     v = s.interpret(obs, _changed(s, (), ()))
     assert isinstance(v, Illegal) and v.move["cell"] == "A2", v
@@ -1231,17 +1281,33 @@ def test_before_any_top_was_placed_three_flagged_tops_are_the_piles_left_to_righ
     assert Town77ChallengeSession({}).interpret(two).text == "Pile 1: 2 tiles"   # a column shared: not ranked
 
 
+def test_a_tall_piles_side_read_beside_its_top_is_not_a_second_tile() -> None:
+    """Pile 1's side read as a tile 26 mm from where its top lay, flagged as a top (bench
+    game 178: "Pile 1: 2 tiles" on every look to the end): the tile where the top lay is
+    the top, and the table is as it was; a second tile 6 mm from it is still asked about."""
+    s = _play(START, PIONEER)
+    obs = _lay_tops_still(s, _obs({"A1": "b1"}, ("a0", "d3", "c2")))
+    x, y = s.tops_mm[0]
+    side = {"row": PILE_ROW + 1, "col": 0, "shape": 5, "colour": 6, "face_down": False, "pile": True,
+            "centre_mm": [x - 3.0, y + 26.0]}
+    assert isinstance(s.interpret(dict(obs, tiles=obs["tiles"] + [side])), NoChange)
+    near = dict(side, centre_mm=[x, y + 6.0])
+    v = s.interpret(dict(obs, tiles=obs["tiles"] + [near]))
+    assert isinstance(v, Ask) and v.text == "Pile 1: 2 tiles", v
+
+
 def test_a_tile_no_top_fits_is_offered_from_the_one_pile_whose_top_changed_under_a_stand_in() -> None:
     """Every top by its name is refused at B1 (e1 and g1 share A1's colour, b5 its shape),
     and the tile read there is named b4, refused too (A1's shape; the reader grouped two
     shapes as one): pile 2's top, whose pixels alone changed, gave it. It is offered from
     pile 2 under a stand-in name new to the table and legal at B1, keeping the colour read
     (a4), pile 2's old name kept as top_was; before, "b4 at B1: not a pile top" had no
-    answer. With two piles' tops changed nothing is guessed."""
+    answer. With two piles' tops changed, pile 1's still reading e1, pile 2 alone is
+    offered, under its stand-in for the colour it shares with A1 by name (g0)."""
     s = _play(_obs({}, ("b1", "g1", "b5")), _obs({"A1": "b1"}, ("e1", "g1", "b5")))
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "b4"}, ("e1", "d6", "b5")))
     v = s.interpret(obs, _changed(s, ("B1",), (0, 1)))
-    assert isinstance(v, Ask) and v.text == "b4 at B1: not a pile top", v
+    assert isinstance(v, Ask) and v.labels == ("g0 from pile 2",), v
     v = s.interpret(obs, _changed(s, ("B1",), (1,)))
     assert isinstance(v, Ask) and v.labels == ("a4 from pile 2",), v
     assert v.candidates[0]["top_was"] == "g1"
