@@ -686,11 +686,11 @@ class Referee:
         table moved, a hand on a marker). Both ways re-measure the corners from the
         markers' edges, so a tracked fit is the fit the full search would give.
         Where the reduced search finds fewer than ENOUGH_MARKERS of the table's, the
-        frame is searched again at full size, and that size is kept for tracking when
-        it finds more:
-        small blurred markers (a wide lens high above a table) lose their bits when
-        shrunk (bench Challenge game 186: one marker of four at 1200 px, three at full
-        size; the one-marker fit jumped 6-84 mm between looks, "camera moved" on each)."""
+        frame is searched again at full size, and that size is kept for tracking when it
+        finds more: small blurred markers (a wide lens high above a table) lose their
+        bits when shrunk (bench Challenge game 186: one marker of four at 1200 px, three
+        at full size; the one-marker fit jumped 6-84 mm between looks, "camera moved" on
+        each)."""
         assert self.profile is not None
         side = self._search_side or self.cfg.fit_max_side or FULL_SEARCH_SIDE
         if self.cfg.track_markers and self.fit is not None and self.profile.markers:

@@ -928,8 +928,8 @@ class Town77ChallengeSession(RecordsMoves):
         name. The players know which pile they took from, whatever the reading made of
         the tile: a question without their pile had "Not a move" as its only true
         answer, and every later tile was lost behind it (bench games 152, 94, 177).
-        A pile whose top still reads as its top or that tile, or that ran out, is not
-        offered, nor one whose top the rules refuse there (as in _placement: the answer
+        A pile whose top still reads as its top or that tile (unless its top's pixels
+        changed), or that ran out, is not offered, nor one whose top the rules refuse there (as in _placement: the answer
         would end the Challenge on a reading the state doubts; read as that top, it is
         alerted)."""
         out = list(offered)
@@ -950,6 +950,12 @@ class Town77ChallengeSession(RecordsMoves):
             if why_illegal(self.city, tile, cell) is not None:
                 continue
             wrong, after = self._laid_from(p, tile, cell, seen, raw)
+            if after is not None and (after[p] in (top, tile) or not _each_once(after, tile)) \
+                    and self._top_changed(p, seen):
+                # its top's pixels changed, whatever this look names its new top (bench
+                # game 81's pioneer: pile 1's top changed 79% and its new top read as
+                # pile 3's c1, so pile 1 was not offered): the new top is left unread
+                after = tuple(None if i == p else t for i, t in enumerate(self.tops))
             if after is not None and after[p] not in (top, tile) and _each_once(after, tile):
                 out.append((len(wrong), p, tile, after))
         return out

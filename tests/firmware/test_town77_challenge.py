@@ -392,11 +392,14 @@ def test_a_tile_left_from_tiles_at_once_is_judged_on_the_change_they_were_seen_w
     """B1 from pile 3 and A2 from pile 1 seen together, piles 1 and 3's tops changed (pile
     1's new top misread as a0, A2 as g4). The player says B1 came from pile 3; on the next
     look the map shows nothing changed since, but A2, named only as pile 3's new top, is
-    asked, not proposed: pile 1's top changed when they were seen (bench game 83's B4)."""
+    asked, not proposed: pile 1's top changed when they were seen (bench game 83's B4).
+    A2 is offered from pile 1 too, whose top changed, its new top left unread (read as a0,
+    its old top, it names no new tile)."""
     s = _play(START, PIONEER)
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "c2", "A2": "g4"}, ("a0", "d3", "f6")))
     v = s.interpret(obs, _changed(s, ("B1", "A2"), (0, 2)))
-    assert isinstance(v, Ask) and v.labels == ("B1: c2 pile 3", "A2: g4 pile 3"), v
+    assert isinstance(v, Ask) and v.labels == ("B1: c2 pile 3", "A2: g4 pile 3", "A2: a0 pile 1"), v
+    assert v.candidates[2]["tops"][0] == "?", v
     s.apply(v.candidates[0])
     v = s.interpret(obs, _changed(s, (), ()))
     assert isinstance(v, Ask) and v.text == "Which pile went to A2?", v
@@ -1302,12 +1305,13 @@ def test_a_tile_no_top_fits_is_offered_from_the_one_pile_whose_top_changed_under
     shapes as one): pile 2's top, whose pixels alone changed, gave it. It is offered from
     pile 2 under a stand-in name new to the table and legal at B1, keeping the colour read
     (a4), pile 2's old name kept as top_was; before, "b4 at B1: not a pile top" had no
-    answer. With two piles' tops changed, pile 1's still reading e1, pile 2 alone is
-    offered, under its stand-in for the colour it shares with A1 by name (g0)."""
+    answer. With two piles' tops changed, both are offered under stand-ins for the colour
+    they share with A1 by name (e0, g0), pile 1's new top, still read as e1, left unread."""
     s = _play(_obs({}, ("b1", "g1", "b5")), _obs({"A1": "b1"}, ("e1", "g1", "b5")))
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "b4"}, ("e1", "d6", "b5")))
     v = s.interpret(obs, _changed(s, ("B1",), (0, 1)))
-    assert isinstance(v, Ask) and v.labels == ("g0 from pile 2",), v
+    assert isinstance(v, Ask) and v.labels == ("e0 from pile 1", "g0 from pile 2"), v
+    assert v.candidates[0]["tops"][0] == "?", v
     v = s.interpret(obs, _changed(s, ("B1",), (1,)))
     assert isinstance(v, Ask) and v.labels == ("a4 from pile 2",), v
     assert v.candidates[0]["top_was"] == "g1"
