@@ -929,9 +929,9 @@ class Town77ChallengeSession(RecordsMoves):
         the tile: a question without their pile had "Not a move" as its only true
         answer, and every later tile was lost behind it (bench games 152, 94, 177).
         A pile whose top still reads as its top or that tile (unless its top's pixels
-        changed), or that ran out, is not offered, nor one whose top the rules refuse there (as in _placement: the answer
-        would end the Challenge on a reading the state doubts; read as that top, it is
-        alerted)."""
+        changed: its new top is then left unread), or that ran out, is not offered, nor
+        one whose top the rules refuse there (as in _placement: the answer would end the
+        Challenge on a reading the state doubts; read as that top, it is alerted)."""
         out = list(offered)
         if self.tops is None or self.held is not None or cell not in raw:
             return out
@@ -950,14 +950,18 @@ class Town77ChallengeSession(RecordsMoves):
             if why_illegal(self.city, tile, cell) is not None:
                 continue
             wrong, after = self._laid_from(p, tile, cell, seen, raw)
-            if after is not None and (after[p] in (top, tile) or not _each_once(after, tile)) \
-                    and self._top_changed(p, seen):
+            if after is None:
+                continue
+            if after[p] in (top, tile) or not _each_once(after, tile):
+                if not self._top_changed(p, seen):
+                    continue
                 # its top's pixels changed, whatever this look names its new top (bench
                 # game 81's pioneer: pile 1's top changed 79% and its new top read as
                 # pile 3's c1, so pile 1 was not offered): the new top is left unread
                 after = tuple(None if i == p else t for i, t in enumerate(self.tops))
-            if after is not None and after[p] not in (top, tile) and _each_once(after, tile):
-                out.append((len(wrong), p, tile, after))
+                if not _each_once(after, tile):
+                    continue
+            out.append((len(wrong), p, tile, after))
         return out
 
     def _legal_stand_in(self, option: tuple[int, int | None, Tile, Tops], cell: Cell,

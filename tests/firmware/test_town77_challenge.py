@@ -289,9 +289,11 @@ def _lay_tops_still(s: Town77ChallengeSession, obs: dict[str, Any]) -> dict[str,
     return obs
 
 
-def _changed(s: Town77ChallengeSession, cells: tuple[str, ...], piles: tuple[int, ...]) -> Any:
+def _changed(s: Town77ChallengeSession, cells: tuple[str, ...], piles: tuple[int, ...],
+             partly: tuple[int, ...] = ()) -> Any:
     """A change map (1 px a mm from the origin, as _obs lays the table) where these city
-    cells and these piles' tops, where they last lay, changed."""
+    cells and these piles' tops, where they last lay, changed, and the `partly` piles'
+    tops over a strip (about 15% of a top's middle: neither still nor changed)."""
     from firmware.motion import ChangeMap
     mask = np.zeros((700, 700), dtype=np.uint8)
     for name in cells:
@@ -301,6 +303,9 @@ def _changed(s: Town77ChallengeSession, cells: tuple[str, ...], piles: tuple[int
     for p in piles:
         x, y = (round(v) for v in s.tops_mm[p])
         mask[y - 20:y + 20, x - 20:x + 20] = 255
+    for p in partly:
+        x, y = (round(v) for v in s.tops_mm[p])
+        mask[y - 17:y - 12, x - 17:x + 17] = 255
     return ChangeMap(mask, (0.0, 0.0), 1.0)
 
 
@@ -324,10 +329,7 @@ def test_a_placement_whose_piles_top_lay_still_while_anothers_changed_partly_is_
     changed at all, proposed."""
     s = _play(START, PIONEER)
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
-    change = _changed(s, ("B1",), ())
-    x, y = (round(v) for v in s.tops_mm[1])
-    change.mask[y - 17:y - 12, x - 17:x + 17] = 255
-    v = s.interpret(obs, change)
+    v = s.interpret(obs, _changed(s, ("B1",), (), partly=(1,)))
     assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
     v = s.interpret(obs, _changed(s, ("B1",), ()))
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
@@ -342,13 +344,9 @@ def test_a_placement_whose_piles_top_changed_in_between_while_anothers_changed_c
     s = _play(START, PIONEER)
     s.tops, s.unread = (Tile.parse("a0"), None, Tile.parse("c2")), frozenset({1})
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "f6", "c2")))
-    change = _changed(s, ("B1",), (1,))
-    x, y = (round(v) for v in s.tops_mm[0])
-    change.mask[y - 17:y - 12, x - 17:x + 17] = 255
-    v = s.interpret(obs, change)
+    v = s.interpret(obs, _changed(s, ("B1",), (1,), partly=(0,)))
     assert isinstance(v, Ask) and v.labels == ("a0 from pile 1", "a2 from pile 2"), v
-    change.mask[y - 20:y + 20, x - 20:x + 20] = 255
-    v = s.interpret(obs, change)
+    v = s.interpret(obs, _changed(s, ("B1",), (0, 1)))
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
@@ -360,15 +358,9 @@ def test_a_placement_whose_piles_top_changed_in_between_as_anothers_did_is_asked
     top wholly still, proposed."""
     s = _play(START, PIONEER)
     obs = _lay_tops_still(s, _obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2")))
-    change = _changed(s, ("B1",), ())
-    for p in (0, 1):
-        x, y = (round(v) for v in s.tops_mm[p])
-        change.mask[y - 17:y - 12, x - 17:x + 17] = 255
-    v = s.interpret(obs, change)
+    v = s.interpret(obs, _changed(s, ("B1",), (), partly=(0, 1)))
     assert isinstance(v, Ask) and v.text == "Which pile went to B1?" and v.labels[0] == "a0 from pile 1", v
-    x, y = (round(v) for v in s.tops_mm[1])
-    change.mask[y - 20:y + 20, x - 20:x + 20] = 0
-    v = s.interpret(obs, change)
+    v = s.interpret(obs, _changed(s, ("B1",), (), partly=(0,)))
     assert isinstance(v, Proposed) and v.move["pile"] == 0, v
 
 
