@@ -1042,6 +1042,9 @@ class Referee:
             else:
                 if ev is ButtonEvent.PREV or ev is ButtonEvent.UNDO:
                     self._undo()
+                elif ev is ButtonEvent.SELECT:
+                    self.session.checked(verdict)
+                    self.note("checked")
                 break
         self._show_status()
 

@@ -153,6 +153,10 @@ class RecordsMoves:
         """The players answered a question "Not a move" (on the game's first look, what
         it showed is background; nothing to remember by default)."""
 
+    def checked(self, verdict: Ask) -> None:
+        """The players answered a question without options OK: they looked at the table
+        (nothing to remember by default)."""
+
     def apply(self, move: Move) -> Applied:
         applied = self._apply(move)
         self.moves.append(dict(move))
@@ -202,6 +206,10 @@ class GameSession(Protocol):
 
     def not_a_move(self, verdict: Ask) -> None:
         """The players answered `verdict` "Not a move"."""
+        ...
+
+    def checked(self, verdict: Ask) -> None:
+        """The players answered `verdict`, a question without options, OK."""
         ...
 
     def undo(self) -> Move | None:

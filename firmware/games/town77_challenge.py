@@ -19,6 +19,7 @@ as itself under it, and if pile i now shows something else.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
@@ -60,6 +61,7 @@ TOP_STILL = 0.05
 TOP_CHANGED = 0.3
 NEAREST_SHARE = 0.5                # a top read as a pile's is the pile whose last top lies this much nearer
 CHANGED_FIRST = {True: 0, None: 1, False: 2}   # piles offered by pixels: changed, unsure, still
+NO_TILE_REACH = 0.5                # a stray within this many pitches of a place checked empty is none
 MISREAD_MOST = 3                   # known tiles a placement's reading may misread and still be asked about
 # the refusals for a name shared in a row or column, and the name's axis: 0 shape, 1 colour
 SHARED_AXIS = {Reason.SAME_SHAPE_IN_ROW: 0, Reason.SAME_SHAPE_IN_COLUMN: 0,
@@ -288,6 +290,10 @@ class Town77ChallengeSession(RecordsMoves):
         # of it is left to the pending ones once the player applied one of them
         self._together_change: tuple[dict[int, float], set[int]] = ({}, set())
         self._pending_change: tuple[dict[int, float], set[int]] | None = None
+        # places (table mm) the players checked and found no tile at, and the stray question
+        # last asked with the place it asked about
+        self._no_tile: list[tuple[float, float]] = []
+        self._stray_asked: tuple[Ask, tuple[float, float]] | None = None
 
     # -- queries ------------------------------------------------------------------------
     @property
@@ -404,9 +410,16 @@ class Town77ChallengeSession(RecordsMoves):
         # new tile read it is still asked, as such a look may have misread the city too
         # (game 3: the look that read B1's table as strays read no B1)
         strays = [c for c in seen.stray if c not in seen.still_strays] if added else seen.stray
+        # nor one where the players checked and said OK: a lamp's spot or a mat's square
+        # the reader takes for a tile on every look (bench games 141, 203, 248: "Stray
+        # tile" asked for ever, every later tile lost behind it)
+        strays = [c for c in strays if not self._checked_empty(seen.centres.get(c), pitch)]
         if strays:
             c = strays[0]
-            return Ask(f"Stray tile at {c.name}", (), (), fp(strays))
+            ask = Ask(f"Stray tile at {c.name}", (), (), fp(strays))
+            at = seen.centres.get(c)
+            self._stray_asked = (ask, at) if at is not None else None
+            return ask
         if seen.pile_doubts:
             return Ask(seen.pile_doubts[0])
         if vanished:
@@ -435,6 +448,17 @@ class Town77ChallengeSession(RecordsMoves):
             # background and the next tile would be taken for it, as in the pairs game
             return Unclear("the table changed; looking again", "the table changed")
         return self._tops_only(seen, raw, pitch)
+
+    def checked(self, verdict: Ask) -> None:
+        """OK to "Stray tile at X": the players looked and no tile lies there."""
+        if self._stray_asked is not None and verdict == self._stray_asked[0]:
+            self._no_tile.append(self._stray_asked[1])
+        self._stray_asked = None
+
+    def _checked_empty(self, at: tuple[float, float] | None, pitch: float) -> bool:
+        """Whether a stray read at `at` lies within half a pitch of a place the players
+        checked and found no tile at."""
+        return at is not None and any(math.dist(at, p) <= NO_TILE_REACH * pitch for p in self._no_tile)
 
     def _settled(self, observation: dict[str, Any], change: ChangeMap
                  ) -> tuple[dict[str, Any], set[Cell], list[Cell]]:

@@ -387,6 +387,39 @@ def test_a_refused_answer_to_a_question_is_alerted(tmp_path: Path) -> None:
     assert not [r for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
 
 
+def test_ok_to_a_question_without_options_tells_the_session_the_players_checked(tmp_path: Path) -> None:
+    """OK (select) to a question with nothing to pick ("Stray tile at X") reaches the
+    session's checked() with that question: a session can stop asking about a place
+    the players looked at; nothing is applied."""
+    from firmware.games.base import Ask
+
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}, seed=1),
+              minitable.render({(0, 0): (1, 1)}, seed=1)]
+    ref = referee(tmp_path, frames, buttons=["SELECT"])
+    asked: list[Any] = []
+    seen: list[Any] = []
+    original_start = ref._watch
+
+    def ask(verdict: Any) -> object:
+        if type(verdict).__name__ != "Proposed":
+            return verdict
+        asked.append(Ask("Stray tile at row 9 col 9", (), (), verdict.footprint))
+        return asked[-1]
+
+    def watch() -> None:
+        assert ref.session is not None
+        real = ref.session.interpret
+        ref.session.interpret = lambda obs, change=None: ask(real(obs, change))
+        ref.session.checked = seen.append
+        original_start()
+
+    ref._watch = watch
+    ref.run()
+    assert asked and seen == asked[:1], ref.events
+    assert "checked" in ref.events, ref.events
+    assert not [r for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+
+
 def test_an_answer_the_rules_refuse_stands_as_its_alert_on_later_looks(tmp_path: Path) -> None:
     """The same question on later looks (the tile the players named is still there) is
     not asked again: the alert raised by their answer stands, shown but not sounded

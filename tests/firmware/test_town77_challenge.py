@@ -581,6 +581,34 @@ def test_a_still_stray_holds_up_no_new_tile_but_is_asked_with_nothing_new() -> N
     assert isinstance(v, Ask) and v.text == "Stray tile at row 11 col 9", v
 
 
+def test_a_stray_the_players_checked_is_not_asked_again_where_they_looked() -> None:
+    """OK to "Stray tile at X" means no tile lies there (a lamp's spot or a mat's square
+    read as one on every look: bench games 141, 203, 248): the next look takes B1 and
+    asks nothing about that place; a stray read elsewhere is still asked."""
+    s = _play(START, PIONEER)
+    obs = _with_stray(_obs({"A1": "b1"}, ("a0", "d3", "c2")))
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text == "Stray tile at row 11 col 9", v
+    s.checked(v)
+    v = s.interpret(_with_stray(_obs({"A1": "b1", "B1": "a0"}, ("e5", "d3", "c2"))))
+    assert isinstance(v, Proposed) and v.move["cell"] == "B1", v
+    far = _obs({"A1": "b1"}, ("a0", "d3", "c2"))
+    far["tiles"].append({"row": 3, "col": 8, "shape": 4, "colour": 4, "face_down": False,
+                         "centre_mm": [58.0 + 57 * 8, 58.0 + 57 * 3]})
+    v = s.interpret(far)
+    assert isinstance(v, Ask) and v.text == "Stray tile at row 4 col 9", v
+
+
+def test_ok_to_another_question_checks_no_stray() -> None:
+    """An OK to a question other than the stray question asked last marks no place."""
+    s = _play(START, PIONEER)
+    obs = _with_stray(_obs({"A1": "b1"}, ("a0", "d3", "c2")))
+    v = s.interpret(obs)
+    assert isinstance(v, Ask) and v.text.startswith("Stray tile"), v
+    s.checked(Ask("B1 turned over?"))
+    assert s.interpret(obs) == v
+
+
 def test_a_change_beside_the_city_with_no_tile_read_is_looked_at_again() -> None:
     """B1's place changed and no tile is read there: looked at again (Unclear), not agreed
     as the table (bench game 3: a tile one look missed was lost for good so)."""

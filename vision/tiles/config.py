@@ -440,6 +440,10 @@ class TilesConfig:
     """The city read with the piles painted out is taken unless its lattice's pitch lies
     more than pile_pitch_agree off the tops' outlines' side plus gap_mm while the
     whole frame's lies within it."""
+    pile_lean: float = 0.5
+    """A pile top read alone lies at most pile_lean of its patch's side past the play
+    area's edge (a tall pile's top leans out some 15 mm; beyond lie the markers and
+    the table's edge)."""
     pile_scales: tuple[float, ...] = (1.0, 1.03, 1.06, 1.09, 1.12)
     """The factors the tops' cells may be wider than the city's pitch by (a tall pile's
     top looks larger): the one at which the tops' shapes lie nearest the city's is taken."""

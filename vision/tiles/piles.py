@@ -244,13 +244,19 @@ def _alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Bl
     """One pile top read alone: the ordinary reader on the blob's reach_box; its top's
     reading, and its lattice's pitch."""
     r = _read_alone(image, fit, profile, b, ref, cfg)
-    up = [t for t in r.tiles if t.look.has_symbol]
+    ax0, ay0, ax1, ay1 = _area(profile)
+    lean = cfg.pile_lean * b.short_mm
+    # (a table marker is no tile: a pile's patch reaching the area's corner reaches past
+    # it by a side, over the marker there, whose print or edge then lay furthest out,
+    # bench Challenge game 48's pile 3; nor is a print further past the area's edge than
+    # a tall pile's top leans: game 48's, read at the table's corner beyond marker 2)
+    up = [t for t in r.tiles if t.look.has_symbol and not _on_marker(t.centre_mm, profile)
+          and ax0 - lean <= t.centre_mm[0] <= ax1 + lean and ay0 - lean <= t.centre_mm[1] <= ay1 + lean]
     if not up or r.grid is None:
         return None
     # the camera looks down on about the play area's middle: a pile's top shows further
     # out from there than its sides (whose cut edges may read as a print), so the print
     # lying furthest out is the top's
-    ax0, ay0, ax1, ay1 = _area(profile)
     out = np.asarray(b.centre_mm) - np.array([0.5 * (ax0 + ax1), 0.5 * (ay0 + ay1)])
     out /= max(1e-9, float(np.linalg.norm(out)))
     # (of the prints nearly as clear as the clearest: a cutting mat's lines past the
@@ -259,6 +265,14 @@ def _alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Bl
     up = [t for t in up if float(t.look.contrast) >= cfg.pile_clear_share * clear]
     best = max(up, key=lambda t: float(np.asarray(t.centre_mm) @ out))
     return best, r.grid.pitch_mm
+
+
+def _on_marker(c: tuple[float, float], profile: TableProfile) -> bool:
+    """Whether a table point lies on one of the profile's markers or its white margin
+    (a quarter of its side round it: a print read there is the marker's or its edge's;
+    bench game 48's pile 3 was read 27 mm from marker 2's middle)."""
+    return any(abs(c[0] - m.centre_mm[0]) <= 0.75 * m.size_mm and abs(c[1] - m.centre_mm[1]) <= 0.75 * m.size_mm
+               for m in profile.markers)
 
 
 def read_at(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference, centre: tuple[float, float],
