@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from calibration.colour import ColourReference, measure_reference
 from calibration.geometry import TableFit
 from calibration.profile import TableProfile
+from calibration.sheets import QUIET_FRACTION
 from vision.tiles.config import TilesConfig
 from vision.tiles.crops import glared_crops, normalise_crop, normalise_crops, shoulder, to_lab
 from vision.tiles.face import CellGeometry, analyse_cell, shape_distances
@@ -268,11 +269,12 @@ def _alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Bl
 
 
 def _on_marker(c: tuple[float, float], profile: TableProfile) -> bool:
-    """Whether a table point lies on one of the profile's markers or its white margin
-    (a quarter of its side round it: a print read there is the marker's or its edge's;
-    bench game 48's pile 3 was read 27 mm from marker 2's middle)."""
-    return any(abs(c[0] - m.centre_mm[0]) <= 0.75 * m.size_mm and abs(c[1] - m.centre_mm[1]) <= 0.75 * m.size_mm
-               for m in profile.markers)
+    """Whether a table point lies on one of the profile's markers or the white quiet
+    zone the marker sheets print round it (calibration.sheets.QUIET_FRACTION of its
+    side): a print read there is the marker's or its edge's (bench game 48's pile 3 was
+    read 27 mm from marker 2's middle)."""
+    return any(abs(c[0] - m.centre_mm[0]) <= (0.5 + QUIET_FRACTION) * m.size_mm
+               and abs(c[1] - m.centre_mm[1]) <= (0.5 + QUIET_FRACTION) * m.size_mm for m in profile.markers)
 
 
 def read_at(image: NDArray[np.uint8], fit: TableFit, ref: ColourReference, centre: tuple[float, float],
