@@ -447,7 +447,7 @@ class TilesConfig:
     """Where the band search finds fewer piles than there are and the game knows no
     earlier band, it is made again on the patches off the table closed over this width
     (a top of about the table's colour shows as a ring of print and pile side) and
-    taken when it finds more."""
+    taken when it finds them all."""
     pile_lean: float = 0.5
     """A pile top read alone lies at most pile_lean of its patch's side past the play
     area's edge (a tall pile's top leans out some 15 mm; beyond lie the markers and
