@@ -452,10 +452,6 @@ class TilesConfig:
     """A pile top read alone lies at most pile_lean of its patch's side past the play
     area's edge (a tall pile's top leans out some 15 mm; beyond lie the markers and
     the table's edge)."""
-    pile_pitch_under: float = 0.3
-    """...and the whole frame's is then taken when its pitch lies nearer that size than the
-    painted frame's, at most pile_pitch_agree over it and at most pile_pitch_under under
-    it (a tall pile's outline may hold its top and a side)."""
     pile_scales: tuple[float, ...] = (1.0, 1.03, 1.06, 1.09, 1.12)
     """The factors the tops' cells may be wider than the city's pitch by (a tall pile's
     top looks larger): the one at which the tops' shapes lie nearest the city's is taken."""

@@ -517,15 +517,7 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
     if not off(alone):
         return alone
     whole = read_tiles(image, fit, profile, cfg, reference=ref, grid_hint=grid_hint)
-    if whole.grid is None:
-        return alone
-    # (a tall pile's outline may hold its top and the side the camera sees beside it, so
-    # the tiles may lie well under the tops' size, never over it: bench Challenge game 78,
-    # two tiles on a mat, the painted frame's lattice the mat's 18.8 mm, the whole frame's
-    # 41.6 mm against tops' outlines of 52 mm)
-    lo = (1.0 - cfg.pile_pitch_under) * size
-    if not lo <= whole.grid.pitch_mm <= (1.0 + cfg.pile_pitch_agree) * size or \
-            abs(whole.grid.pitch_mm - size) >= abs(alone.grid.pitch_mm - size):
+    if off(whole):
         return alone
     boxes = [reach_box(b, area, cfg) for b in band]
     kept = [t for t in whole.tiles
