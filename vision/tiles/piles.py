@@ -551,11 +551,13 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
     near = table_near(lab, cpx, cfg)
     band: list[Blob] = []
     found: list[Blob] = []
+    remembered = False
     if near is not None:
         found, _ = blobs(near, cpx, (x0, y0), cfg)
         band = pile_band(found, cfg, piles)
         if len(band) < piles and memory and len(memory) == piles:
             band = remembered_band(band, memory)
+            remembered = True
         elif len(band) < piles:
             # tops of about the table's colour show as their prints and their piles'
             # sides, rings with a gap, too ragged for tiles; closed, they are squares
@@ -565,7 +567,8 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
             band_closed = pile_band(found_closed, cfg, piles)
             if len(band_closed) == piles:
                 found, band = found_closed, band_closed
-    whole = [patch_dict(b) for b in band] if len(band) == piles and not any(b is m for b in band for m in memory or ()) else []
+    # (only a search's own whole band is handed on, never one made from memory)
+    whole = [patch_dict(b) for b in band] if len(band) == piles and not remembered else []
     tops: list[tuple[TileReading, float]] = []
     for b in band:
         got = _alone(image, fit, profile, b, ref, cfg)
