@@ -294,6 +294,9 @@ class Town77ChallengeSession(RecordsMoves):
         # last asked with the place it asked about
         self._no_tile: list[tuple[float, float]] = []
         self._stray_asked: tuple[Ask, tuple[float, float]] | None = None
+        # the piles' patches where the reader's band search last found all of them (not
+        # journaled: after a restart the search finds them again)
+        self._pile_patches: list[Any] | None = None
 
     # -- queries ------------------------------------------------------------------------
     @property
@@ -320,7 +323,11 @@ class Town77ChallengeSession(RecordsMoves):
 
     # -- reading the table ----------------------------------------------------------------
     def reader_extra(self) -> dict[str, Any]:
-        """The reader reads each pile's top alone (vision.tiles.piles)."""
+        """The reader reads each pile's top alone (vision.tiles.piles), and is handed back
+        the piles' patches where a look's band search last found all of them: piles stay
+        put, and the search alone finds them on some looks and not on others."""
+        if self._pile_patches is not None:
+            return {"piles": PILES, "pile_patches": self._pile_patches}
         return {"piles": PILES}
 
     def reader_lattice_ok(self) -> bool:
@@ -330,6 +337,9 @@ class Town77ChallengeSession(RecordsMoves):
         return not self.city.is_empty
 
     def interpret(self, observation: dict[str, Any], change: ChangeMap | None = None) -> Verdict:
+        patches = observation.get("pile_patches")
+        if isinstance(patches, list) and len(patches) == PILES:
+            self._pile_patches = patches
         verdict = self._interpret(observation, change)
         if isinstance(verdict, NoChange):
             self._pending = set()      # the tiles seen together are gone or applied

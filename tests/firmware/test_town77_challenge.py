@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from firmware.games import base as games
 from firmware.games.base import Ask, Illegal, NoChange, Proposed, Unclear
 from firmware.games.town77_challenge import (
-    PILE_COLS, PILE_ROW, Town77ChallengeSession, pile_of, status_with_tops,
+    PILE_COLS, PILE_ROW, PILES, Town77ChallengeSession, pile_of, status_with_tops,
 )
 from firmware.screens import town77 as t77
 from rules.town77 import Cell, City, Tile, hint, legal_cells
@@ -71,6 +71,20 @@ def test_pile_slots_follow_the_convention() -> None:
     """Row 8 columns 0/3/6 are piles 1-3; a column off by one still counts; elsewhere none."""
     assert [pile_of(8, c) for c in (0, 1, 2, 3, 4, 5, 6)] == [0, 0, 1, 1, 1, 2, 2]
     assert pile_of(6, 0) is None and pile_of(8, 7) is None and pile_of(10, 3) is None
+
+
+def test_the_piles_patches_a_look_found_whole_are_handed_back_to_the_reader() -> None:
+    """The reader is handed back the piles' patches of the last look whose band search
+    found all three; a look without them, or with fewer, leaves them as they were."""
+    s = Town77ChallengeSession({})
+    assert s.reader_extra() == {"piles": PILES}
+    patches = [{"box_mm": [x - 25, 375, x + 25, 425], "centre_mm": [x, 400], "angle_deg": 0.0, "side_mm": 50.0}
+               for x in (100, 223, 346)]
+    s.interpret({**START, "pile_patches": patches})
+    assert s.reader_extra() == {"piles": PILES, "pile_patches": patches}
+    s.interpret(START)
+    s.interpret({**START, "pile_patches": patches[:2]})
+    assert s.reader_extra() == {"piles": PILES, "pile_patches": patches}
 
 
 def test_first_sight_of_the_piles_records_the_tops() -> None:

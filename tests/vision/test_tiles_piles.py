@@ -13,7 +13,7 @@ from calibration.geometry import locate_table
 from calibration.profile import default_profile
 from firmware.games.town77_challenge import pile_of
 from vision.tiles.config import TilesConfig
-from vision.tiles.piles import blobs, pile_band, read_with_piles
+from vision.tiles.piles import blobs, closed_patches, patch_dict, patch_from, pile_band, read_with_piles, remembered_band
 from vision.tiles.pipeline import read_tiles
 
 PROFILE = default_profile("town77")
@@ -81,6 +81,73 @@ def test_a_print_on_a_table_marker_is_no_pile_top() -> None:
 
 
 @cache
+def test_a_row_of_piles_turned_off_their_patches_turn_is_a_band() -> None:
+    """Three piles on a lattice turned 11 degrees, their patches square to the view (a
+    pile's patch, top and sides, is a poor square; bench Challenge game 266): along the
+    patches' turn the first lies a side above the third and in the band's gap, so no
+    band; along the row through two of them, the three piles."""
+    piles = [(100.0, 400.0, 44.0), (223.0, 424.0, 44.0), (346.0, 448.0, 44.0)]
+    found, _ = blobs(_near(piles, (600, 500)), CPX, (0.0, 0.0), TilesConfig())
+    assert pile_band(found, TilesConfig(pile_row_turn=0.0), 3) == []
+    assert [round(b.centre_mm[0] / 10) for b in pile_band(found, TilesConfig(), 3)] == [10, 22, 35]
+
+
+def test_tops_of_the_tables_colour_close_into_the_piles() -> None:
+    """Tops of about the table's colour show only their prints and their piles' sides:
+    rings with a gap on the table, too ragged for tiles, so no band; closed over 14 mm,
+    with the table they surround taken in, they are the three piles."""
+    cfg = TilesConfig()
+    near = _near([])
+    for x, y in ((100.0, 400.0), (223.0, 398.0), (346.0, 402.0)):
+        near[int((y - 22) * CPX):int((y + 22) * CPX), int((x - 22) * CPX):int((x + 22) * CPX)] = False
+        # the face inside (table-coloured) and a gap in the ring where the pile's side is pale
+        near[int((y - 16) * CPX):int((y + 16) * CPX), int((x - 16) * CPX):int((x + 16) * CPX)] = True
+        near[int((y - 22) * CPX):int((y - 16) * CPX), int((x - 5) * CPX):int((x + 5) * CPX)] = True
+    found, _ = blobs(near, CPX, (0.0, 0.0), cfg)
+    assert pile_band(found, cfg, 3) == []
+    found, _ = blobs(closed_patches(near, CPX, cfg), CPX, (0.0, 0.0), cfg)
+    assert [round(b.centre_mm[0] / 10) for b in pile_band(found, cfg, 3)] == [10, 22, 35]
+
+
+def test_a_remembered_band_keeps_this_looks_patches_and_fills_in_the_rest() -> None:
+    """Of the three piles remembered, the one this look's band found is this look's patch,
+    the other two are the remembered ones; a band patch holding no remembered pile (a
+    lamp's spot) is dropped. A patch survives the observation's form unchanged."""
+    cfg = TilesConfig()
+    found, _ = blobs(_near([(100.0, 400.0, 44.0), (223.0, 398.0, 44.0), (346.0, 402.0, 44.0)]), CPX, (0.0, 0.0), cfg)
+    memory = [patch_from(patch_dict(b)) for b in pile_band(found, cfg, 3)]
+    assert all(m is not None for m in memory)
+    now, _ = blobs(_near([(226.0, 399.0, 46.0), (500.0, 400.0, 44.0)]), CPX, (0.0, 0.0), cfg)
+    band = remembered_band(now, [m for m in memory if m is not None])
+    assert [round(b.centre_mm[0]) for b in band] == [100, 226, 346]
+    assert band[1] is now[0] and band[0] is memory[0] and band[2] is memory[2]
+    assert patch_from({"box_mm": [1, 2, 3], "centre_mm": [0, 0], "angle_deg": 0, "side_mm": 40}) is None
+
+
+def test_a_pile_the_search_misses_is_read_where_a_look_found_them_all() -> None:
+    """Bench Challenge game 234, frames 8 and 10 (a cutting mat, a lamp's spot by the third
+    pile): frame 8's search finds the three piles and its reading carries their patches;
+    frame 10's finds two (the third's patch, of about the table's colour in the spot, is a
+    sliver) and reads no top there. Given frame 8's patches, frame 10 reads the third
+    pile's top over its pile, and its reading carries no patches of its own."""
+    image, _ = _frame(234, 8, (1920, 1080))
+    first = read_with_piles(image, locate_table(image, PROFILE), PROFILE, 3, shapes=7, colours=7)
+    assert len(first.pile_patches) == 3
+    memory = [patch_from(d) for d in first.pile_patches]
+    image, meta = _frame(234, 10, (1920, 1080))
+    fit = locate_table(image, PROFILE)
+    third = meta["piles"][2]["centre_mm"]
+
+    def near_third(out: Any) -> list[Any]:
+        return [t for t in out.tiles if t.pile and np.hypot(t.centre_mm[0] - third[0], t.centre_mm[1] - third[1]) < 20]
+
+    alone = read_with_piles(image, fit, PROFILE, 3, shapes=7, colours=7, grid_hint=first.grid)
+    assert near_third(alone) == []
+    out = read_with_piles(image, fit, PROFILE, 3, shapes=7, colours=7, grid_hint=first.grid,
+                          memory=[m for m in memory if m is not None])
+    assert len(near_third(out)) == 1 and out.pile_patches == []
+
+
 def _frame(seed: int, k: int, res: tuple[int, int] = (2304, 1296)) -> tuple[np.ndarray, dict[str, Any]]:
     from vision.synth import render_scene
     from vision.synth.town77_challenge import challenge_game, challenge_scene, challenge_table

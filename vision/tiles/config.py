@@ -393,6 +393,9 @@ class TilesConfig:
     pile_band: float = 0.75
     """The pile tops: the lowest patches along the tiles' rows, their middles within
     pile_band of a tile's side of the lowest one's."""
+    pile_row_turn: float = 20.0
+    """Where no band lies along the patches' median turn, rows turned up to this many
+    degrees off it (through two patches) are tried (a pile's patch is a poor square)."""
     pile_tall: float = 1.5
     pile_tall_alike: float = 1.3
     """A pile's patch (its top and the sides of a tall pile) may be up to pile_tall times
@@ -440,6 +443,11 @@ class TilesConfig:
     """The city read with the piles painted out is taken unless its lattice's pitch lies
     more than pile_pitch_agree off the tops' outlines' side plus gap_mm while the
     whole frame's lies within it."""
+    pile_close_mm: float = 14.0
+    """Where the band search finds fewer piles than there are and the game knows no
+    earlier band, it is made again on the patches off the table closed over this width
+    (a top of about the table's colour shows as a ring of print and pile side) and
+    taken when it finds them all."""
     pile_lean: float = 0.5
     """A pile top read alone lies at most pile_lean of its patch's side past the play
     area's edge (a tall pile's top leans out some 15 mm; beyond lie the markers and

@@ -82,6 +82,69 @@ def blobs(near: NDArray[np.bool_], cpx: float, origin: tuple[float, float],
     return out, np.asarray(comp, np.int32)
 
 
+def closed_patches(near: NDArray[np.bool_], cpx: float, cfg: TilesConfig) -> NDArray[np.bool_]:
+    """The table (True) with the patches off it closed over pile_close_mm and the table
+    they wholly surround, up to a tile's area, taken in: a top of about the table's
+    colour shows only its print and its pile's sides and shadow (bench Challenge games
+    232, 235, 241: patches filling 27-54% of their rectangles), which close into a square."""
+    off = (~near).astype(np.uint8)
+    k = max(3, int(round(cfg.pile_close_mm * cpx)) | 1)
+    off = np.asarray(cv2.morphologyEx(off, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))),
+                     np.uint8)
+    n, lbl = cv2.connectedComponents((1 - off).astype(np.uint8), connectivity=4)
+    edge = np.unique(np.concatenate([lbl[0], lbl[-1], lbl[:, 0], lbl[:, -1]]))
+    hole = np.bincount(lbl.ravel(), minlength=n) < (cfg.max_pitch_mm * cpx) ** 2
+    hole[0] = False
+    hole[edge] = False
+    return np.asarray(~(off.astype(bool) | hole[lbl]))
+
+
+def remembered_band(band: list[Blob], memory: list[Blob]) -> list[Blob]:
+    """The piles where the band search last found all of them (`memory`, from an earlier
+    look of this game) when it finds fewer now: it judges the whole table afresh on
+    every look, and a lamp's spot joined to a pile, a tall pile reaching the area's
+    corner or tops of about the table's colour make it find all piles on some looks and
+    none on others, each such look then reading the piles as city tiles off its lattice
+    (bench Challenge games 234, 266: strays, a misnumbered city). Piles stay put while
+    their tops are taken: each remembered patch is this look's band patch holding it
+    (their middles in each other's boxes), else the remembered patch itself; band
+    patches holding none are dropped. Only a search's own whole band is remembered
+    (never one made from memory), so a misread cannot walk from look to look."""
+    def holds(a: Blob, b: Blob) -> bool:
+        return any(x[0] <= c[0] <= x[2] and x[1] <= c[1] <= x[3]
+                   for x, c in ((a.box_mm, b.centre_mm), (b.box_mm, a.centre_mm)))
+
+    out: list[Blob] = []
+    for m in memory:
+        own = [b for b in band if holds(b, m) and all(b is not o for o in out)]
+        out.append(own[0] if own else m)
+    return out
+
+
+def patch_dict(b: Blob) -> dict[str, Any]:
+    """A pile's patch as an observation carries it (table mm; see remembered_band)."""
+    return {"box_mm": [round(v, 1) for v in b.box_mm], "centre_mm": [round(v, 1) for v in b.centre_mm],
+            "angle_deg": round(math.degrees(b.theta), 2), "side_mm": round(b.short_mm, 1)}
+
+
+def patch_from(d: Any) -> Blob | None:
+    """A pile's patch from patch_dict's form, or None when `d` is not one (a hint from
+    the caller is only a hint: a malformed one is ignored)."""
+    try:
+        box = tuple(float(v) for v in d["box_mm"])
+        c = tuple(float(v) for v in d["centre_mm"])
+        theta, side = math.radians(float(d["angle_deg"])), float(d["side_mm"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if len(box) != 4 or len(c) != 2 or not all(math.isfinite(v) for v in (*box, *c, theta, side)) \
+            or side <= 0.0 or box[2] < box[0] or box[3] < box[1]:
+        return None
+    x0, y0, x1, y1 = box
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
+    area = (x1 - x0) * (y1 - y0)
+    return Blob((), (c[0], c[1]), (x0, y0, x1, y1), theta, side, area, 1.0, corners)
+
+
 def pile_band(found: list[Blob], cfg: TilesConfig, piles: int) -> list[Blob]:
     """The blobs that are pile tops: the lowest band of blobs (along the tiles' own
     rows), each about one tile in size, at most `piles` of them, with a clear gap (an
@@ -103,6 +166,40 @@ def pile_band(found: list[Blob], cfg: TilesConfig, piles: int) -> list[Blob]:
     if not cfg.min_pitch_mm <= side <= cfg.pile_tall * cfg.max_pitch_mm:
         return []
     found = [b for b in found if b.area_mm2 >= cfg.pile_scrap * side * side]
+    band = _band_across(found, theta, side, cfg, piles)
+    if len(band) < piles:
+        # the piles' row turned off the patches' median turn (a pile's patch, its top and
+        # the sides the camera sees, is no good square: bench Challenge game 266, piles
+        # on a lattice turned 11 degrees, the middle one's patch a pile's side lower than
+        # the first's, so the band held two and the first stood in its gap): the rows
+        # through two tile-sized patches near that turn are tried, nearest first
+        for turn in _row_turns(found, theta, side, cfg):
+            turned = _band_across(found, turn, side, cfg, piles)
+            if len(turned) == piles:
+                return turned
+    return band
+
+
+def _row_turns(found: list[Blob], theta: float, side: float, cfg: TilesConfig) -> list[float]:
+    """The turns of the lines through two patches a tile or more apart within
+    pile_row_turn of `theta` (mod 90 degrees), nearest first."""
+    out: list[tuple[float, float]] = []
+    for i in range(len(found)):
+        for j in range(i + 1, len(found)):
+            d = np.asarray(found[j].centre_mm) - np.asarray(found[i].centre_mm)
+            if float(np.hypot(*d)) < side:
+                continue
+            turn = math.atan2(float(d[1]), float(d[0]))
+            off = (turn - theta + math.pi / 4) % (math.pi / 2) - math.pi / 4
+            if 1e-6 < abs(off) <= math.radians(cfg.pile_row_turn):
+                out.append((abs(off), theta + off))
+    return [t for _, t in sorted(out)]
+
+
+def _band_across(found: list[Blob], theta: float, side: float, cfg: TilesConfig, piles: int) -> list[Blob]:
+    """pile_band's band for rows turned `theta`: [] when there is none."""
+    if not found:
+        return []
     uy = np.array([-math.sin(theta), math.cos(theta)])
     v = [b.pts_mm @ uy for b in found]
     mid = np.array([float(np.median(x)) for x in v])
@@ -435,11 +532,14 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
 def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, piles: int,
                     cfg: TilesConfig | None = None, shapes: int | None = None, colours: int | None = None,
                     palette: dict[str, Any] | None = None, grid_hint: GridFit | None = None,
-                    copies: int | None = None) -> TilesReading:
+                    copies: int | None = None, memory: list[Blob] | None = None) -> TilesReading:
     """A city with up to `piles` piles below it: the city read with the piles painted
     out, each top read alone, groups over both. A pile top gets the city's lattice cell
     its middle lies in, flagged `pile` (a top stands off the city's lattice by its
-    height, so its row says little); before the pioneer, the tops lie in row 0."""
+    height, so its row says little); before the pioneer, the tops lie in row 0.
+    memory: the piles' patches where an earlier look's band search found all of them
+    (see remembered_band); the reading's pile_patches are this look's, when its own
+    search finds them all."""
     cfg = cfg or TilesConfig()
     ref = measure_reference(image, fit, profile)
     x0, y0, x1, y1 = _area(profile)
@@ -451,9 +551,24 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
     near = table_near(lab, cpx, cfg)
     band: list[Blob] = []
     found: list[Blob] = []
+    remembered = False
     if near is not None:
         found, _ = blobs(near, cpx, (x0, y0), cfg)
         band = pile_band(found, cfg, piles)
+        if len(band) < piles and memory and len(memory) == piles:
+            band = remembered_band(band, memory)
+            remembered = True
+        elif len(band) < piles:
+            # tops of about the table's colour show as their prints and their piles'
+            # sides, rings with a gap, too ragged for tiles; closed, they are squares
+            # (taken only whole: a closed patch that is no pile, a lamp's spot's ring, then
+            # stands beside the piles found; bench Challenge game 133, two of three)
+            found_closed, _ = blobs(closed_patches(near, cpx, cfg), cpx, (x0, y0), cfg)
+            band_closed = pile_band(found_closed, cfg, piles)
+            if len(band_closed) == piles:
+                found, band = found_closed, band_closed
+    # (only a search's own whole band is handed on, never one made from memory)
+    whole = [patch_dict(b) for b in band] if len(band) == piles and not remembered else []
     tops: list[tuple[TileReading, float]] = []
     for b in band:
         got = _alone(image, fit, profile, b, ref, cfg)
@@ -461,11 +576,13 @@ def read_with_piles(image: NDArray[np.uint8], fit: TableFit, profile: TableProfi
             tops.append(got)
     tops_angle = float(np.median([b.theta for b in band])) if band else 0.0
     if not tops or near is None:
-        return read_tiles(image, fit, profile, cfg, shapes, colours, palette, ref, grid_hint, copies)
+        plain = read_tiles(image, fit, profile, cfg, shapes, colours, palette, ref, grid_hint, copies)
+        plain.pile_patches = whole
+        return plain
     lone = lone_tile(found, band, cfg)
     city = (lone and _lone_city(image, fit, profile, lone, ref, cfg)) or \
         _city(image, fit, profile, band, [t for t, _ in tops], tops_angle, ref, cfg, grid_hint)
-    out = TilesReading(city.grid, list(city.tiles), city.origin_cell, ref.source)
+    out = TilesReading(city.grid, list(city.tiles), city.origin_cell, ref.source, pile_patches=whole)
     has_city = bool(city.tiles) and city.grid is not None
     if has_city:
         assert city.grid is not None

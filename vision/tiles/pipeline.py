@@ -65,6 +65,9 @@ class TilesReading:
     shape_groups: int = 0
     colour_groups: int = 0
     colour_on_face: bool = False
+    pile_patches: list[dict[str, Any]] = field(default_factory=list)
+    """Each pile's patch when a Challenge look's band search found them all
+    (vision.tiles.piles.patch_dict), for the game to hand back on later looks."""
 
     def rc(self, t: TileReading) -> tuple[int, int]:
         return t.row - self.origin_cell[1], t.col - self.origin_cell[0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,6 +19,9 @@ from vision.tiles.config import TilesConfig
 from vision.tiles.grid import GridFit
 from vision.tiles.group import OWN_GROUP
 from vision.tiles.pipeline import TileReading, TilesReading, read_tiles
+
+if TYPE_CHECKING:
+    from vision.tiles.piles import Blob
 
 GAME = "tiles"
 
@@ -57,9 +60,20 @@ def read(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions,
         from vision.tiles.piles import read_with_piles
         return read_with_piles(image, fit, play_area(fit, options), piles, cfg, shapes, colours,
                                options.palette, grid_hint=grid_from_dict(options.extra.get("grid")),
-                               copies=copies)
+                               copies=copies, memory=_patches(options.extra.get("pile_patches"), piles))
     return read_tiles(image, fit, play_area(fit, options), cfg, shapes, colours, options.palette,
                       grid_hint=grid_from_dict(options.extra.get("grid")), copies=copies)
+
+
+def _patches(v: Any, piles: int) -> list[Blob] | None:
+    """The piles' patches an earlier observation carried (vision.tiles.piles.patch_dict),
+    or None unless `v` holds one well-formed patch per pile."""
+    from vision.tiles.piles import patch_from
+    if not isinstance(v, (list, tuple)) or len(v) != piles:
+        return None
+    out = [patch_from(d) for d in v]
+    kept = [b for b in out if b is not None]
+    return kept if len(kept) == piles else None
 
 
 def grid_from_dict(d: Any) -> GridFit | None:
@@ -158,7 +172,7 @@ def observation(reading: TilesReading, game: str) -> dict[str, Any]:
     return {"game": game, "tiles": tiles, "conflicts": line_conflicts(tiles),
             "grid": grid_dict(reading),
             "groups": {"shapes": reading.shape_groups, "colours": reading.colour_groups},
-            "light": reading.reference}
+            "light": reading.reference, **({"pile_patches": reading.pile_patches} if reading.pile_patches else {})}
 
 
 def analyze(image: NDArray[np.uint8], fit: TableFit, options: AnalyzeOptions) -> dict[str, Any]:
