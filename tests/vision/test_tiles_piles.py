@@ -13,6 +13,7 @@ from calibration.geometry import locate_table
 from calibration.profile import default_profile
 from firmware.games.town77_challenge import pile_of
 from vision.tiles.config import TilesConfig
+from vision.tiles.grid import GridFit
 from vision.tiles.piles import blobs, closed_patches, patch_dict, patch_from, pile_band, read_with_piles, remembered_band
 from vision.tiles.pipeline import read_tiles
 
@@ -146,6 +147,30 @@ def test_a_pile_the_search_misses_is_read_where_a_look_found_them_all() -> None:
     out = read_with_piles(image, fit, PROFILE, 3, shapes=7, colours=7, grid_hint=first.grid,
                           memory=[m for m in memory if m is not None])
     assert len(near_third(out)) == 1 and out.pile_patches == []
+
+
+def test_a_small_city_on_a_mat_read_with_the_piles_painted_out_is_not_the_mats() -> None:
+    """Bench Challenge game 78, frame 2, as the loop read it (its fit, the lattice hint of
+    the look before, the piles remembered): two tiles on a cutting mat. With the piles
+    painted out the lattice search took the mat's 18.8 mm squares (seven tiles), a third
+    of the piles' 55 mm patches, no tile's; the whole frame's 41.6 mm, under the tops'
+    outlines (52 mm: a tall pile's top and side) but nearer them, is taken: two tiles."""
+    from calibration.geometry import TableFit
+
+    image, meta = _frame(78, 2, (1920, 1080))
+    h = [[-1.2190947488181414, -0.8652739934755793, 1932.7213512737749],
+         [0.9786320425917466, -1.2275589326948293, 48.89262368433208],
+         [0.0003734961341808093, 7.89153522894895e-05, 1.0]]
+    fit = TableFit(np.array(h), (0, 1, 2, 3), 0.4986377145391337, "markers")
+    hint = GridFit(0.24766222085799536, 52.21, (120.9908441027361, 61.892179619958576), 1.0)
+    memory = [patch_from({"box_mm": box, "centre_mm": c, "angle_deg": a, "side_mm": s}) for box, c, a, s in (
+        ([127.7, 367.7, 185.7, 429.7], [156.7, 400.0], -3.37, 57.7),
+        ([257.0, 366.3, 312.3, 416.3], [285.8, 391.2], 0.0, 50.7),
+        ([377.0, 355.7, 429.7, 412.3], [404.7, 383.1], 0.0, 53.3))]
+    out = read_with_piles(image, fit, PROFILE, 3, shapes=7, colours=7, grid_hint=hint,
+                          memory=[m for m in memory if m is not None])
+    assert out.grid is not None and abs(out.grid.pitch_mm / meta["pitch_mm"] - 1.0) < 0.05, out.grid
+    assert sorted(out.rc(t) for t in out.tiles if not t.pile) == [(0, 0), (0, 1)]
 
 
 def _frame(seed: int, k: int, res: tuple[int, int] = (2304, 1296)) -> tuple[np.ndarray, dict[str, Any]]:

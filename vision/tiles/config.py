@@ -443,6 +443,9 @@ class TilesConfig:
     """The city read with the piles painted out is taken unless its lattice's pitch lies
     more than pile_pitch_agree off the tops' outlines' side plus gap_mm while the
     whole frame's lies within it."""
+    pile_pitch_least: float = 0.55
+    """A city lattice finer than this share of the piles' patches' side is no tile's (a
+    mat's squares): the whole frame's is then taken where it lies nearer the tops' size."""
     pile_close_mm: float = 14.0
     """Where the band search finds fewer piles than there are and the game knows no
     earlier band, it is made again on the patches off the table closed over this width

@@ -517,7 +517,16 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
     if not off(alone):
         return alone
     whole = read_tiles(image, fit, profile, cfg, reference=ref, grid_hint=grid_hint)
-    if off(whole):
+    if whole.grid is None:
+        return alone
+    # a lattice finer than pile_pitch_least of the piles' patches is no tile's: a small
+    # city on a cutting mat, painted round, is read on the mat's squares (bench Challenge
+    # game 78: 18.8 mm under 55 mm patches); the whole frame's is then taken if nearer
+    # the tops' size, though under it by more than pile_pitch_agree (a tall pile's
+    # outline holds its top and a side: 52 mm tops over a 41.6 mm city)
+    absurd = alone.grid.pitch_mm < cfg.pile_pitch_least * guess
+    if off(whole) and not (absurd and whole.grid.pitch_mm >= cfg.pile_pitch_least * guess
+                           and abs(whole.grid.pitch_mm - size) < abs(alone.grid.pitch_mm - size)):
         return alone
     boxes = [reach_box(b, area, cfg) for b in band]
     kept = [t for t in whole.tiles
