@@ -500,8 +500,10 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
     off any lattice the city's tiles sit on, and pull it), unless that lattice's pitch
     lies more than pile_pitch_agree off the tiles' size as the tops' outlines show it
     (side plus gap) while the whole frame's does not (a few tiles on a cutting mat: the
-    piles' outlines helped the lattice search to the tiles' pitch); then the whole
-    frame's, without what lies in the piles' boxes."""
+    piles' outlines helped the lattice search to the tiles' pitch), or is finer than
+    any tile's (under pile_pitch_least of the piles' patches) while the whole frame's is
+    not and lies nearer that size; then the whole frame's, without what lies in the
+    piles' boxes."""
     area = _area(profile)
     alone = read_tiles(painted(image, fit, band, area, cfg), fit, profile, cfg, reference=ref, grid_hint=grid_hint)
     guess = float(np.median([b.short_mm for b in band]))
@@ -524,8 +526,8 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
     # game 78: 18.8 mm under 55 mm patches); the whole frame's is then taken if nearer
     # the tops' size, though under it by more than pile_pitch_agree (a tall pile's
     # outline holds its top and a side: 52 mm tops over a 41.6 mm city)
-    absurd = alone.grid.pitch_mm < cfg.pile_pitch_least * guess
-    if off(whole) and not (absurd and whole.grid.pitch_mm >= cfg.pile_pitch_least * guess
+    too_fine = alone.grid.pitch_mm < cfg.pile_pitch_least * guess
+    if off(whole) and not (too_fine and whole.grid.pitch_mm >= cfg.pile_pitch_least * guess
                            and abs(whole.grid.pitch_mm - size) < abs(alone.grid.pitch_mm - size)):
         return alone
     boxes = [reach_box(b, area, cfg) for b in band]
