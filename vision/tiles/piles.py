@@ -111,8 +111,7 @@ def remembered_band(band: list[Blob], memory: list[Blob]) -> list[Blob]:
     patches holding none are dropped. Only a search's own whole band is remembered
     (never one made from memory), so a misread cannot walk from look to look."""
     def holds(a: Blob, b: Blob) -> bool:
-        return any(x[0] <= c[0] <= x[2] and x[1] <= c[1] <= x[3]
-                   for x, c in ((a.box_mm, b.centre_mm), (b.box_mm, a.centre_mm)))
+        return _in_box(b.centre_mm, a.box_mm) or _in_box(a.centre_mm, b.box_mm)
 
     out: list[Blob] = []
     for m in memory:
@@ -239,6 +238,11 @@ def _box_gap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return max(a[0] - b[2], b[0] - a[2], a[1] - b[3], b[1] - a[3])
 
 
+def _in_box(p: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
+    """Whether a point lies in a box (x0, y0, x1, y1), edges included."""
+    return box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3]
+
+
 def _joined(found: list[Blob], reach: float) -> list[Blob]:
     """Blobs whose boxes lie within `reach` of each other joined into one: a lamp's spot
     splits a pile's top from its sides, while piles stand pitches apart."""
@@ -349,7 +353,7 @@ def _alone(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b: Bl
     # bench Challenge game 48's pile 3; nor is a print further past the area's edge than
     # a tall pile's top leans: game 48's, read at the table's corner beyond marker 2)
     up = [t for t in r.tiles if t.look.has_symbol and not _on_marker(t.centre_mm, profile)
-          and ax0 - lean <= t.centre_mm[0] <= ax1 + lean and ay0 - lean <= t.centre_mm[1] <= ay1 + lean]
+          and _in_box(t.centre_mm, (ax0 - lean, ay0 - lean, ax1 + lean, ay1 + lean))]
     if not up or r.grid is None:
         return None
     # the camera looks down on about the play area's middle: a pile's top shows further
@@ -474,8 +478,7 @@ def _lone_city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, b
     if r.grid is None or len(r.tiles) != 1:
         return None
     t = r.tiles[0]
-    bx0, by0, bx1, by1 = b.box_mm
-    if t.face_down or not t.look.has_symbol or not (bx0 <= t.centre_mm[0] <= bx1 and by0 <= t.centre_mm[1] <= by1):
+    if t.face_down or not t.look.has_symbol or not _in_box(t.centre_mm, b.box_mm):
         return None
     return r
 
@@ -532,7 +535,7 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
         return alone
     boxes = [reach_box(b, area, cfg) for b in band]
     kept = [t for t in whole.tiles
-            if not any(bx[0] <= t.centre_mm[0] <= bx[2] and bx[1] <= t.centre_mm[1] <= bx[3] for bx in boxes)]
+            if not any(_in_box(t.centre_mm, bx) for bx in boxes)]
     out = TilesReading(whole.grid, kept, whole.origin_cell, whole.reference)
     if kept:
         out.origin_cell = (min(t.col for t in kept), min(t.row for t in kept))

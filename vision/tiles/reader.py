@@ -71,8 +71,7 @@ def _patches(v: Any, piles: int) -> list[Blob] | None:
     from vision.tiles.piles import patch_from
     if not isinstance(v, (list, tuple)) or len(v) != piles:
         return None
-    out = [patch_from(d) for d in v]
-    kept = [b for b in out if b is not None]
+    kept = [b for d in v if (b := patch_from(d)) is not None]
     return kept if len(kept) == piles else None
 
 
