@@ -318,15 +318,19 @@ class Players:
                 break
         return laid
 
+    def _standing(self) -> list[dict[str, Any]]:
+        """The moves the device has applied and not undone (a move the players undid is
+        not on the screen's city, and its tile is not one the device has taken)."""
+        return [dict(m) for m in getattr(self.ref.session, "moves", None) or []]
+
     def _names(self) -> tuple[dict[int, int], dict[int, int]]:
         """The device's shape and colour indices for the true ones, learnt from the
-        moves it applied (true index -> device index)."""
+        moves it applied and that stand (true index -> device index)."""
         laid = {self._name(rc): t for rc, t in zip(self.placed, self.tiles)}
         shapes: dict[int, int] = {}
         colours: dict[int, int] = {}
-        for rec in self.ref.journal.records:
-            d = rec.data
-            if rec.kind == "move" and "tile" in d and str(d.get("cell")) in laid:
+        for d in self._standing():
+            if "tile" in d and str(d.get("cell")) in laid:
                 t, tok = laid[str(d["cell"])], str(d["tile"])
                 shapes[t[0]] = "abcdefg".index(tok[0])
                 colours[t[1]] = int(tok[1])
@@ -335,7 +339,7 @@ class Players:
     def _best(self, options: list[str], laid: dict[str, tuple[int, int]]) -> int | None:
         """The option "<token> at <cell>" for a tile really laid and not yet applied,
         the one whose token agrees most with what the players know of its names."""
-        applied = {str(r.data.get("cell")) for r in self.ref.journal.records if r.kind == "move"}
+        applied = {str(m.get("cell")) for m in self._standing()}
         shapes, colours = self._names()
 
         def agrees(names: dict[int, int], true: int, said: int) -> int:
@@ -462,8 +466,9 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
     are answered by simulated Players; otherwise nobody answers. With `look_seconds` every
     look is charged that time on a virtual clock (`_ChargedClock`): the moves missed then
     do not depend on the machine, and the latencies are not measured. The last frame is
-    held `hold` seconds more (PacedCamera); `applied_unheld` are the moves applied before
-    that hold began, what a recording cut at the last frame's period would have given.
+    held `hold` seconds more (PacedCamera). `applied` are the cells of every move applied,
+    `standing` those of the moves not undone at the end, `standing_unheld` those standing
+    when that hold began, what a recording cut at the last frame's period would have given.
     `game` and `preset` choose the game and its settings (Town 77 for 2 players by
     default); `make_players(camera, sleep)` makes other games' players (they get `.ref`)."""
     from firmware.buttons.script import NoButtons
@@ -500,7 +505,12 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
         def moves() -> list[Any]:
             return [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
 
-        camera = PacedCamera(frames, clock, hold=hold, on_hold=lambda: unheld.append(moves()))
+        def standing() -> list[Any]:
+            # the moves applied and not undone: a tile whose move the players undid is
+            # not in the device's city
+            return [m.get("cell") for m in getattr(ref.session, "moves", None) or []]
+
+        camera = PacedCamera(frames, clock, hold=hold, on_hold=lambda: unheld.append(standing()))
         buttons: Any = NoButtons(sleep=clock.sleep) if make_players is None else make_players(camera, clock.sleep)
         ref = Referee(camera, display, buttons, Journal(tmp),
                       clock=clock, config=cfg, game=game,
@@ -511,11 +521,11 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
         ref._locate = timed(ref._locate, parts["fit"])  # type: ignore[method-assign]
         ref.judge = timed(ref.judge, parts["look"], clock.charge)  # type: ignore[method-assign]
         ref.run()
-        applied = moves()
+        applied, stood = moves(), standing()
     return {"latency": list(ref.timings), "fit": parts["fit"], "reader": parts["reader"],
-            "look": parts["look"], "moves": len(applied), "applied": applied,
+            "look": parts["look"], "moves": len(applied), "applied": applied, "standing": stood,
             "records": [(r.kind, dict(r.data)) for r in ref.journal.records], "session": ref.session,
-            "applied_unheld": unheld[0] if unheld else applied, "events": ref.events,
+            "standing_unheld": unheld[0] if unheld else stood, "events": ref.events,
             "answered": getattr(buttons, "answered", 0), "fixes": getattr(buttons, "fixes", 0),
             "void": sum(1 for e in ref.events if e.startswith("early look void"))}
 
@@ -545,10 +555,14 @@ def bench_real_games(games: int, seed: int, resolution: tuple[int, int], moves: 
         run = bench_latency(frames, players=(placed, tiles, labels) if players else None,
                             look_seconds=look_seconds, hold=hold)
         want = [name(rc) for rc in placed]
+        # invented: any move ever applied at a cell no tile went to (undone by the players
+        # or not); missed: a tile not in the device's city at the end (a move applied and
+        # then undone is missed)
         got = [str(c) for c in run["applied"]]
+        stood = {str(c) for c in run["standing"]}
         invented = sum(1 for c in got if c not in want)
-        missed = sum(1 for c in want if c not in got)
-        out["missed_unheld"] += sum(1 for c in want if c not in {str(x) for x in run["applied_unheld"]})
+        missed = sum(1 for c in want if c not in stood)
+        out["missed_unheld"] += sum(1 for c in want if c not in {str(x) for x in run["standing_unheld"]})
         out["games"] += 1
         out["frames"] += len(frames)
         out["moves"] += len(want)

@@ -47,14 +47,17 @@ def test_players_leave_an_undone_move_undone() -> None:
 
 
 def _asked(asking: tuple[str, tuple[str, ...]], labels: list[str],
-           tried: dict[int, tuple[tuple[int, int], tuple[int, int]]], applied: list[tuple[str, str]]
-           ) -> Players:
-    """Pioneer (0, 0) at A1 and (1, 1) at B1; `applied` the device's moves (cell, token)."""
+           tried: dict[int, tuple[tuple[int, int], tuple[int, int]]], applied: list[tuple[str, str]],
+           undone: tuple[tuple[str, str], ...] = ()) -> Players:
+    """Pioneer (0, 0) at A1 and (1, 1) at B1; `applied` the device's moves that stand
+    (cell, token), `undone` moves it applied that the players undid (in its journal,
+    not in its game)."""
     camera = SimpleNamespace(index=len(labels) - 1)
     p = Players(camera, [(0, 0), (0, 1), (1, 1)], [(0, 0), (1, 1), (2, 2)], labels, tried,  # type: ignore[arg-type]
                 sleep=lambda s: None)
-    records = [SimpleNamespace(kind="move", data={"cell": c, "tile": t}) for c, t in applied]
-    p.ref = SimpleNamespace(asking=asking, misread=None, session=SimpleNamespace(moves=[]),
+    records = [SimpleNamespace(kind="move", data={"cell": c, "tile": t}) for c, t in [*applied, *undone]]
+    p.ref = SimpleNamespace(asking=asking, misread=None,
+                            session=SimpleNamespace(moves=[{"cell": c, "tile": t} for c, t in applied]),
                             journal=SimpleNamespace(records=records))
     return p
 
@@ -84,4 +87,15 @@ def test_players_do_not_confirm_a_name_they_know_is_another_tiles() -> None:
     p = _asked(("2 tiles at once", ("b0 at B2", "c0 at B2", "Not a move")), labels, {},
                [("A1", "a0"), ("B1", "b1")])
     p.tiles[2] = (2, 0)
+    assert _pressed(p) == 1
+
+
+def test_players_name_a_tile_laid_where_the_device_undid_a_move() -> None:
+    """A move at A2 the players undid (a tile they took back, read as "c2") neither
+    makes A2 a cell the device has taken nor teaches them its names: asked "A2: a1 or
+    c1?" about the tile they tried there, they pick a1 (alerts game 5062: they had
+    answered "Not a move")."""
+    labels = ["empty", "legal", "legal", "illegal"]
+    p = _asked(("A2: c1 or a1?", ("c1 at A2", "a1 at A2", "Not a move")), labels,
+               {3: ((1, 0), (0, 1))}, [("A1", "a0"), ("B1", "b1")], undone=(("A2", "c2"),))
     assert _pressed(p) == 1

@@ -58,3 +58,14 @@ def test_candidates_reach_the_observation_by_the_groups_labels() -> None:
     assert "candidates" not in d[0]
     assert d[1]["candidates"] == [{"shape": "shape-1", "colour": "colour-2"},
                                   {"shape": "shape-2", "colour": "colour-3"}]
+
+
+def test_a_tile_alone_lists_the_nearest_group_only_within_single_cuts() -> None:
+    """A group of one hesitates over the nearest group when it lies under `single` cuts
+    (a print the cut split off by a little), and over nothing farther or without `single`."""
+    d = _dist([0.0, 0.0, 13.0, 40.0])
+    labels, cut = [0, 0, 1, 2], 10.0
+    assert hesitations(d, labels, cut, 1.5, 0.7)[2] == []              # no `single`
+    assert hesitations(d, labels, cut, 1.5, 0.7, single=1.45)[2] == [0]  # 1.3 cuts away
+    assert hesitations(d, labels, cut, 1.5, 0.7, single=1.2)[2] == []   # 1.3 > 1.2
+    assert hesitations(d, labels, cut, 1.5, 0.7, single=1.45)[3] == []  # 2.7 cuts from group 1

@@ -319,6 +319,13 @@ class TilesConfig:
     (group.one_of_each). On dev cities 6000-6099 (shape / colour pairs right of 34592,
     without the mend 32615 / 32538): 0.25 gives 32623 / 32612, 0.5 32687 / 32647, 0.75
     32689 / 32677, 1.0 32694 / 32696, 1.5 32695 / 32697."""
+    single_near: float | None = 1.45
+    """A tile alone in its shape (colour) group lists the nearest other group as a
+    candidate when that group lies less than this many cuts away on average (None:
+    never). On dev games 7000-7039 read frame by frame, a new tile's true shape or colour
+    was split off by the cut at 1.29-1.48 cuts in most such cases; below 1.45 the
+    nearest group was a tile of its line (the candidate changes the verdict) 15 times in
+    379 placements, 4 of them truly alike."""
     alone_most: int | None = None
     """"A group of its own" is offered only in groups of at most this many tiles (None:
     in any). 3 (T22's suggestion) gave the same alerts, false alerts and questions as None

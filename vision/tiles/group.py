@@ -173,15 +173,18 @@ tile on the table shows)."""
 
 
 def hesitations(dist: F64, labels: list[int], cut: float, hesitate: float, alone: float,
-                alone_most: int | None = None) -> list[list[int]]:
+                alone_most: int | None = None, single: float | None = None) -> list[list[int]]:
     """Per item, the groups the grouping hesitated to put it in instead of its own.
 
     Runner-up: the nearest other group (average distance to its members) when it lies
     less than `hesitate` times as far as the item's own group does. OWN_GROUP: the item's
     average distance to the rest of its group is more than `alone` of the cut (a tile of
     a shape or colour no other tile shows, grouped with the nearest ones), only in groups
-    of at most `alone_most` items (None: any size). A group of one hesitates over nothing:
-    it is already its own group."""
+    of at most `alone_most` items (None: any size). A group of one is already its own
+    group; with `single` it lists the nearest other group when that lies less than
+    `single` of the cut away (a tile the cut left alone by a little: on a small city one
+    shape's two prints are split by a lamp's spot or a blur, and an illegal tile read as
+    a shape or colour of its own would be applied unasked)."""
     lab = np.asarray(labels, dtype=np.int64)
     n = lab.shape[0]
     out: list[list[int]] = [[] for _ in range(n)]
@@ -194,6 +197,10 @@ def hesitations(dist: F64, labels: list[int], cut: float, hesitate: float, alone
         mates[i] = False
         size = int(np.count_nonzero(mates))
         if size == 0:
+            if single is not None and cut > 0:
+                apart = [(float(np.mean(d[i, lab == g])), g) for g in groups if g != lab[i]]
+                if apart and min(apart)[0] < single * cut:
+                    out[i].append(int(min(apart)[1]))
             continue
         own = float(np.mean(d[i, mates]))
         others = [(float(np.mean(d[i, lab == g])), g) for g in groups if g != lab[i]]
