@@ -263,6 +263,12 @@ class PacedCamera:
         pass
 
 
+def standing_moves(ref: Any) -> list[dict[str, Any]]:
+    """The moves the referee's game holds now: applied and not undone (its journal also
+    keeps the moves the players undid)."""
+    return [dict(m) for m in getattr(ref.session, "moves", None) or []]
+
+
 class Players:
     """Players at the table who answer the device truthfully, through the buttons only.
 
@@ -321,7 +327,7 @@ class Players:
     def _standing(self) -> list[dict[str, Any]]:
         """The moves the device has applied and not undone (a move the players undid is
         not on the screen's city, and its tile is not one the device has taken)."""
-        return [dict(m) for m in getattr(self.ref.session, "moves", None) or []]
+        return standing_moves(self.ref)
 
     def _names(self) -> tuple[dict[int, int], dict[int, int]]:
         """The device's shape and colour indices for the true ones, learnt from the
@@ -506,9 +512,7 @@ def bench_latency(frames: list[NDArray[np.uint8]], analyze: Any = None,
             return [r.data.get("cell") for r in ref.journal.records if r.kind == "move"]
 
         def standing() -> list[Any]:
-            # the moves applied and not undone: a tile whose move the players undid is
-            # not in the device's city
-            return [m.get("cell") for m in getattr(ref.session, "moves", None) or []]
+            return [m.get("cell") for m in standing_moves(ref)]
 
         camera = PacedCamera(frames, clock, hold=hold, on_hold=lambda: unheld.append(standing()))
         buttons: Any = NoButtons(sleep=clock.sleep) if make_players is None else make_players(camera, clock.sleep)

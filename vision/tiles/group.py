@@ -196,18 +196,15 @@ def hesitations(dist: F64, labels: list[int], cut: float, hesitate: float, alone
         mates = lab == lab[i]
         mates[i] = False
         size = int(np.count_nonzero(mates))
+        others = [(float(np.mean(d[i, lab == g])), g) for g in groups if g != lab[i]]
+        near, g = min(others) if others else (math.inf, -1)
         if size == 0:
-            if single is not None and cut > 0:
-                apart = [(float(np.mean(d[i, lab == g])), g) for g in groups if g != lab[i]]
-                if apart and min(apart)[0] < single * cut:
-                    out[i].append(int(min(apart)[1]))
+            if single is not None and cut > 0 and near < single * cut:
+                out[i].append(int(g))
             continue
         own = float(np.mean(d[i, mates]))
-        others = [(float(np.mean(d[i, lab == g])), g) for g in groups if g != lab[i]]
-        if others and own > 0:
-            near, g = min(others)
-            if near < hesitate * own:
-                out[i].append(int(g))
+        if own > 0 and near < hesitate * own:
+            out[i].append(int(g))
         if cut > 0 and own > alone * cut and (alone_most is None or size + 1 <= alone_most):
             out[i].append(OWN_GROUP)
     return out
