@@ -319,13 +319,15 @@ class TilesConfig:
     (group.one_of_each). On dev cities 6000-6099 (shape / colour pairs right of 34592,
     without the mend 32615 / 32538): 0.25 gives 32623 / 32612, 0.5 32687 / 32647, 0.75
     32689 / 32677, 1.0 32694 / 32696, 1.5 32695 / 32697."""
-    single_near: float | None = 1.45
+    shape_single: float | None = 1.45
+    colour_single: float | None = 1.75
     """A tile alone in its shape (colour) group lists the nearest other group as a
     candidate when that group lies less than this many cuts away on average (None:
-    never). On dev games 7000-7039 read frame by frame, a new tile's true shape or colour
-    was split off by the cut at 1.29-1.48 cuts in most such cases; below 1.45 the
-    nearest group was a tile of its line (the candidate changes the verdict) 15 times in
-    379 placements, 4 of them truly alike."""
+    never). On dev games 7000-7039 read frame by frame (379 placements), of the new
+    tiles alone in a group with another of their true shape (colour) somewhere, 7 of 16
+    (10 of 17) had it as the nearest group under these cuts (colour at 1.45: 7); a
+    nearest group holding a tile of its line (the candidate changes the verdict) lay
+    under them 10 times by shape (16 under 1.5) and 9 by colour (5 under 1.45)."""
     alone_most: int | None = None
     """"A group of its own" is offered only in groups of at most this many tiles (None:
     in any). 3 (T22's suggestion) gave the same alerts, false alerts and questions as None
