@@ -324,18 +324,13 @@ class Players:
                 break
         return laid
 
-    def _standing(self) -> list[dict[str, Any]]:
-        """The moves the device has applied and not undone (a move the players undid is
-        not on the screen's city, and its tile is not one the device has taken)."""
-        return standing_moves(self.ref)
-
     def _names(self) -> tuple[dict[int, int], dict[int, int]]:
         """The device's shape and colour indices for the true ones, learnt from the
         moves it applied and that stand (true index -> device index)."""
         laid = {self._name(rc): t for rc, t in zip(self.placed, self.tiles)}
         shapes: dict[int, int] = {}
         colours: dict[int, int] = {}
-        for d in self._standing():
+        for d in standing_moves(self.ref):
             if "tile" in d and str(d.get("cell")) in laid:
                 t, tok = laid[str(d["cell"])], str(d["tile"])
                 shapes[t[0]] = "abcdefg".index(tok[0])
@@ -345,7 +340,7 @@ class Players:
     def _best(self, options: list[str], laid: dict[str, tuple[int, int]]) -> int | None:
         """The option "<token> at <cell>" for a tile really laid and not yet applied,
         the one whose token agrees most with what the players know of its names."""
-        applied = {str(m.get("cell")) for m in self._standing()}
+        applied = {str(m.get("cell")) for m in standing_moves(self.ref)}
         shapes, colours = self._names()
 
         def agrees(names: dict[int, int], true: int, said: int) -> int:

@@ -516,10 +516,10 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
         return alone
     size = float(np.median(sides)) + cfg.gap_mm
 
-    def off(r: TilesReading) -> bool:
-        return r.grid is None or abs(r.grid.pitch_mm - size) > cfg.pile_pitch_agree * size
+    def off(pitch: float) -> bool:
+        return abs(pitch - size) > cfg.pile_pitch_agree * size
 
-    if not off(alone):
+    if not off(alone.grid.pitch_mm):
         return alone
     whole = read_tiles(image, fit, profile, cfg, reference=ref, grid_hint=grid_hint)
     if whole.grid is None:
@@ -530,7 +530,7 @@ def _city(image: NDArray[np.uint8], fit: TableFit, profile: TableProfile, band: 
     # the tops' size, though under it by more than pile_pitch_agree (a tall pile's
     # outline holds its top and a side: 52 mm tops over a 41.6 mm city)
     too_fine = alone.grid.pitch_mm < cfg.pile_pitch_least * guess
-    if off(whole) and not (too_fine and whole.grid.pitch_mm >= cfg.pile_pitch_least * guess
+    if off(whole.grid.pitch_mm) and not (too_fine and whole.grid.pitch_mm >= cfg.pile_pitch_least * guess
                            and abs(whole.grid.pitch_mm - size) < abs(alone.grid.pitch_mm - size)):
         return alone
     boxes = [reach_box(b, area, cfg) for b in band]
