@@ -621,8 +621,7 @@ class Town77Session(RecordsMoves):
             tiles = readings(entries[cell], labels) or [tile]
             unvoted = labels.unvoted(tile, *raw[cell]) if cell in raw else []
             tiles += [t for t in unvoted if t not in tiles]
-            return self._judge(cell, tiles + [t for t in labels.elsewhere(tile, entries[cell]) if t not in tiles],
-                               footprint, ask)
+            return self._judge(cell, tiles, footprint, ask, labels.elsewhere(tile, entries[cell]))
 
         if vanished and not added:
             names = ", ".join(c.name for c in vanished[:3])
@@ -774,7 +773,7 @@ class Town77Session(RecordsMoves):
         return ask
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...],
-               ask: bool = False) -> Verdict:
+               ask: bool = False, elsewhere: list[Tile] | None = None) -> Verdict:
         """The new tile's verdict from its readings, the top one first. The state is a
         prior on what the tile can be (not one the city holds or turned over), never on
         where it may go: a top reading that breaks a placement rule is never taken for
@@ -783,12 +782,16 @@ class Town77Session(RecordsMoves):
         the rules judge otherwise (one legal, one not), the players are asked which tile
         it is ("B1: f1 or c1?"), both offered: an illegal one picked is alerted
         (IllegalMove from _apply). Otherwise a misread alert is fixed by the players
-        (Misread? Fix)."""
+        (Misread? Fix). `elsewhere` (Labels.elsewhere) are offered only against an
+        illegal top reading: against a legal one they asked on a third more placements
+        of dev games 7000-7079 and kept no alert."""
         city = self.game_state.city
         gone = set(self.game_state.turned_over)
         possible = [t for t in tiles if not city.contains(t) and t not in gone]
         top = possible[0] if possible else tiles[0]
         reason = why_illegal(city, top, cell)
+        if reason is not None and elsewhere:
+            possible += [t for t in elsewhere if t not in possible and not city.contains(t) and t not in gone]
         if ask:
             # every such reading is offered (up to HESITATION_OPTIONS): with a city tile
             # unread, a new label may be its shape or its colour (Labels.unvoted), and
