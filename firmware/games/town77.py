@@ -83,6 +83,8 @@ class Labels:
     def __init__(self, city_tiles: dict[Cell, Tile], raw: dict[Cell, tuple[Any, Any]]) -> None:
         self.maps: list[dict[Any, int]] = []
         self.free: list[list[int]] = []
+        self.used: list[list[int]] = []
+        """Per axis, the values the city's tiles have."""
         self.silent: list[list[int]] = []
         """Per axis, the values of city tiles not read this look (face down to the reader,
         hidden) that no read tile carries: a new label may be one of them."""
@@ -99,6 +101,7 @@ class Labels:
             used = {(t.shape if axis == 0 else t.colour) for t in city_tiles.values()}
             voiced = {(t.shape if axis == 0 else t.colour) for c, t in city_tiles.items() if c in raw}
             self.maps.append(mapping)
+            self.used.append(sorted(used))
             self.free.append([i for i in range(7) if i not in used and i not in mapping.values()])
             self.silent.append(sorted(used - voiced))     # (every voted value is voiced)
 
@@ -123,6 +126,27 @@ class Labels:
         shapes = [tile.shape] + (self.silent[0] if shape_label in self.fresh[0] else [])
         colours = [tile.colour] + (self.silent[1] if colour_label in self.fresh[1] else [])
         return [Tile(s, c) for s in shapes for c in colours if (s, c) != (tile.shape, tile.colour)]
+
+    def elsewhere(self, tile: Tile, entry: dict[str, Any]) -> list[Tile]:
+        """Other readings along an axis where the reader hesitated over a label no tile
+        of the city carries ("a shape of its own"): such a tile sits badly in its group,
+        and its truth may as well be a shape the city has elsewhere (dev alerts game 7066:
+        D1 read in C1's group and offered as a shape of its own, while its true shape was
+        B4's). Every value the city has; one free value already stands for any new one."""
+        out: list[Tile] = []
+        for alt in entry.get("candidates", []) or []:
+            if not isinstance(alt, dict):
+                continue
+            for axis, key in ((0, "shape"), (1, "colour")):
+                label = alt.get(key)
+                if label == entry.get(key) or label not in self.fresh[axis]:
+                    continue
+                own = tile.shape if axis == 0 else tile.colour
+                for v in self.used[axis]:
+                    t = Tile(v, tile.colour) if axis == 0 else Tile(tile.shape, v)
+                    if v != own and t not in out:
+                        out.append(t)
+        return out
 
     def tile(self, shape_label: Any, colour_label: Any) -> Tile | None:
         s = self.index(shape_label, 0)
@@ -596,7 +620,8 @@ class Town77Session(RecordsMoves):
         def judged(cell: Cell, tile: Tile, footprint: tuple[Rect, ...], ask: bool = False) -> Verdict:
             tiles = readings(entries[cell], labels) or [tile]
             unvoted = labels.unvoted(tile, *raw[cell]) if cell in raw else []
-            return self._judge(cell, tiles + [t for t in unvoted if t not in tiles], footprint, ask)
+            tiles += [t for t in unvoted if t not in tiles]
+            return self._judge(cell, tiles, footprint, ask, labels.elsewhere(tile, entries[cell]))
 
         if vanished and not added:
             names = ", ".join(c.name for c in vanished[:3])
@@ -748,7 +773,7 @@ class Town77Session(RecordsMoves):
         return ask
 
     def _judge(self, cell: Cell, tiles: list[Tile], footprint: tuple[Rect, ...],
-               ask: bool = False) -> Verdict:
+               ask: bool = False, elsewhere: list[Tile] | None = None) -> Verdict:
         """The new tile's verdict from its readings, the top one first. The state is a
         prior on what the tile can be (not one the city holds or turned over), never on
         where it may go: a top reading that breaks a placement rule is never taken for
@@ -757,12 +782,16 @@ class Town77Session(RecordsMoves):
         the rules judge otherwise (one legal, one not), the players are asked which tile
         it is ("B1: f1 or c1?"), both offered: an illegal one picked is alerted
         (IllegalMove from _apply). Otherwise a misread alert is fixed by the players
-        (Misread? Fix)."""
+        (Misread? Fix). `elsewhere` (Labels.elsewhere) are offered only against an
+        illegal top reading: against a legal one they asked on a third more placements
+        of dev games 7000-7079 and kept no alert."""
         city = self.game_state.city
         gone = set(self.game_state.turned_over)
         possible = [t for t in tiles if not city.contains(t) and t not in gone]
         top = possible[0] if possible else tiles[0]
         reason = why_illegal(city, top, cell)
+        if reason is not None and elsewhere:
+            possible += [t for t in elsewhere if t not in possible and not city.contains(t) and t not in gone]
         if ask:
             # every such reading is offered (up to HESITATION_OPTIONS): with a city tile
             # unread, a new label may be its shape or its colour (Labels.unvoted), and

@@ -943,3 +943,23 @@ def test_a_new_tile_beside_a_two_tile_city_must_lie_in_the_cell_it_is_read_in() 
     right = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"), _tile(1, 1, "s3", "c3"))
     v = s.interpret(right, change=_change((1, 1)))
     assert isinstance(v, Proposed) and v.move["cell"] == "B2"
+
+
+def test_a_tile_read_as_a_shape_of_its_own_is_offered_the_citys_other_shapes() -> None:
+    """Dev alerts game 7066: a new tile read in a shape group of its line (illegal) and
+    hesitated over as a shape of its own was offered that reading and the new shape only,
+    while its truth was a shape the city has elsewhere; those legal there are offered too
+    (only against an illegal top reading)."""
+    s = _session(("b1", "B1"), ("c2", "A2"))
+    look = _obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (1, 0, "s2", "k2"), (1, 1, "s2", "k3"))
+    look["tiles"][3]["candidates"] = [{"shape": "sX", "colour": "k3"}]
+    v = s.interpret(look, change=_change((1, 1)))
+    # c3 shares A2's shape in row 2; d3 is a new shape; a3 is A1's, legal at B2; b3 is
+    # B1's, in column B, so not offered
+    assert isinstance(v, Ask) and v.text == "B2: c3, d3 or a3?", v
+    assert [m["tile"] for m in v.candidates] == ["c3", "d3", "a3"]
+    # read legal (a new shape), the city's shapes are not offered: it is proposed
+    legal = _obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (1, 0, "s2", "k2"), (1, 1, "sY", "k3"))
+    legal["tiles"][3]["candidates"] = [{"shape": "sX", "colour": "k3"}]
+    v = s.interpret(legal, change=_change((1, 1)))
+    assert isinstance(v, Proposed) and v.move["tile"] == "d3", v

@@ -69,3 +69,15 @@ def test_a_tile_alone_lists_the_nearest_group_only_within_single_cuts() -> None:
     assert hesitations(d, labels, cut, 1.5, 0.7, single=1.45)[2] == [0]  # 1.3 cuts away
     assert hesitations(d, labels, cut, 1.5, 0.7, single=1.2)[2] == []   # 1.3 > 1.2
     assert hesitations(d, labels, cut, 1.5, 0.7, single=1.45)[3] == []  # 2.7 cuts from group 1
+
+
+def test_a_tile_far_from_one_mate_may_be_of_its_own_with_apart() -> None:
+    """A group chained through a middle tile (0, 5, 9): the end tile's mean to its mates
+    is under `alone` of the cut, its distance to the far end over `apart`, so it lists a
+    group of its own with `apart` and nothing without."""
+    d = _dist([0.0, 5.0, 9.0, 40.0])
+    labels, cut = [0, 0, 0, 1], 10.0
+    assert hesitations(d, labels, cut, 1.5, 0.7)[2] == []                  # mean 6.5 / 10
+    assert hesitations(d, labels, cut, 1.5, 0.7, apart=0.8)[2] == [OWN_GROUP]   # 9 / 10
+    assert hesitations(d, labels, cut, 1.5, 0.7, apart=0.95)[2] == []
+    assert hesitations(d, labels, cut, 1.5, 0.7, apart=0.8)[1] == []       # 5 and 4 from its mates

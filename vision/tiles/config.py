@@ -328,6 +328,15 @@ class TilesConfig:
     (10 of 17) had it as the nearest group under these cuts (colour at 1.45: 7); a
     nearest group holding a tile of its line (the candidate changes the verdict) lay
     under them 10 times by shape (16 under 1.5) and 9 by colour (5 under 1.45)."""
+    shape_apart: float | None = 0.7
+    colour_apart: float | None = 0.65
+    """A tile lying more than this many cuts from any one tile of its shape (colour)
+    group lists "a group of its own" too (None: only by its mean, shape_alone). Read
+    alone on dev games 7000-7079 (758 placement frames), 15 legal new tiles were grouped
+    with a tile of their line not truly alike and listed nothing (a false alert unless
+    the loop asks); these margins list it for 4 by shape and 1 by colour, and for 3 and 1
+    of the 110 truly alike that listed nothing (asked instead of alerted); at 0.6 and 0.6
+    they list 5 and 3 false, 11 and 1 true."""
     alone_most: int | None = None
     """"A group of its own" is offered only in groups of at most this many tiles (None:
     in any). 3 (T22's suggestion) gave the same alerts, false alerts and questions as None

@@ -173,7 +173,8 @@ tile on the table shows)."""
 
 
 def hesitations(dist: F64, labels: list[int], cut: float, hesitate: float, alone: float,
-                alone_most: int | None = None, single: float | None = None) -> list[list[int]]:
+                alone_most: int | None = None, single: float | None = None,
+                apart: float | None = None) -> list[list[int]]:
     """Per item, the groups the grouping hesitated to put it in instead of its own.
 
     Runner-up: the nearest other group (average distance to its members) when it lies
@@ -205,7 +206,8 @@ def hesitations(dist: F64, labels: list[int], cut: float, hesitate: float, alone
         own = float(np.mean(d[i, mates]))
         if own > 0 and near < hesitate * own:
             out[i].append(int(g))
-        if cut > 0 and own > alone * cut and (alone_most is None or size + 1 <= alone_most):
+        far = own > alone * cut or (apart is not None and float(np.max(d[i, mates])) > apart * cut)
+        if cut > 0 and far and (alone_most is None or size + 1 <= alone_most):
             out[i].append(OWN_GROUP)
     return out
 

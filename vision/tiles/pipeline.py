@@ -1499,8 +1499,10 @@ def _group(out: TilesReading, cfg: TilesConfig, shapes: int | None, colours: int
     cg, c_cut = agglomerate_cut(cd, cfg.colour_merge, colours, cfg.colour_window, c_cap)
     if copies is not None:
         sg, cg = one_of_each(sd, cd, sg, cg, (s_cut, c_cut), copies, (shapes, colours), cfg.pair_move_most)
-    s_alt = hesitations(sd, sg, s_cut, cfg.shape_hesitate, cfg.shape_alone, cfg.alone_most, cfg.shape_single)
-    c_alt = hesitations(cd, cg, c_cut, cfg.colour_hesitate, cfg.colour_alone, cfg.alone_most, cfg.colour_single)
+    s_alt = hesitations(sd, sg, s_cut, cfg.shape_hesitate, cfg.shape_alone, cfg.alone_most, cfg.shape_single,
+                        cfg.shape_apart)
+    c_alt = hesitations(cd, cg, c_cut, cfg.colour_hesitate, cfg.colour_alone, cfg.alone_most, cfg.colour_single,
+                        cfg.colour_apart)
     for t, s, c, sa, ca in zip(up, sg, cg, s_alt, c_alt):
         t.shape_group, t.colour_group = s, c
         t.shape, t.colour = f"shape-{s + 1}", f"colour-{c + 1}"
