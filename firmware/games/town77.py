@@ -787,11 +787,15 @@ class Town77Session(RecordsMoves):
         games 7000-7079 (193 -> 250) and gained no alert."""
         city = self.game_state.city
         gone = set(self.game_state.turned_over)
-        possible = [t for t in tiles if not city.contains(t) and t not in gone]
+
+        def free(ts: list[Tile]) -> list[Tile]:
+            return [t for t in ts if not city.contains(t) and t not in gone]
+
+        possible = free(tiles)
         top = possible[0] if possible else tiles[0]
         reason = why_illegal(city, top, cell)
         if reason is not None and elsewhere:
-            possible += [t for t in elsewhere if t not in possible and not city.contains(t) and t not in gone]
+            possible += [t for t in free(elsewhere) if t not in possible]
         if ask:
             # every such reading is offered (up to HESITATION_OPTIONS): with a city tile
             # unread, a new label may be its shape or its colour (Labels.unvoted), and

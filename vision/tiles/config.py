@@ -335,9 +335,9 @@ class TilesConfig:
     alone on dev games 7000-7079 (758 placement frames), 15 legal new tiles were grouped
     with a tile of their line not truly alike and listed nothing (a false alert unless
     the loop asks; most of the colour ones on a lattice the reader misnumbered, where
-    the line is not the true one); these margins list it for 4 by shape and 1 by colour, and for 3 and 1
-    of the 110 truly alike that listed nothing (asked instead of alerted); at 0.6 and 0.6
-    they list 5 and 3 false, 11 and 1 true."""
+    the line is not the true one); these margins list it for 4 by shape and 1 by
+    colour, and for 3 and 1 of the 110 truly alike that listed nothing (asked instead
+    of alerted); at 0.6 and 0.6 they list 5 and 3 false, 11 and 1 true."""
     alone_most: int | None = None
     """"A group of its own" is offered only in groups of at most this many tiles (None:
     in any). 3 (T22's suggestion) gave the same alerts, false alerts and questions as None

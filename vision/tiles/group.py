@@ -180,7 +180,9 @@ def hesitations(dist: F64, labels: list[int], cut: float, hesitate: float, alone
     Runner-up: the nearest other group (average distance to its members) when it lies
     less than `hesitate` times as far as the item's own group does. OWN_GROUP: the item's
     average distance to the rest of its group is more than `alone` of the cut (a tile of
-    a shape or colour no other tile shows, grouped with the nearest ones), only in groups
+    a shape or colour no other tile shows, grouped with the nearest ones), or, with
+    `apart`, its distance to any one of them is more than `apart` of the cut (a group
+    chained through a middle tile hides the one far pair in its mean), only in groups
     of at most `alone_most` items (None: any size). A group of one is already its own
     group; with `single` it lists the nearest other group when that lies less than
     `single` of the cut away (a tile the cut left alone by a little: on a small city one
