@@ -639,8 +639,11 @@ class Town77Session(RecordsMoves):
             # (a tile of the city never changes in play, so the players can take the new
             # one and let the misread be: with nothing to pick, the move waited until a
             # look read the old tile right, and was lost when none did)
-            verdict = judged(added[0], one_new, fp(added))
-            if isinstance(verdict, Illegal) and not turned:
+            verdict = judged(added[0], one_new, fp(added), ask=not turned)
+            if isinstance(verdict, (Illegal, Ask)) and not turned:
+                # the reader hesitated between readings the rules judge otherwise: asked
+                # which tile it is, as a new tile alone is (dev alerts game 7072: C3's c1,
+                # read a1, was alerted beside a misread A2 and fixed by the players)
                 return verdict
             offered = _confirmable(verdict)
         elif changed and added:
