@@ -996,9 +996,9 @@ def test_other_is_offered_only_for_a_question_about_one_tile() -> None:
 
 def test_a_new_tile_read_beside_a_misread_city_tile_is_asked_when_the_reader_hesitated() -> None:
     """Dev alerts game 7072: beside a city tile read otherwise (A2), a new tile whose top
-    reading is illegal (b3 under B1) and whose other readings are legal (d3; a3, a shape of the city
-    legal there) is asked which
-    tile it is, as a new tile alone is; it was alerted, and the players fixed it."""
+    reading is illegal (b3 under B1) and whose other readings are legal (d3; a3, a shape
+    of the city legal there) is asked which tile it is, as a new tile alone is; it was
+    alerted, and the players fixed it."""
     s = _session(("b1", "B1"), ("c2", "A2"))
     look = _obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (1, 0, "s1", "k2"), (1, 1, "s1", "k3"))
     look["tiles"][3]["candidates"] = [{"shape": "sX", "colour": "k3"}]
