@@ -37,7 +37,8 @@ from firmware.buttons.base import ButtonEvent, Buttons
 from firmware.camera.base import CameraError, EndOfStream, Frame
 from firmware.display.base import Display
 from firmware.games import base as games
-from firmware.games.base import OTHER, OTHER_TITLE, Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
+from firmware.games.base import (OTHER, OTHER_TITLE, Ask, GameSession, Illegal, NoChange, Proposed, Unclear,
+                                 Verdict)
 from firmware.journal import Journal, last_game, unfinished_game
 from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, arm_reach, change_mask,
                              foreign_change, large_parts, normalise, normalised_difference, reaching_in,

@@ -278,7 +278,7 @@ class Players:
     laid and the device has not taken, the one tried where the rules forbid it included
     (`wrong`: "B1: f1 or c1?" is answered with the tile laid, legal or not), or, when
     every option names it with a name they know is another's, Other... and the tile laid
-    from that list (loop.OTHER_TITLE); an alert on a tile they laid legally gets
+    from that list (games.base.OTHER_TITLE); an alert on a tile they laid legally gets
     MENU > Misread? Fix and the real tile; "X missing: put it back" (games.base.MISSING)
     about the device's last move, where they know no tile of theirs lies (one they took
     back, read as a move), gets Undo and the move left undone; anything else is answered
