@@ -37,7 +37,8 @@ from firmware.buttons.base import ButtonEvent, Buttons
 from firmware.camera.base import CameraError, EndOfStream, Frame
 from firmware.display.base import Display
 from firmware.games import base as games
-from firmware.games.base import Ask, GameSession, Illegal, NoChange, Proposed, Unclear, Verdict
+from firmware.games.base import (OTHER, OTHER_TITLE, Ask, GameSession, Illegal, NoChange, Proposed, Unclear,
+                                 Verdict)
 from firmware.journal import Journal, last_game, unfinished_game
 from firmware.motion import (ChangeMap, MotionConfig, MotionDetector, arm_reach, change_mask,
                              foreign_change, large_parts, normalise, normalised_difference, reaching_in,
@@ -996,7 +997,10 @@ class Referee:
 
     def _question(self, verdict: Ask, frame: Frame) -> None:
         assert self.session is not None
-        labels = list(verdict.labels) + ["Not a move"]
+        # when every option is wrong, "Other..." opens the session's fuller list (a misread
+        # option taken as the best of bad ones was applied, or an illegal tile never alerted)
+        others = self.session.others(verdict) if verdict.candidates else []
+        labels = list(verdict.labels) + ([OTHER] if others else []) + ["Not a move"]
         index = 0
         if self.cfg.auto_dismiss:
             self.show(scr.confirm_screen(verdict.text, "Check table", yes="OK", no="Undo"))
@@ -1021,10 +1025,18 @@ class Referee:
                 elif ev is ButtonEvent.PREV:
                     index = (index - 1) % len(labels)
                 elif ev is ButtonEvent.SELECT:
+                    move: dict[str, Any] | None = None
                     if index < len(verdict.candidates):
+                        move, label = verdict.candidates[index], labels[index]
+                    elif others and index == len(verdict.candidates):
+                        pick = self._pick(OTHER_TITLE, [a.label for a in others])
+                        if pick is None:
+                            self.note("question dismissed")
+                            break
+                        move, label = others[pick].move, others[pick].label
+                    if move is not None:
                         self._picked_alert = None
-                        if not self._apply(verdict.candidates[index], frame, "confirmed", labels[index]) \
-                                and self._picked_alert is not None:
+                        if not self._apply(move, frame, "confirmed", label) and self._picked_alert is not None:
                             self.picked[_ask_key(verdict)] = self._picked_alert
                     elif self.reference is None and self.current_view is not None:
                         # "Not a move" with no table agreed yet (a game's first look): the

@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from firmware.bench.common import md_table, median, verdict
-from firmware.games.base import MISSING
+from firmware.games.base import MISSING, OTHER, OTHER_TITLE
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests" / "firmware"
@@ -276,7 +276,9 @@ class Players:
     placed up to the frame on the table (`placed`, `tiles` and the frames' `labels` from
     real_game). A question about new tiles gets the option naming a tile they really
     laid and the device has not taken, the one tried where the rules forbid it included
-    (`wrong`: "B1: f1 or c1?" is answered with the tile laid, legal or not); an alert on a tile they laid legally gets
+    (`wrong`: "B1: f1 or c1?" is answered with the tile laid, legal or not), or, when
+    every option names it with a name they know is another's, Other... and the tile laid
+    from that list (games.base.OTHER_TITLE); an alert on a tile they laid legally gets
     MENU > Misread? Fix and the real tile; "X missing: put it back" (games.base.MISSING)
     about the device's last move, where they know no tile of theirs lies (one they took
     back, read as a move), gets Undo and the move left undone; anything else is answered
@@ -340,6 +342,10 @@ class Players:
     def _best(self, options: list[str], laid: dict[str, tuple[int, int]]) -> int | None:
         """The option "<token> at <cell>" for a tile really laid and not yet applied,
         the one whose token agrees most with what the players know of its names."""
+        return self._judge(options, laid)[0]
+
+    def _judge(self, options: list[str], laid: dict[str, tuple[int, int]]) -> tuple[int | None, bool]:
+        """_best, and whether it may be right (no name in it is known to be another's)."""
         applied = {str(m.get("cell")) for m in standing_moves(self.ref)}
         shapes, colours = self._names()
 
@@ -364,7 +370,7 @@ class Players:
             score = (min(parts) >= 0, sum(parts))
             if score > best_score:
                 best, best_score = i, score
-        return best
+        return best, best_score[0]
 
     def _press(self, index: int, last: str = "SELECT") -> None:
         from firmware.buttons.base import ButtonEvent
@@ -401,9 +407,16 @@ class Players:
             self._press(pick)
         elif title == "Undone. Fix?":
             return ButtonEvent.BACK                         # leave it undone
+        elif title == OTHER_TITLE:
+            pick = self._best(list(choices), self._tried())
+            if pick is None:
+                return ButtonEvent.BACK
+            self._press(pick)
         elif choices:
-            pick = self._best(list(choices[:-1]), self._tried())     # the last is "Not a move"
+            pick, sure = self._judge(list(choices[:-1]), self._tried())     # the last is "Not a move"
             self.answered += 1
+            if pick is not None and not sure and OTHER in choices:
+                pick = choices.index(OTHER)        # every option names it wrong: the fuller list
             self._press(len(choices) - 1 if pick is None else pick)
         else:
             self.answered += 1

@@ -78,6 +78,12 @@ MISSING = " missing: put it back"
 """The end of the question about pieces the state holds and the table no longer shows
 (one piece: "B2 missing: put it back"); the benches' players recognise it by this."""
 
+OTHER = "Other..."
+"""A question's option after its own, when the session has a fuller list of what the piece
+may be (GameSession.others)."""
+OTHER_TITLE = "Which is it?"
+"""That list's title (the benches' players recognise it by this)."""
+
 
 def missing(names: str, footprint: tuple[Rect, ...]) -> Ask:
     """The question about pieces gone from the table, named in `names`."""
@@ -149,6 +155,11 @@ class RecordsMoves:
         once instead of waiting for the table to change."""
         return False
 
+    def others(self, verdict: Ask) -> list[Action]:
+        """What else the piece `verdict` asks about may be, beyond its options (none by
+        default: the question then offers no "Other...")."""
+        return []
+
     def not_a_move(self, verdict: Ask) -> None:
         """The players answered a question "Not a move" (on the game's first look, what
         it showed is background; nothing to remember by default)."""
@@ -202,6 +213,11 @@ class GameSession(Protocol):
 
     def more_to_read(self) -> bool:
         """Whether the table holds moves the looks so far did not take: look again now."""
+        ...
+
+    def others(self, verdict: Ask) -> list[Action]:
+        """The fuller list behind a question's "Other..." option: what else the piece it
+        asks about may be, when every option it offers is wrong."""
         ...
 
     def not_a_move(self, verdict: Ask) -> None:

@@ -639,8 +639,11 @@ class Town77Session(RecordsMoves):
             # (a tile of the city never changes in play, so the players can take the new
             # one and let the misread be: with nothing to pick, the move waited until a
             # look read the old tile right, and was lost when none did)
-            verdict = judged(added[0], one_new, fp(added))
-            if isinstance(verdict, Illegal) and not turned:
+            verdict = judged(added[0], one_new, fp(added), ask=not turned)
+            if isinstance(verdict, (Illegal, Ask)) and not turned:
+                # the reader hesitated between readings the rules judge otherwise: asked
+                # which tile it is, as a new tile alone is (dev alerts game 7072: C3's c1,
+                # read a1, was alerted beside a misread A2 and fixed by the players)
                 return verdict
             offered = _confirmable(verdict)
         elif changed and added:
@@ -924,6 +927,32 @@ class Town77Session(RecordsMoves):
                     and why_illegal(city, t, cell) is None:
                 move = self._place_move(t, cell, "fix")
                 out.append(Action(f"{t.token} at {cell.name}", move))
+        return out
+
+    def others(self, verdict: Ask) -> list[Action]:
+        """Every tile not in the city that the one a question names may be, when all of
+        its options are wrong (loop game 50: "C3: g2, g4, g0 or g3?" with the shape
+        misread on every option). Illegal ones included: one picked is alerted. Those
+        sharing a shape or colour with the first option come first, then those sharing one
+        with any option: a misreading usually gets one of the two wrong."""
+        moves = verdict.candidates
+        if not moves or any(m.get("type") not in ("place", "pioneer") or "tile" not in m
+                            or m.get("cell") != moves[0].get("cell") for m in moves):
+            return []
+        cell = Cell.parse(str(moves[0]["cell"]))
+        offered = [Tile.parse(str(m["tile"])) for m in moves]
+        gone = set(self.game_state.turned_over)
+
+        def likeness(t: Tile) -> tuple[int, str]:
+            def near(o: Tile) -> bool:
+                return t.shape == o.shape or t.colour == o.colour
+            return (0 if near(offered[0]) else 1 if any(near(o) for o in offered) else 2), t.token
+
+        out = []
+        for t in sorted(ALL_TILES, key=likeness):
+            if t not in offered and t not in gone and not self.game_state.city.contains(t):
+                move = self._place_move(t, cell, "confirmed")
+                out.append(Action(_option_text(move), move))
         return out
 
     def end_questions(self) -> list[Setting]:

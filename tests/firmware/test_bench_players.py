@@ -7,6 +7,7 @@ from typing import Any
 
 from firmware.bench.loop import Players
 from firmware.buttons.base import ButtonEvent
+from firmware.games.base import OTHER, OTHER_TITLE
 
 
 def _players(asking: tuple[str, tuple[str, ...]], moves: list[dict[str, Any]]) -> Players:
@@ -98,4 +99,25 @@ def test_players_name_a_tile_laid_where_the_device_undid_a_move() -> None:
     labels = ["empty", "legal", "legal", "illegal"]
     p = _asked(("A2: c1 or a1?", ("c1 at A2", "a1 at A2", "Not a move")), labels,
                {3: ((1, 0), (0, 1))}, [("A1", "a0"), ("B1", "b1")], undone=(("A2", "c2"),))
+    assert _pressed(p) == 1
+
+
+def test_players_open_other_when_every_option_names_their_tile_wrong() -> None:
+    """B2 holds B1's shape in the pioneer's colour (the device's "b0"): "B2: a0?" names
+    the pioneer's shape, which they know is not theirs, so they take Other... and then
+    their b0 from the list."""
+    labels = ["empty", "legal", "legal", "legal"]
+    p = _asked(("B2: a0?", ("a0 at B2", OTHER, "Not a move")), labels, {}, [("A1", "a0"), ("B1", "b1")])
+    p.tiles[2] = (1, 0)
+    assert _pressed(p) == 1
+    p.ref.asking = (OTHER_TITLE, ("c0 at B2", "b0 at B2", "b2 at B2"))
+    assert _pressed(p) == 1
+
+
+def test_players_keep_to_an_option_that_may_be_right_over_other() -> None:
+    """"c0 at B2" may be right (shape c unnamed yet): they pick it, not Other..."""
+    labels = ["empty", "legal", "legal", "legal"]
+    p = _asked(("B2: a0 or c0?", ("a0 at B2", "c0 at B2", OTHER, "Not a move")), labels, {},
+               [("A1", "a0"), ("B1", "b1")])
+    p.tiles[2] = (2, 0)
     assert _pressed(p) == 1

@@ -963,3 +963,48 @@ def test_a_tile_read_as_a_shape_of_its_own_is_offered_the_citys_other_shapes() -
     legal["tiles"][3]["candidates"] = [{"shape": "sX", "colour": "k3"}]
     v = s.interpret(legal, change=_change((1, 1)))
     assert isinstance(v, Proposed) and v.move["tile"] == "d3", v
+
+
+def test_other_offers_every_tile_not_in_the_city_like_the_first_option_first() -> None:
+    """Loop game 50: every option of "C3: g2, g4, g0 or g3?" had the shape wrong. Behind
+    Other... come the tiles not in the city and not offered, illegal ones included (one
+    picked is alerted), those sharing the first option's shape or colour first."""
+    s = _session(("b1", "B1"), ("c2", "A2"))
+    look = _obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (1, 0, "s2", "k2"), (1, 1, "s2", "k3"))
+    look["tiles"][3]["candidates"] = [{"shape": "sX", "colour": "k3"}]
+    v = s.interpret(look, change=_change((1, 1)))
+    assert isinstance(v, Ask) and [m["tile"] for m in v.candidates] == ["c3", "d3", "a3"], v
+    others = s.others(v)
+    tiles = [a.move["tile"] for a in others]
+    assert len(tiles) == 49 - 3 - 3 and not {"a0", "b1", "c2", "c3", "d3", "a3"} & set(tiles)
+    # like c3 (b3, illegal in column B, among them), then like d3 or a3, then the rest
+    assert tiles[:9] == ["b3", "c0", "c1", "c4", "c5", "c6", "e3", "f3", "g3"], tiles
+    assert tiles[9:20] == ["a1", "a2", "a4", "a5", "a6", "d0", "d1", "d2", "d4", "d5", "d6"], tiles
+    assert all(a.label == f"{a.move['tile']} at B2" and a.move["type"] == "place" for a in others)
+
+
+def test_other_is_offered_only_for_a_question_about_one_tile() -> None:
+    """A question between tiles at different cells (two tiles at once) has no Other...:
+    the fuller list names one cell's tile."""
+    s = _session(("b1", "B1"))
+    ask = Ask("2 tiles at once", ({"type": "place", "player": 0, "tile": "c2", "cell": "A2"},
+                                  {"type": "place", "player": 0, "tile": "d3", "cell": "C1"}),
+              ("c2 at A2", "d3 at C1"))
+    assert s.others(ask) == []
+    assert s.others(Ask("Stray tile at C6")) == []
+
+
+def test_a_new_tile_read_beside_a_misread_city_tile_is_asked_when_the_reader_hesitated() -> None:
+    """Dev alerts game 7072: beside a city tile read otherwise (A2), a new tile whose top
+    reading is illegal (b3 under B1) and whose other readings are legal (d3; a3, a shape
+    of the city legal there) is asked which tile it is, as a new tile alone is; it was
+    alerted, and the players fixed it."""
+    s = _session(("b1", "B1"), ("c2", "A2"))
+    look = _obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (1, 0, "s1", "k2"), (1, 1, "s1", "k3"))
+    look["tiles"][3]["candidates"] = [{"shape": "sX", "colour": "k3"}]
+    v = s.interpret(look, change=_change((1, 0), (1, 1)))
+    assert isinstance(v, Ask) and v.text == "B2: b3, d3 or a3?", v
+    # with no other reading, the illegal one is alerted as before
+    del look["tiles"][3]["candidates"]
+    v = s.interpret(look, change=_change((1, 0), (1, 1)))
+    assert isinstance(v, Illegal) and v.move["tile"] == "b3", v

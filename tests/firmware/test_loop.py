@@ -124,7 +124,7 @@ def test_two_tiles_at_once_ask_and_the_players_choose(tmp_path: Path) -> None:
     assert moves[1]["source"] == "confirmed"
 
 
-@pytest.mark.parametrize("answer,tiles", [(["SELECT"], ["b1"]), (["NEXT", "SELECT"], [])])
+@pytest.mark.parametrize("answer,tiles", [(["SELECT"], ["b1"]), (["PREV", "SELECT"], [])])
 def test_a_tile_on_the_table_at_the_start_is_asked_once(tmp_path: Path, answer: list[str],
                                                         tiles: list[str]) -> None:
     """A lone tile already on the table at the game's first look is asked (never applied by
@@ -138,7 +138,7 @@ def test_a_tile_on_the_table_at_the_start_is_asked_once(tmp_path: Path, answer: 
     assert sum(": Ask " in e for e in ref.events) == 1
 
 
-@pytest.mark.parametrize("answer,kept", [(["SELECT"], True), (["NEXT", "SELECT"], False)])
+@pytest.mark.parametrize("answer,kept", [(["SELECT"], True), (["PREV", "SELECT"], False)])
 def test_a_phantom_called_no_move_hands_on_no_lattice(tmp_path: Path, answer: list[str],
                                                       kept: bool) -> None:
     """A first look's lattice is handed to the next looks once its tile is the pioneer, never
@@ -387,6 +387,56 @@ def test_a_refused_answer_to_a_question_is_alerted(tmp_path: Path) -> None:
     assert not [r for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
 
 
+def test_a_tile_no_option_names_is_picked_from_other_and_alerted_when_illegal(tmp_path: Path) -> None:
+    """A question whose options all name the tile wrong ("B1: c3 or d3?" for a b3) offers
+    Other...: the session's fuller list, where the players pick the real tile; the rules
+    refuse it (shape in the row) and it is alerted, never applied."""
+    from firmware.alerts import NullAlerts
+    from firmware.games.base import OTHER, OTHER_TITLE, Ask
+
+    bad = {(0, 0): (1, 1), (0, 1): (1, 3)}     # b3 beside the b1 pioneer: same shape in the row
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}), minitable.render(bad),
+              minitable.render(bad, seed=4)]
+    ref = referee(tmp_path, frames)
+    ref.alerts = NullAlerts()
+    menus: list[tuple[str, tuple[str, ...]]] = []
+    # Other... is the third entry (after the two options); b3 the second tile behind it
+    players = _Players(lambda: bool(ref.asking and ref.asking[0].startswith("B1")),
+                       ["NEXT", "NEXT", "SELECT", "NEXT", "SELECT"])
+
+    def poll(timeout: float = 0.0) -> object:
+        if ref.asking and ref.asking not in menus:
+            menus.append(ref.asking)
+        return players.poll(timeout)
+
+    ref.buttons.poll = poll  # type: ignore[method-assign]
+    original_start = ref._watch
+
+    def watch() -> None:
+        assert ref.session is not None
+        real = ref.session.interpret
+
+        def ask(obs: Any, change: Any = None) -> object:
+            verdict = real(obs, change)
+            if type(verdict).__name__ != "Illegal":
+                return verdict
+            moves = tuple(dict(verdict.move, tile=t) for t in ("c3", "d3"))
+            return Ask("B1: c3 or d3?", moves, ("c3 at B1", "d3 at B1"), verdict.footprint)
+
+        ref.session.interpret = ask
+        original_start()
+
+    ref._watch = watch
+    ref.run()
+    assert ("B1: c3 or d3?", ("c3 at B1", "d3 at B1", OTHER, "Not a move")) in menus, menus
+    lists = [choices for title, choices in menus if title == OTHER_TITLE]
+    assert lists and lists[0][:3] == ("a3 at B1", "b3 at B1", "c0 at B1"), lists
+    assert any(e.endswith(": Picked illegal b3 at B1") for e in ref.events), ref.events
+    assert ref.alerts.history == ["ok", "illegal"], (ref.alerts.history, ref.events)
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["cell"] for m in moves] == ["A1"], moves
+
+
 def test_ok_to_a_question_without_options_tells_the_session_the_players_checked(tmp_path: Path) -> None:
     """OK (select) to a question with nothing to pick ("Stray tile at X") reaches the
     session's checked() with that question: a session can stop asking about a place
@@ -616,7 +666,7 @@ def test_the_unclear_screen_says_the_short_reason_and_the_log_keeps_the_detail(t
     assert shown.count(unclear_screen("table unreadable").tobytes()) == 1
 
 
-@pytest.mark.parametrize("answer,tiles", [(["SELECT"], ["b1", "c2"]), (["NEXT", "SELECT"], ["b1"])])
+@pytest.mark.parametrize("answer,tiles", [(["SELECT"], ["b1", "c2"]), (["PREV", "SELECT"], ["b1"])])
 def test_a_tile_read_where_nothing_changed_is_asked_once(tmp_path: Path, answer: list[str],
                                                          tiles: list[str]) -> None:
     """A tile the reader sees beside the city where the pixels did not change (too faint
