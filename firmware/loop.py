@@ -997,17 +997,17 @@ class Referee:
 
     def _question(self, verdict: Ask, frame: Frame) -> None:
         assert self.session is not None
-        # when every option is wrong, "Other..." opens the session's fuller list (a misread
-        # option taken as the best of bad ones was applied, or an illegal tile never alerted)
-        others = self.session.others(verdict) if verdict.candidates else []
-        labels = list(verdict.labels) + ([OTHER] if others else []) + ["Not a move"]
-        index = 0
         if self.cfg.auto_dismiss:
             self.show(scr.confirm_screen(verdict.text, "Check table", yes="OK", no="Undo"))
             self.clock.sleep(1.0)
             self.note("question dismissed (nobody to ask)")
             self._show_status()
             return
+        # when every option is wrong, "Other..." opens the session's fuller list (a misread
+        # option taken as the best of bad ones was applied, or an illegal tile never alerted)
+        others = self.session.others(verdict) if verdict.candidates else []
+        labels = list(verdict.labels) + ([OTHER] if others else []) + ["Not a move"]
+        index = 0
         while True:
             if verdict.candidates:
                 self.show(scr.menu_screen(verdict.text, labels, index))

@@ -599,10 +599,9 @@ class Town77Session(RecordsMoves):
             # players say which tile it is, among those the reading and the rules allow
             cell = unread[0]
             partial = (labels.index(raw[cell][0], 0), labels.index(raw[cell][1], 1))
-            gone = set(self.game_state.turned_over)
             could_be = [t for t in ALL_TILES
                         if partial[0] in (None, t.shape) and partial[1] in (None, t.colour)
-                        and not city.contains(t) and t not in gone and why_illegal(city, t, cell) is None]
+                        and self._unplayed(t) and why_illegal(city, t, cell) is None]
             footprint = (_rect(centres.get(cell), cell, pitch),)
             if not 0 < len(could_be) <= UNREAD_OPTIONS:
                 return Ask(f"{cell.name}: cannot read the tile", (), (), footprint)
@@ -704,7 +703,6 @@ class Town77Session(RecordsMoves):
                     return verdict
             options = []
             texts: list[str] = []
-            gone = set(self.game_state.turned_over)
             for c in added:
                 t = seen[c]
                 if t is None:
@@ -712,8 +710,7 @@ class Town77Session(RecordsMoves):
                 # each tile's legal readings: the top one, then those the reader hesitated
                 # over (game 26 of the loop bench: B2, a shape the city did not have yet,
                 # read as A3's, was offered only so, and the players had no true option)
-                alts = [r for r in readings(entries[c], labels)[1:]
-                        if r != t and not city.contains(r) and r not in gone]
+                alts = [r for r in readings(entries[c], labels)[1:] if r != t and self._unplayed(r)]
                 for r in [t, *alts]:
                     if why_illegal(city, r, c) is None:
                         options.append(self._place_move(r, c, "confirmed"))
@@ -759,12 +756,17 @@ class Town77Session(RecordsMoves):
                 return self._ask_quiet(q)
         return None
 
+    def _unplayed(self, tile: Tile) -> bool:
+        """Whether a tile can still be laid: the box holds each once, so not one in the city
+        or turned over (the state's prior on what a reading can be)."""
+        return not self.game_state.city.contains(tile) and tile not in self.game_state.turned_over
+
     def _askable(self, cell: Cell, tile: Tile) -> bool:
         """A tile read where nothing changed is one to ask about: its cell empty and not
         called "Not a move", the tile not in the city nor turned over, and legal there."""
         city = self.game_state.city
-        return cell not in self._placed() and cell not in self._quiet_declined and not city.contains(tile) \
-            and tile not in self.game_state.turned_over and why_illegal(city, tile, cell) is None
+        return cell not in self._placed() and cell not in self._quiet_declined and self._unplayed(tile) \
+            and why_illegal(city, tile, cell) is None
 
     def _ask_quiet(self, q: _Quiet) -> Ask:
         """The question about a tile read where nothing changed ("c2 at A2?"), kept so that
@@ -789,10 +791,9 @@ class Town77Session(RecordsMoves):
         illegal top reading: against a legal one too they asked 57 more questions on dev
         games 7000-7079 (193 -> 250) and gained no alert."""
         city = self.game_state.city
-        gone = set(self.game_state.turned_over)
 
         def free(ts: list[Tile]) -> list[Tile]:
-            return [t for t in ts if not city.contains(t) and t not in gone]
+            return [t for t in ts if self._unplayed(t)]
 
         possible = free(tiles)
         top = possible[0] if possible else tiles[0]
@@ -941,7 +942,6 @@ class Town77Session(RecordsMoves):
             return []
         cell = Cell.parse(str(moves[0]["cell"]))
         offered = [Tile.parse(str(m["tile"])) for m in moves]
-        gone = set(self.game_state.turned_over)
 
         def likeness(t: Tile) -> tuple[int, str]:
             def near(o: Tile) -> bool:
@@ -950,7 +950,7 @@ class Town77Session(RecordsMoves):
 
         out = []
         for t in sorted(ALL_TILES, key=likeness):
-            if t not in offered and t not in gone and not self.game_state.city.contains(t):
+            if t not in offered and self._unplayed(t):
                 move = self._place_move(t, cell, "confirmed")
                 out.append(Action(_option_text(move), move))
         return out
