@@ -328,11 +328,19 @@ class Players:
 
     def _names(self) -> tuple[dict[int, int], dict[int, int]]:
         """The device's shape and colour indices for the true ones, learnt from the
-        moves it applied and that stand (true index -> device index)."""
+        moves it applied and that stand, and the names it merged (true index -> device
+        index)."""
         laid = {self._name(rc): t for rc, t in zip(self.placed, self.tiles)}
         shapes: dict[int, int] = {}
         colours: dict[int, int] = {}
         for d in standing_moves(self.ref):
+            r = d.get("rename")
+            if isinstance(r, dict):
+                # a name the device gave twice, merged: the screens show the tiles so now
+                names = shapes if r.get("axis") == "shape" else colours
+                for true, said in list(names.items()):
+                    if said == r.get("from"):
+                        names[true] = int(r["to"])
             if "tile" in d and str(d.get("cell")) in laid:
                 t, tok = laid[str(d["cell"])], str(d["tile"])
                 shapes[t[0]] = "abcdefg".index(tok[0])

@@ -121,3 +121,12 @@ def test_players_keep_to_an_option_that_may_be_right_over_other() -> None:
                [("A1", "a0"), ("B1", "b1")])
     p.tiles[2] = (2, 0)
     assert _pressed(p) == 1
+
+
+def test_players_learn_a_name_the_device_merged() -> None:
+    """After a move that merged a shape name given twice, the players know the shape by
+    the merged name: B1's shape (1), applied as d, is c after "rename d -> c"."""
+    p = _players(("", ()), [{"cell": "A1", "tile": "a0"}, {"cell": "B1", "tile": "d1"},
+                            {"cell": "B2", "tile": "e2", "rename": {"axis": "shape", "from": 3, "to": 2}}])
+    shapes, colours = p._names()
+    assert shapes == {0: 0, 1: 2} and colours == {0: 0, 1: 1}
