@@ -876,6 +876,18 @@ class Town77Session(RecordsMoves):
         return game
 
     @contextmanager
+    def _like(self, move: Move) -> Iterator[None]:
+        """Judge as the look that made `move` did: with the renaming it carries, while the
+        city still takes it."""
+        rename = _rename_of(move)
+        game = self._renamed(rename) if rename is not None else None
+        if rename is None or game is None:
+            yield
+            return
+        with self._renaming(game, rename):
+            yield
+
+    @contextmanager
     def _renaming(self, game: RefereeGame, rename: tuple[int, int, int]) -> Iterator[None]:
         """Judge with `game` (the state renamed) as the state, and have every move made
         meanwhile carry the renaming, so that the journal holds it with the move."""
@@ -980,6 +992,10 @@ class Town77Session(RecordsMoves):
     def fixes(self, undone: Move) -> list[Action]:
         if undone.get("type") not in ("place", "pioneer") or "cell" not in undone:
             return []
+        with self._like(undone):       # an alert on a look that merged a name: fixed so
+            return self._fixes(undone)
+
+    def _fixes(self, undone: Move) -> list[Action]:
         cell = Cell.parse(str(undone["cell"]))
         city = self.game_state.city
         read = Tile.parse(str(undone["tile"])) if "tile" in undone else None
@@ -1006,12 +1022,8 @@ class Town77Session(RecordsMoves):
         if not moves or any(m.get("type") not in ("place", "pioneer") or "tile" not in m
                             or m.get("cell") != moves[0].get("cell") for m in moves):
             return []
-        rename = _rename_of(moves[0])
-        game = self._renamed(rename) if rename is not None else None
-        if rename is not None and game is not None:
-            with self._renaming(game, rename):     # the question's look merged a name
-                return self._others(moves)
-        return self._others(moves)
+        with self._like(moves[0]):     # the question's look may have merged a name
+            return self._others(moves)
 
     def _others(self, moves: tuple[Move, ...]) -> list[Action]:
         cell = Cell.parse(str(moves[0]["cell"]))

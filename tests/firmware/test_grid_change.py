@@ -1071,3 +1071,14 @@ def test_a_bad_or_refused_renaming_in_a_journal_move_is_a_clear_error_and_change
     with pytest.raises(CouldNotRead, match="shape 1 cannot be 2: c1 at B1 would share a line"):
         s.apply(dict(move, rename={"axis": "shape", "from": 1, "to": 2}))
     assert s.game_state.notation() == before and len(s.moves) == 7
+
+
+def test_an_alert_on_a_look_that_merged_a_name_is_fixed_on_the_renamed_city() -> None:
+    """An illegal tile alerted on a look that merged a name carries the renaming; "Misread?
+    Fix" offers the tiles the renamed city allows there, each carrying it too."""
+    s, look = _seven_shapes()
+    v = s.interpret(_obs(*look, (1, 1, "sX", "k1")), change=_change((1, 1)))
+    assert isinstance(v, Illegal) and v.move["tile"] == "g1" and v.move["rename"]["to"] == 2, v
+    fixes = s.fixes(v.move)
+    assert fixes and all(a.move["rename"] == v.move["rename"] for a in fixes)
+    assert "g3 at B2" in [a.label for a in fixes] and "c3 at B2" not in [a.label for a in fixes]   # A2 is c6
