@@ -302,6 +302,7 @@ class Players:
         self.answered = 0
         self.fixes = 0
         self.undos = 0
+        self.alerted: dict[str, int] = {}   # cell -> the frame the device's alert there was seen on
 
     @staticmethod
     def _name(rc: tuple[int, int]) -> str:
@@ -315,24 +316,37 @@ class Players:
     def _tried(self) -> dict[str, tuple[int, int]]:
         """The tiles on the table now, with the one tried where the rules forbid it (laid
         since the last legal tile, whether or not taken back yet): the players know what
-        they laid, and name it when asked which tile it is."""
+        they laid, and name it when asked which tile it is. Not once the device alerted
+        it and they took it back: a question about its cell then is about something else
+        (dev alerts game 7030: "c2 at A2?" on the table with c0 taken back after its
+        alert was answered with c0 again, an alert on an empty cell)."""
         laid = self._laid()
-        for i in range(min(self.camera.index, len(self.labels) - 1), -1, -1):
+        now = min(self.camera.index, len(self.labels) - 1)
+        for i in range(now, -1, -1):
             if self.labels[i] == "legal":
                 break
             if self.labels[i] == "illegal" and i in self.wrong:
                 rc, tile = self.wrong[i]
-                laid.setdefault(self._name(rc), tile)
+                if not (now > i and self.alerted.get(self._name(rc), -1) >= i):
+                    laid.setdefault(self._name(rc), tile)
                 break
         return laid
 
     def _names(self) -> tuple[dict[int, int], dict[int, int]]:
         """The device's shape and colour indices for the true ones, learnt from the
-        moves it applied and that stand (true index -> device index)."""
+        moves it applied and that stand, and the names it merged (true index -> device
+        index)."""
         laid = {self._name(rc): t for rc, t in zip(self.placed, self.tiles)}
         shapes: dict[int, int] = {}
         colours: dict[int, int] = {}
         for d in standing_moves(self.ref):
+            r = d.get("rename")
+            if isinstance(r, dict):
+                # a name the device gave twice, merged: the screens show the tiles so now
+                names = shapes if r.get("axis") == "shape" else colours
+                for true, said in list(names.items()):
+                    if said == r.get("from"):
+                        names[true] = int(r["to"])
             if "tile" in d and str(d.get("cell")) in laid:
                 t, tok = laid[str(d["cell"])], str(d["tile"])
                 shapes[t[0]] = "abcdefg".index(tok[0])
@@ -379,6 +393,8 @@ class Players:
     def poll(self, timeout: float = 0.0) -> Any:
         from firmware.buttons.base import ButtonEvent
         ref = self.ref
+        if ref.misread is not None:
+            self.alerted[str(ref.misread.move.get("cell"))] = self.camera.index
         if self.plan:
             return self.plan.pop(0)
         laid = self._laid()

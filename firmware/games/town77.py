@@ -15,7 +15,10 @@ never hides an illegal placement.
 
 from __future__ import annotations
 
+import copy
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from PIL import Image
@@ -31,7 +34,7 @@ from firmware.games.grid_change import (
 from firmware.motion import ChangeMap
 from firmware.screens import base as scr
 from firmware.screens import town77 as t77
-from rules.errors import CouldNotRead, IllegalMove
+from rules.errors import CouldNotRead, IllegalMove, RulesError
 from rules.town77.city import Cell
 from rules.town77.game import MAX_PLAYERS, MIN_PLAYERS, RefereeGame
 from rules.town77.placement import Reason, why_illegal
@@ -90,6 +93,7 @@ class Labels:
         hidden) that no read tile carries: a new label may be one of them."""
         self.fresh: list[set[Any]] = [set(), set()]
         """Per axis, the labels given a free index this look."""
+        self._tiles, self._raw = city_tiles, raw
         for axis in (0, 1):
             votes: dict[Any, dict[int, int]] = {}
             for cell, tile in city_tiles.items():
@@ -147,6 +151,26 @@ class Labels:
                     if v != own and t not in out:
                         out.append(t)
         return out
+
+    def split(self, shape_label: Any, colour_label: Any) -> tuple[int, int, int] | None:
+        """(axis, v, w) when a new tile's label finds no free index because the city
+        names one shape (or colour) twice: v, the name of a lone city tile whose label
+        this look belongs to w's tiles. Such a tile was applied under a name of its own
+        when the reader once read it apart from its like (dev alerts game 7009: A2 named
+        e3 beside C1's d2, both one colour); with all 7 names taken, a new colour had none
+        and the players' pick shared a name with a tile in its row."""
+        for axis, label in ((0, shape_label), (1, colour_label)):
+            mapping = self.maps[axis]
+            if label is None or _direct(label) is not None or label in mapping or self.free[axis]:
+                continue
+            for v in self.used[axis]:
+                cells = [c for c, t in self._tiles.items() if (t.shape if axis == 0 else t.colour) == v]
+                if v in mapping.values() or len(cells) != 1 or cells[0] not in self._raw:
+                    continue
+                w = mapping.get(self._raw[cells[0]][axis])
+                if w is not None and w != v:
+                    return axis, v, w
+        return None
 
     def tile(self, shape_label: Any, colour_label: Any) -> Tile | None:
         s = self.index(shape_label, 0)
@@ -246,6 +270,8 @@ class Town77Session(RecordsMoves):
         self._quiet_asked: tuple[Cell, Ask] | None = None   # a tile read where the table did not change, asked
         self._quiet_declined: set[Cell] = set()  # ... and called "Not a move"
         self._hesitation: Ask | None = None  # this look's question of which tile a new one is
+        self._split: tuple[int, int, int] | None = None  # a name the city gave twice (Labels.split)
+        self._rename: tuple[int, int, int] | None = None  # ... while a look is read with it merged
 
     # -- reading the table ---------------------------------------------------------------
     def lattice_hint(self) -> dict[str, Any] | None:
@@ -419,7 +445,14 @@ class Town77Session(RecordsMoves):
         self._astray = []
         self._hesitation = None
         self._look_grid = grid if lattice_axes(grid) is not None else None
+        self._split = None
         verdict = self._interpret(observation, change)
+        if self._split is not None and (renamed := self._renamed(self._split)) is not None:
+            # read again as if the name given twice were one: the moves this look offers
+            # carry the renaming, which is applied with the one the players take
+            with self._renaming(renamed, self._split):
+                self._centres, self._astray, self._hesitation = {}, [], None
+                verdict = self._interpret(observation, change)
         if isinstance(verdict, NoChange) and (ask := self._still_owed(owed)) is not None:
             verdict = ask
         if change is not None and not forced and self._astray and isinstance(verdict, NoChange):
@@ -598,6 +631,8 @@ class Town77Session(RecordsMoves):
             # a label the city's tiles do not explain (a group split this look): the
             # players say which tile it is, among those the reading and the rules allow
             cell = unread[0]
+            if self._rename is None:
+                self._split = labels.split(*raw[cell])     # or a name the city gave twice
             partial = (labels.index(raw[cell][0], 0), labels.index(raw[cell][1], 1))
             could_be = [t for t in ALL_TILES
                         if partial[0] in (None, t.shape) and partial[1] in (None, t.colour)
@@ -823,8 +858,45 @@ class Town77Session(RecordsMoves):
     def _place_move(self, tile: Tile, cell: Cell, source: str) -> Move:
         if self.game_state.city.is_empty:
             return {"type": "pioneer", "tile": tile.token, "cell": cell.name, "source": source}
-        return {"type": "place", "player": self.game_state.turn, "tile": tile.token,
-                "cell": cell.name, "source": source}
+        move: Move = {"type": "place", "player": self.game_state.turn, "tile": tile.token,
+                      "cell": cell.name, "source": source}
+        if self._rename is not None:
+            axis, old, new = self._rename
+            move["rename"] = {"axis": AXES[axis], "from": old, "to": new}
+        return move
+
+    def _renamed(self, rename: tuple[int, int, int]) -> RefereeGame | None:
+        """The game with a name given twice merged (RefereeGame.rename), or None when the
+        city refuses it (the two names share a line: not one shape or colour after all)."""
+        game = copy.deepcopy(self.game_state)
+        try:
+            game.rename(*rename)
+        except RulesError:
+            return None
+        return game
+
+    @contextmanager
+    def _like(self, move: Move) -> Iterator[None]:
+        """Judge as the look that made `move` did: with the renaming it carries, while the
+        city still takes it."""
+        rename = _rename_of(move)
+        game = self._renamed(rename) if rename is not None else None
+        if rename is None or game is None:
+            yield
+            return
+        with self._renaming(game, rename):
+            yield
+
+    @contextmanager
+    def _renaming(self, game: RefereeGame, rename: tuple[int, int, int]) -> Iterator[None]:
+        """Judge with `game` (the state renamed) as the state, and have every move made
+        meanwhile carry the renaming, so that the journal holds it with the move."""
+        saved = self.game_state
+        self.game_state, self._rename = game, rename
+        try:
+            yield
+        finally:
+            self.game_state, self._rename = saved, None
 
     # -- changing the state ---------------------------------------------------------------
     def _apply(self, move: Move) -> Applied:
@@ -841,6 +913,11 @@ class Town77Session(RecordsMoves):
         if kind == "place":
             tile = Tile.parse(str(move["tile"]))
             cell = Cell.parse(str(move["cell"]))
+            rename = _rename_of(move)
+            if rename is not None:
+                # on a copy: the state changes only if the tile is applied
+                g = copy.deepcopy(g)
+                g.rename(*rename)        # CouldNotRead naming why, when the city refuses it
             result = g.place(int(move.get("player", g.turn)), tile, cell)
             if not result.applied:
                 if result.reason is not None:
@@ -849,6 +926,7 @@ class Town77Session(RecordsMoves):
                     raise IllegalMove(result.message or f"{tile.token} at {cell.name}: illegal",
                                       result.reason)
                 raise CouldNotRead(result.message or f"{tile.token} at {cell.name} refused")
+            self.game_state = g
             self._took(cell, move)
             return Applied(f"P{int(move.get('player', 0)) + 1}: {tile.token} {cell.name}")
         if kind == "turn_over":
@@ -914,6 +992,10 @@ class Town77Session(RecordsMoves):
     def fixes(self, undone: Move) -> list[Action]:
         if undone.get("type") not in ("place", "pioneer") or "cell" not in undone:
             return []
+        with self._like(undone):       # an alert on a look that merged a name: fixed so
+            return self._fixes(undone)
+
+    def _fixes(self, undone: Move) -> list[Action]:
         cell = Cell.parse(str(undone["cell"]))
         city = self.game_state.city
         read = Tile.parse(str(undone["tile"])) if "tile" in undone else None
@@ -940,6 +1022,10 @@ class Town77Session(RecordsMoves):
         if not moves or any(m.get("type") not in ("place", "pioneer") or "tile" not in m
                             or m.get("cell") != moves[0].get("cell") for m in moves):
             return []
+        with self._like(moves[0]):     # the question's look may have merged a name
+            return self._others(moves)
+
+    def _others(self, moves: tuple[Move, ...]) -> list[Action]:
         cell = Cell.parse(str(moves[0]["cell"]))
         offered = [Tile.parse(str(m["tile"])) for m in moves]
 
@@ -1052,3 +1138,20 @@ def _confirmable(verdict: Verdict) -> tuple[Move, ...]:
 def _option_text(move: Move) -> str:
     """A placement as a question's option says: "d4 at A2"."""
     return f"{move['tile']} at {move['cell']}"
+
+
+AXES = ("shape", "colour")
+"""A move's "rename" names its axis so (Town77Session._place_move)."""
+
+
+def _rename_of(move: Move) -> tuple[int, int, int] | None:
+    """A place move's renaming (axis, from, to), or None; a bad one raises CouldNotRead."""
+    r = move.get("rename")
+    if r is None:
+        return None
+    try:
+        return AXES.index(r["axis"]), int(r["from"]), int(r["to"])
+    except (TypeError, KeyError, ValueError):
+        raise CouldNotRead(f"bad rename {r!r} in move {move!r}; write "
+                           '{"axis": "shape" or "colour", "from": 0-6, "to": 0-6}') from None
+

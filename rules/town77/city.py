@@ -232,9 +232,20 @@ class City:
         """Lift a tile off again (a misplacement called out at once goes back to the hand)."""
         return self._with(cell, None)
 
+    def renamed(self, axis: int, old: int, new: int) -> City:
+        """Every face-up tile's shape (axis 0) or colour (axis 1) `old` called `new`: a
+        device without a taught palette names the groups it meets, and one met as two
+        (a tile read apart from its like) is one name too many. A tile left twice raises."""
+        if axis not in (0, 1) or not (0 <= old < SIDE and 0 <= new < SIDE):
+            raise CouldNotRead(f"cannot rename axis {axis} value {old} to {new}; "
+                               "axis 0 (shape) or 1 (colour), values 0 to 6")
+        return City(tuple(x.renamed(axis, old, new) if isinstance(x, Tile) else x
+                          for x in self._cells))
+
     def _with(self, cell: Cell, content: Content) -> City:
         if not cell.in_area:
             raise CouldNotRead(f"cell {cell.name} is outside the 7x7 city")
         cells = list(self._cells)
         cells[cell.offset] = content
         return City(tuple(cells))
+

@@ -49,6 +49,12 @@ class GameRule(Enum):
     NOTHING_TO_UNDO = "there is nothing to undo"
 
 
+LINE_REASONS = frozenset({Reason.SAME_SHAPE_IN_ROW, Reason.SAME_SHAPE_IN_COLUMN,
+                          Reason.SAME_COLOUR_IN_ROW, Reason.SAME_COLOUR_IN_COLUMN})
+"""The refusals a like tile in the same row or column gives."""
+
+
+
 class Outcome(Enum):
     APPLIED = "applied"
     REFUSED = "refused"   # nothing changed; the player places it correctly or changes tile
@@ -131,6 +137,26 @@ class Game:
         self.turned_over = self.turned_over + (content,)
         self.on_turn_over(cell, content)
         return content
+
+    def rename(self, axis: int, old: int, new: int) -> None:
+        """Call the shape (axis 0) or colour (axis 1) `old` by `new` in the city and among
+        the turned-over tiles: a device that names the groups it meets named one twice
+        (City.renamed). Refused (CouldNotRead, nothing changed) when a renamed tile would
+        then exist twice or share a row or column with a like one: the two names were
+        not one shape or colour after all."""
+        city = self.city.renamed(axis, old, new)
+        for cell, tile in city.tiles().items():
+            if tile != self.city[cell] and why_illegal(city.without(cell), tile, cell) in LINE_REASONS:
+                raise CouldNotRead(self.message(
+                    f"{'shape' if axis == 0 else 'colour'} {old} cannot be {new}: "
+                    f"{tile.token} at {cell.name} would share a line with a like tile"))
+        turned = tuple(t.renamed(axis, old, new) for t in self.turned_over)
+        if len(set(turned)) != len(turned) or any(city.contains(t) for t in turned):
+            raise CouldNotRead(self.message(
+                f"{'shape' if axis == 0 else 'colour'} {old} cannot be {new}: "
+                "a turned-over tile would exist twice"))
+        self._save()
+        self.city, self.turned_over = city, turned
 
     def undo(self) -> None:
         """Take back the last change (the UNDO button): a misread, a wrong press."""

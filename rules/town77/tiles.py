@@ -40,6 +40,12 @@ class Tile:
         """Two-character notation: shape letter a-g then colour digit 0-6, e.g. 'c4'."""
         return f"{SHAPE_LETTERS[self.shape]}{self.colour}"
 
+    def renamed(self, axis: int, old: int, new: int) -> Tile:
+        """This tile with its shape (axis 0) or colour (axis 1) `old` called `new`."""
+        if axis == 0:
+            return Tile(new, self.colour) if self.shape == old else self
+        return Tile(self.shape, new) if self.colour == old else self
+
     @classmethod
     def parse(cls, token: str) -> Tile:
         if (len(token) != 2 or token[0] not in SHAPE_LETTERS

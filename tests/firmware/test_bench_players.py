@@ -121,3 +121,26 @@ def test_players_keep_to_an_option_that_may_be_right_over_other() -> None:
                [("A1", "a0"), ("B1", "b1")])
     p.tiles[2] = (2, 0)
     assert _pressed(p) == 1
+
+
+def test_players_learn_a_name_the_device_merged() -> None:
+    """After a move that merged a shape name given twice, the players know the shape by
+    the merged name: B1's shape (1), applied as d, is c after "rename d -> c"."""
+    p = _players(("", ()), [{"cell": "A1", "tile": "a0"}, {"cell": "B1", "tile": "d1"},
+                            {"cell": "B2", "tile": "e2", "rename": {"axis": "shape", "from": 3, "to": 2}}])
+    shapes, colours = p._names()
+    assert shapes == {0: 0, 1: 2} and colours == {0: 0, 1: 1}
+
+
+def test_players_do_not_name_a_tried_tile_again_once_alerted_and_taken_back() -> None:
+    """Dev alerts game 7030: c0 tried at A2 was alerted and taken back; a question about
+    A2 on the table without it is about something else: "Not a move", not c0 again."""
+    labels = ["empty", "legal", "legal", "illegal", "back"]
+    p = _asked(("c1 at A2?", ("c1 at A2", OTHER, "Not a move")), labels[:4],
+               {3: ((1, 0), (0, 1))}, [("A1", "a0"), ("B1", "b1")])
+    p.labels = labels
+    p.ref.asking, p.ref.misread = None, SimpleNamespace(move={"cell": "A2"}, message="c0 at A2: colour")
+    assert p.poll() is None and p.alerted == {"A2": 3}
+    p.camera.index, p.ref.misread = 4, None
+    p.ref.asking = ("c1 at A2?", ("c1 at A2", OTHER, "Not a move"))
+    assert _pressed(p) == 2

@@ -1008,3 +1008,77 @@ def test_a_new_tile_read_beside_a_misread_city_tile_is_asked_when_the_reader_hes
     del look["tiles"][3]["candidates"]
     v = s.interpret(look, change=_change((1, 0), (1, 1)))
     assert isinstance(v, Illegal) and v.move["tile"] == "b3", v
+
+
+def _seven_shapes() -> tuple[Town77Session, list[tuple[int, int, Any, Any]]]:
+    """A city whose 7 shape names are all taken, g6 at A2 named apart from C1's c2 though
+    the reader now reads them alike (the look's row and A2 as it reads)."""
+    s = _session(("b1", "B1"), ("c2", "C1"), ("d3", "D1"), ("e4", "E1"), ("f5", "F1"), ("g6", "A2"))
+    row = [(0, c, f"s{c}", f"k{c}") for c in range(6)]
+    return s, [*row, (1, 0, "s2", "k6")]
+
+
+def test_a_name_the_city_gave_twice_is_merged_when_a_new_shape_needs_one() -> None:
+    """Dev alerts game 7009: A2, one colour with C1, was once read apart and applied under
+    a name of its own; with all 7 names taken a new colour had none, and the players'
+    pick shared a name with a tile in its row (a false alert). The lone tile's name is
+    merged into the one its label now shares, freeing it; the move carries the renaming."""
+    s, look = _seven_shapes()
+    v = s.interpret(_obs(*look, (1, 1, "sX", "k3")), change=_change((1, 1)))
+    assert isinstance(v, Proposed) and v.move["tile"] == "g3" and v.move["cell"] == "B2", v
+    assert v.move["rename"] == {"axis": "shape", "from": 6, "to": 2}
+    assert s.game_state.city[Cell(1, 0)].token == "g6"          # interpret changes nothing
+    s.apply(v.move)
+    assert s.game_state.city.notation().startswith("a0b1c2d3e4f5../c6g3")
+    assert s.undo() == v.move and s.game_state.city[Cell(1, 0)].token == "g6"
+
+
+def test_a_name_given_twice_is_not_merged_where_the_tiles_share_a_line() -> None:
+    """Two names whose tiles share a row are two shapes whatever one look reads: the new
+    tile is asked about as before, nothing renamed."""
+    s = _session(("b1", "B1"), ("c2", "C1"), ("d3", "D1"), ("e4", "E1"), ("f5", "F1"), ("g6", "G1"))
+    look = [(0, c, f"s{c}", f"k{c}") for c in range(6)] + [(0, 6, "s2", "k6")]
+    v = s.interpret(_obs(*look, (1, 0, "sX", "k3")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "Which tile at A2?", v
+    assert all("rename" not in m for m in v.candidates)
+
+
+def test_the_other_list_of_a_question_with_a_merged_name_judges_the_renamed_city() -> None:
+    """Other... behind a question made on a look that merged a name lists the tiles as the
+    renamed city has them (c6 in the city, g6 not), each carrying the renaming."""
+    s, _ = _seven_shapes()
+    rename = {"axis": "shape", "from": 6, "to": 2}
+    move = {"type": "place", "player": 0, "tile": "g3", "cell": "B2", "source": "confirmed", "rename": rename}
+    others = s.others(Ask("B2: g3?", (move,), ("g3 at B2",)))
+    tiles = [a.move["tile"] for a in others]
+    assert "g6" in tiles and "c6" not in tiles and all(a.move["rename"] == rename for a in others)
+    plain = [a.move["tile"] for a in s.others(Ask("B2: g3?", (dict(move, rename=None),), ("g3 at B2",)))]
+    assert "c6" in plain and "g6" not in plain
+
+
+def test_a_bad_or_refused_renaming_in_a_journal_move_is_a_clear_error_and_changes_nothing() -> None:
+    """A journal move whose renaming is garbled, or that the city refuses, raises
+    CouldNotRead naming it; the state stays as it was."""
+    from rules.errors import CouldNotRead
+
+    s, _ = _seven_shapes()
+    before = s.game_state.notation()
+    move = {"type": "place", "player": 0, "tile": "g3", "cell": "B2", "rename": {"axis": "size"}}
+    with pytest.raises(CouldNotRead) as info:
+        s.apply(move)
+    assert str(info.value) == (f"bad rename {{'axis': 'size'}} in move {move!r}; write "
+                               '{"axis": "shape" or "colour", "from": 0-6, "to": 0-6}')
+    with pytest.raises(CouldNotRead, match="shape 1 cannot be 2: c1 at B1 would share a line"):
+        s.apply(dict(move, rename={"axis": "shape", "from": 1, "to": 2}))
+    assert s.game_state.notation() == before and len(s.moves) == 7
+
+
+def test_an_alert_on_a_look_that_merged_a_name_is_fixed_on_the_renamed_city() -> None:
+    """An illegal tile alerted on a look that merged a name carries the renaming; "Misread?
+    Fix" offers the tiles the renamed city allows there, each carrying it too."""
+    s, look = _seven_shapes()
+    v = s.interpret(_obs(*look, (1, 1, "sX", "k1")), change=_change((1, 1)))
+    assert isinstance(v, Illegal) and v.move["tile"] == "g1" and v.move["rename"]["to"] == 2, v
+    fixes = s.fixes(v.move)
+    assert fixes and all(a.move["rename"] == v.move["rename"] for a in fixes)
+    assert "g3 at B2" in [a.label for a in fixes] and "c3 at B2" not in [a.label for a in fixes]   # A2 is c6

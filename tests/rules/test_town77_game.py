@@ -250,3 +250,23 @@ def test_referee_pioneer_is_nobodys_turn() -> None:
         r.set_pioneer(Tile.parse("d4"))
     assert str(info.value) == (f"the pioneer is already down; undo to change it "
                                f"[{r.notation()}]")
+
+
+def test_referee_rename_merges_a_name_given_twice_or_refuses_with_the_state() -> None:
+    """rename calls one shape (colour) by another in the city and among turned-over tiles;
+    a renamed tile sharing a line with a like one, or left twice, is refused unchanged."""
+    r = RefereeGame.parse(city_text("a0b1c2", "g6d3") + " p2 t1 l- r-")
+    r.rename(0, 6, 2)
+    assert r.notation() == city_text("a0b1c2", "c6d3") + " p2 t1 l- r-"
+    r.undo()
+    assert r.notation() == city_text("a0b1c2", "g6d3") + " p2 t1 l- r-"
+    line = city_text("a0b1c2g6") + " p2 t1 l- r-"
+    with pytest.raises(CouldNotRead) as info:
+        RefereeGame.parse(line).rename(0, 6, 2)
+    assert str(info.value) == f"shape 6 cannot be 2: c6 at D1 would share a line with a like tile [{line}]"
+    twice = RefereeGame.parse(city_text("a0b1", "##c1") + " p2 t1 l- rg1")
+    with pytest.raises(CouldNotRead, match="a turned-over tile would exist twice"):
+        twice.rename(0, 6, 2)
+    assert twice.notation() == city_text("a0b1", "##c1") + " p2 t1 l- rg1"
+    with pytest.raises(CouldNotRead, match="appears twice in the city"):
+        RefereeGame.parse(city_text("a0b1c2", "..", "c6") + " p2 t1 l- r-").rename(1, 6, 2)
