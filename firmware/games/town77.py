@@ -439,20 +439,14 @@ class Town77Session(RecordsMoves):
                 if held is not None:
                     return held
                 forced = True
-        self._centres = {}
-        self._proposed = None
-        self._asked = {}
-        self._astray = []
-        self._hesitation = None
         self._look_grid = grid if lattice_axes(grid) is not None else None
         self._split = None
-        verdict = self._interpret(observation, change)
+        verdict = self._read(observation, change)
         if self._split is not None and (renamed := self._renamed(self._split)) is not None:
             # read again as if the name given twice were one: the moves this look offers
             # carry the renaming, which is applied with the one the players take
             with self._renaming(renamed, self._split):
-                self._centres, self._astray, self._hesitation = {}, [], None
-                verdict = self._interpret(observation, change)
+                verdict = self._read(observation, change)
         if isinstance(verdict, NoChange) and (ask := self._still_owed(owed)) is not None:
             verdict = ask
         if change is not None and not forced and self._astray and isinstance(verdict, NoChange):
@@ -535,6 +529,12 @@ class Town77Session(RecordsMoves):
             move = dict(verdict.move, source="confirmed")
             return Ask(f"{verdict.text} already?", (move,), (verdict.text,), verdict.footprint)
         return verdict
+
+    def _read(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
+        """One reading of the look, from a clean slate: a look read again with a merged
+        name starts over."""
+        self._centres, self._proposed, self._asked, self._astray, self._hesitation = {}, None, {}, [], None
+        return self._interpret(observation, change)
 
     def _interpret(self, observation: dict[str, Any], change: ChangeMap | None) -> Verdict:
         city = self.game_state.city
