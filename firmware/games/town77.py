@@ -38,7 +38,7 @@ from rules.errors import CouldNotRead, IllegalMove, RulesError
 from rules.town77.city import Cell
 from rules.town77.game import MAX_PLAYERS, MIN_PLAYERS, RefereeGame
 from rules.town77.placement import Reason, why_illegal
-from rules.town77.tiles import ALL_TILES, SHAPE_LETTERS, Tile
+from rules.town77.tiles import ALL_TILES, AXES, SHAPE_LETTERS, Tile
 
 DEFAULT_PITCH_MM = 400.0 / 7.0
 MISFIT_LOOKS = 6
@@ -1140,10 +1140,6 @@ def _option_text(move: Move) -> str:
     return f"{move['tile']} at {move['cell']}"
 
 
-AXES = ("shape", "colour")
-"""A move's "rename" names its axis so (Town77Session._place_move)."""
-
-
 def _rename_of(move: Move) -> tuple[int, int, int] | None:
     """A place move's renaming (axis, from, to), or None; a bad one raises CouldNotRead."""
     r = move.get("rename")
@@ -1154,4 +1150,3 @@ def _rename_of(move: Move) -> tuple[int, int, int] | None:
     except (TypeError, KeyError, ValueError):
         raise CouldNotRead(f"bad rename {r!r} in move {move!r}; write "
                            '{"axis": "shape" or "colour", "from": 0-6, "to": 0-6}') from None
-

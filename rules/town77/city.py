@@ -248,4 +248,3 @@ class City:
         cells = list(self._cells)
         cells[cell.offset] = content
         return City(tuple(cells))
-

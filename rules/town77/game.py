@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 from rules.errors import CouldNotRead, IllegalMove
 from rules.town77.city import FACE_DOWN, Cell, City
 from rules.town77.placement import Reason, can_place_any, why_illegal
-from rules.town77.tiles import ALL_TILES, Tile, parse_tiles, tiles_text
+from rules.town77.tiles import ALL_TILES, AXES, Tile, parse_tiles, tiles_text
 
 HAND_SIZE = 4
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -52,7 +52,6 @@ class GameRule(Enum):
 LINE_REASONS = frozenset({Reason.SAME_SHAPE_IN_ROW, Reason.SAME_SHAPE_IN_COLUMN,
                           Reason.SAME_COLOUR_IN_ROW, Reason.SAME_COLOUR_IN_COLUMN})
 """The refusals a like tile in the same row or column gives."""
-
 
 
 class Outcome(Enum):
@@ -148,12 +147,12 @@ class Game:
         for cell, tile in city.tiles().items():
             if tile != self.city[cell] and why_illegal(city.without(cell), tile, cell) in LINE_REASONS:
                 raise CouldNotRead(self.message(
-                    f"{'shape' if axis == 0 else 'colour'} {old} cannot be {new}: "
+                    f"{AXES[axis]} {old} cannot be {new}: "
                     f"{tile.token} at {cell.name} would share a line with a like tile"))
         turned = tuple(t.renamed(axis, old, new) for t in self.turned_over)
         if len(set(turned)) != len(turned) or any(city.contains(t) for t in turned):
             raise CouldNotRead(self.message(
-                f"{'shape' if axis == 0 else 'colour'} {old} cannot be {new}: "
+                f"{AXES[axis]} {old} cannot be {new}: "
                 "a turned-over tile would exist twice"))
         self._save()
         self.city, self.turned_over = city, turned

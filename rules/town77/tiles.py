@@ -16,6 +16,9 @@ SIDE = 7
 SHAPE_LETTERS = "abcdefg"
 """Notation letter of each shape index (lower case, so a tile never reads as a cell like C4)."""
 
+AXES = ("shape", "colour")
+"""The two axes a tile is named on, by index: `Tile.renamed`, `RefereeGame.rename`."""
+
 
 @dataclass(frozen=True, order=True, slots=True)
 class Tile:
