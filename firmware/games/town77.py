@@ -639,7 +639,9 @@ class Town77Session(RecordsMoves):
                         and self._unplayed(t) and why_illegal(city, t, cell) is None]
             footprint = (_rect(centres.get(cell), cell, pitch),)
             if not 0 < len(could_be) <= UNREAD_OPTIONS:
-                return Ask(f"{cell.name}: cannot read the tile", (), (), footprint)
+                # none legal fits what was read, or too many do: Other... lists them all
+                about = dict(self._place_move(None, cell, "confirmed"), read=_partial(partial))
+                return Ask(f"{cell.name}: cannot read the tile", (), (), footprint, about)
             return Ask(f"Which tile at {cell.name}?",
                        tuple(self._place_move(t, cell, "confirmed") for t in could_be),
                        tuple(f"{t.token} at {cell.name}" for t in could_be), footprint)
@@ -754,7 +756,10 @@ class Town77Session(RecordsMoves):
         cell = added[0]
         new = seen[cell]
         if new is None:
-            return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
+            # no tile is laid face down: one read so is misread (a lamp's glare, a blur),
+            # and Other... lets the players name it (alerts game 5057: an illegal B1)
+            about = dict(self._place_move(None, cell, "confirmed"), read="??")
+            return Ask(f"Face-down tile at {cell.name}", (), (), fp(added), about)
         verdict = judged(cell, new, fp(added), ask=True)
         if isinstance(verdict, Illegal) and verdict.reason is Reason.NOT_TOUCHING:
             # a new tile that touches nothing, beside a tile this look reads where the
@@ -855,10 +860,13 @@ class Town77Session(RecordsMoves):
                        f"{top.token} at {cell.name}: {reason.sentence} [{self.game_state.notation()}]",
                        footprint, reason)
 
-    def _place_move(self, tile: Tile, cell: Cell, source: str) -> Move:
+    def _place_move(self, tile: Tile | None, cell: Cell, source: str) -> Move:
+        """Laying `tile` at `cell` now; with no tile, a question's tile it could not read
+        (Ask.about)."""
+        piece = {} if tile is None else {"tile": tile.token}
         if self.game_state.city.is_empty:
-            return {"type": "pioneer", "tile": tile.token, "cell": cell.name, "source": source}
-        move: Move = {"type": "place", "player": self.game_state.turn, "tile": tile.token,
+            return {"type": "pioneer", **piece, "cell": cell.name, "source": source}
+        move: Move = {"type": "place", "player": self.game_state.turn, **piece,
                       "cell": cell.name, "source": source}
         if self._rename is not None:
             axis, old, new = self._rename
@@ -1017,7 +1025,14 @@ class Town77Session(RecordsMoves):
         its options are wrong (loop game 50: "C3: g2, g4, g0 or g3?" with the shape
         misread on every option). Illegal ones included: one picked is alerted. Those
         sharing a shape or colour with the first option come first, then those sharing one
-        with any option: a misreading usually gets one of the two wrong."""
+        with any option: a misreading usually gets one of the two wrong. A question about
+        a tile not read (Ask.about) lists them all, those like what was read first."""
+        about = verdict.about
+        if about is not None and not verdict.candidates:
+            if about.get("type") not in ("place", "pioneer") or "cell" not in about:
+                return []
+            with self._like(about):
+                return self._unread_others(Cell.parse(str(about["cell"])), str(about.get("read", "??")))
         moves = verdict.candidates
         if not moves or any(m.get("type") not in ("place", "pioneer") or "tile" not in m
                             or m.get("cell") != moves[0].get("cell") for m in moves):
@@ -1034,9 +1049,18 @@ class Town77Session(RecordsMoves):
                 return t.shape == o.shape or t.colour == o.colour
             return (0 if near(offered[0]) else 1 if any(near(o) for o in offered) else 2), t.token
 
+        return self._listed([t for t in sorted(ALL_TILES, key=likeness) if t not in offered], cell)
+
+    def _unread_others(self, cell: Cell, read: str) -> list[Action]:
+        def likeness(t: Tile) -> tuple[int, str]:
+            return -sum(r == k for r, k in zip(read, t.token)), t.token
+        return self._listed(sorted(ALL_TILES, key=likeness), cell)
+
+    def _listed(self, tiles: list[Tile], cell: Cell) -> list[Action]:
+        """Other...'s entries: each of `tiles` still to be laid, at `cell`."""
         out = []
-        for t in sorted(ALL_TILES, key=likeness):
-            if t not in offered and self._unplayed(t):
+        for t in tiles:
+            if self._unplayed(t):
                 move = self._place_move(t, cell, "confirmed")
                 out.append(Action(_option_text(move), move))
         return out
@@ -1133,6 +1157,12 @@ KIND = GameKind(
 def _confirmable(verdict: Verdict) -> tuple[Move, ...]:
     """A legal reading as a question's one option, for the players to confirm."""
     return (dict(verdict.move, source="confirmed"),) if isinstance(verdict, Proposed) else ()
+
+
+def _partial(read: tuple[int | None, int | None]) -> str:
+    """A tile read in part, as a token with "?" for what was not read: "c?"."""
+    shape, colour = read
+    return ("?" if shape is None else SHAPE_LETTERS[shape]) + ("?" if colour is None else str(colour))
 
 
 def _option_text(move: Move) -> str:

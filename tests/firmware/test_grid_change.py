@@ -994,6 +994,33 @@ def test_other_is_offered_only_for_a_question_about_one_tile() -> None:
     assert s.others(Ask("Stray tile at C6")) == []
 
 
+def test_a_new_tile_read_face_down_is_asked_with_every_tile_behind_other() -> None:
+    """Alerts game 5057: a new tile read face down (none is laid so) was asked about with
+    nothing to pick, and its illegal truth never alerted. The question carries the cell
+    (Ask.about), and Other... lists every tile not in the city there, illegal ones too."""
+    s = _session(("b1", "B1"))
+    v = s.interpret(_obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (1, 0, "##", "##")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "Face-down tile at A2" and v.candidates == (), v
+    assert v.about == {"type": "place", "player": 1, "cell": "A2", "source": "confirmed", "read": "??"}
+    others = s.others(v)
+    assert [a.label for a in others[:3]] == ["a1 at A2", "a2 at A2", "a3 at A2"]   # a1: shape in column A
+    assert len(others) == 47 and all(a.move == {"type": "place", "player": 1, "tile": a.move["tile"],
+                                                "cell": "A2", "source": "confirmed"} for a in others)
+
+
+def test_a_tile_no_legal_tile_fits_is_asked_with_those_like_its_reading_first() -> None:
+    """A new tile whose colour reads as the pioneer's in column A and whose shape takes no
+    name (all 7 given) fits no legal tile: "cannot read the tile" lists under Other... the
+    tiles of that colour first, then the rest."""
+    s = _session(("b1", "B1"), ("c2", "C1"), ("d3", "D1"), ("e4", "E1"), ("f5", "F1"), ("g6", "G1"))
+    look = [(0, c, f"s{c}", f"k{c}") for c in range(7)]
+    v = s.interpret(_obs(*look, (1, 0, "sX", "k0")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "A2: cannot read the tile" and v.about is not None, v
+    assert v.about["read"] == "?0"
+    tiles = [a.move["tile"] for a in s.others(v)]
+    assert tiles[:7] == ["b0", "c0", "d0", "e0", "f0", "g0", "a1"] and len(tiles) == 42, tiles
+
+
 def test_a_new_tile_read_beside_a_misread_city_tile_is_asked_when_the_reader_hesitated() -> None:
     """Dev alerts game 7072: beside a city tile read otherwise (A2), a new tile whose top
     reading is illegal (b3 under B1) and whose other readings are legal (d3; a3, a shape
