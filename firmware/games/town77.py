@@ -511,14 +511,17 @@ class Town77Session(RecordsMoves):
                 # kept once the move is applied: the guard may turn it into a question
                 # (a hand's thing read as a tile by the city), and the players refuse it
                 self._proposed = (new, merged)
-        if isinstance(verdict, Ask) and verdict.candidates and self._placed():
+        asked: tuple[Move, ...] = ()
+        if isinstance(verdict, Ask):
+            asked = verdict.candidates + ((verdict.about,) if verdict.about is not None else ())
+        if asked and self._placed():
             # where the offered tiles were seen: no tile is laid on the one the players
             # pick (game 16 of the loop bench: A2, picked from "2 tiles at once", had no
             # place, so a phantom read 11 mm from it on the next look was applied as A3,
             # the city then a row off). Only for that (_on_city_tile): as the city's place
             # it numbered later looks from a question's look, the least sure kind (game
             # 14), and an agreeing look places the tile anyway
-            offered = {Cell.parse(str(m["cell"])) for m in verdict.candidates if "cell" in m}
+            offered = {Cell.parse(str(m["cell"])) for m in asked if "cell" in m}
             # (an owed question's tile has the place the look before saw: _still_owed)
             self._asked = {c: p for c, p in {**self._asked, **self._centres}.items() if c in offered}
         if change is None and isinstance(verdict, Proposed) and not self._placed():
@@ -640,8 +643,8 @@ class Town77Session(RecordsMoves):
             footprint = (_rect(centres.get(cell), cell, pitch),)
             if not 0 < len(could_be) <= UNREAD_OPTIONS:
                 # none legal fits what was read, or too many do: Other... lists them all
-                about = dict(self._place_move(None, cell, "confirmed"), read=_partial(partial))
-                return Ask(f"{cell.name}: cannot read the tile", (), (), footprint, about)
+                return Ask(f"{cell.name}: cannot read the tile", (), (), footprint,
+                           self._about(cell, _partial(partial), centres.get(cell)))
             return Ask(f"Which tile at {cell.name}?",
                        tuple(self._place_move(t, cell, "confirmed") for t in could_be),
                        tuple(f"{t.token} at {cell.name}" for t in could_be), footprint)
@@ -758,8 +761,8 @@ class Town77Session(RecordsMoves):
         if new is None:
             # no tile is laid face down: one read so is misread (a lamp's glare, a blur),
             # and Other... lets the players name it (alerts game 5057: an illegal B1)
-            about = dict(self._place_move(None, cell, "confirmed"), read="??")
-            return Ask(f"Face-down tile at {cell.name}", (), (), fp(added), about)
+            return Ask(f"Face-down tile at {cell.name}", (), (), fp(added),
+                       self._about(cell, "??", centres.get(cell)))
         verdict = judged(cell, new, fp(added), ask=True)
         if isinstance(verdict, Illegal) and verdict.reason is Reason.NOT_TOUCHING:
             # a new tile that touches nothing, beside a tile this look reads where the
@@ -872,6 +875,17 @@ class Town77Session(RecordsMoves):
             axis, old, new = self._rename
             move["rename"] = {"axis": AXES[axis], "from": old, "to": new}
         return move
+
+    def _about(self, cell: Cell, read: str, at: tuple[float, float] | None) -> Move | None:
+        """Ask.about for a tile at `cell` not read (`read` what was, "c?"), or None where
+        no tile may go (dev alerts game 7024: B4, touching nothing of a city that missed
+        tiles, named from Other... and alerted though legal on the table)."""
+        if not any(self._unplayed(t) and why_illegal(self.game_state.city, t, cell) is None
+                   for t in ALL_TILES):
+            return None
+        if at is not None:
+            self._centres[cell] = at     # where a tile picked from Other... stands (_asked)
+        return dict(self._place_move(None, cell, "confirmed"), read=read)
 
     def _renamed(self, rename: tuple[int, int, int]) -> RefereeGame | None:
         """The game with a name given twice merged (RefereeGame.rename), or None when the
