@@ -461,9 +461,13 @@ class Town77Session(RecordsMoves):
                 return held
             forced = True
         which = self._hesitation if verdict is self._hesitation else None
-        # a question about which tile it is: where it lies is checked as for a move
-        placing = verdict if isinstance(verdict, Proposed) else None if which is None else \
-            Proposed(which.candidates[0], which.text, which.footprint)
+        # a question about which tile it is, or about one not read: where it lies is
+        # checked as for a move (dev alerts game 7046: A2 read face down on a look a row
+        # off, named from Other..., numbered the next looks so)
+        about = verdict.about if isinstance(verdict, Ask) else None
+        placing = verdict if isinstance(verdict, Proposed) else \
+            Proposed(which.candidates[0], which.text, which.footprint) if which is not None else \
+            Proposed(about, "", ()) if about is not None else None
         if change is not None and not forced and placing is not None:
             off = self._off_city(placing)
             if off is not None:
