@@ -616,6 +616,7 @@ class Town77Session(RecordsMoves):
                 if not e.get("face_down"):
                     self._centres[cell] = c
         labels = Labels(city.tiles(), raw)
+        backs = [c for c, e in entries.items() if e.get("face_down") and isinstance(expected.get(c), Tile)]
         for cell in sorted(entries):          # known cells first, so votes settle labels
             if cell in raw and cell in city.tiles():
                 seen[cell] = labels.tile(*raw[cell])
@@ -648,7 +649,7 @@ class Town77Session(RecordsMoves):
             if not 0 < len(could_be) <= UNREAD_OPTIONS:
                 # none legal fits what was read, or too many do: Other... lists them all
                 return Ask(f"{cell.name}: cannot read the tile", (), (), footprint,
-                           self._about(cell, _partial(partial), centres.get(cell)))
+                           self._about(cell, _partial(partial), centres.get(cell), backs))
             return Ask(f"Which tile at {cell.name}?",
                        tuple(self._place_move(t, cell, "confirmed") for t in could_be),
                        tuple(f"{t.token} at {cell.name}" for t in could_be), footprint)
@@ -766,7 +767,7 @@ class Town77Session(RecordsMoves):
             # no tile is laid face down: one read so is misread (a lamp's glare, a blur),
             # and Other... lets the players name it (alerts game 5057: an illegal B1)
             return Ask(f"Face-down tile at {cell.name}", (), (), fp(added),
-                       self._about(cell, "??", centres.get(cell)))
+                       self._about(cell, "??", centres.get(cell), backs))
         verdict = judged(cell, new, fp(added), ask=True)
         if isinstance(verdict, Illegal) and verdict.reason is Reason.NOT_TOUCHING:
             # a new tile that touches nothing, beside a tile this look reads where the
@@ -880,12 +881,16 @@ class Town77Session(RecordsMoves):
             move["rename"] = {"axis": AXES[axis], "from": old, "to": new}
         return move
 
-    def _about(self, cell: Cell, read: str, at: tuple[float, float] | None) -> Move | None:
+    def _about(self, cell: Cell, read: str, at: tuple[float, float] | None,
+               backs: list[Cell]) -> Move | None:
         """Ask.about for a tile at `cell` not read (`read` what was, "c?"), or None where
         no tile may go (dev alerts game 7024: B4, touching nothing of a city that missed
-        tiles, named from Other... and alerted though legal on the table)."""
-        if not any(self._unplayed(t) and why_illegal(self.game_state.city, t, cell) is None
-                   for t in ALL_TILES):
+        tiles, named from Other... and alerted though legal on the table) or on a look
+        that read city tiles face up as `backs` (dev alerts game 7046: on a lattice at 0.6
+        of the pitch the gaps read as backs, A2 among them, and the place the players'
+        pick stood at numbered the next looks wrong)."""
+        if backs or not any(self._unplayed(t) and why_illegal(self.game_state.city, t, cell) is None
+                            for t in ALL_TILES):
             return None
         if at is not None:
             self._centres[cell] = at     # where a tile picked from Other... stands (_asked)

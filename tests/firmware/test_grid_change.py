@@ -1037,6 +1037,14 @@ def test_a_tile_read_face_down_where_no_tile_may_go_has_no_other() -> None:
     assert s.others(v) == []
 
 
+def test_a_tile_read_face_down_on_a_look_reading_city_tiles_face_down_has_no_other() -> None:
+    """Dev alerts game 7046: a look on a lattice at 0.6 of the pitch read the gaps as
+    backs, the pioneer among them: its face-down A2 is asked with OK alone."""
+    s = _session(("b1", "B1"))
+    v = s.interpret(_obs((0, 0, "##", "##"), (0, 1, "s1", "k1"), (1, 0, "##", "##")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "Face-down tile at A2" and v.about is None, v
+
+
 def test_a_tile_no_legal_tile_fits_is_asked_with_those_like_its_reading_first() -> None:
     """A new tile whose colour reads as the pioneer's in column A and whose shape takes no
     name (all 7 given) fits no legal tile: "cannot read the tile" lists under Other... the
