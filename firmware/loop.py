@@ -1004,22 +1004,24 @@ class Referee:
             self._show_status()
             return
         # when every option is wrong, "Other..." opens the session's fuller list (a misread
-        # option taken as the best of bad ones was applied, or an illegal tile never alerted)
-        others = self.session.others(verdict) if verdict.candidates else []
+        # option taken as the best of bad ones was applied, or an illegal tile never alerted);
+        # a tile the camera could not read has that list alone
+        others = self.session.others(verdict)
         labels = list(verdict.labels) + ([OTHER] if others else []) + ["Not a move"]
+        menu = bool(verdict.candidates or others)
         index = 0
         while True:
-            if verdict.candidates:
+            if menu:
                 self.show(scr.menu_screen(verdict.text, labels, index))
             else:
                 self.show(scr.confirm_screen(verdict.text, "Check table", yes="OK", no="Undo"))
-            self.asking = (verdict.text, tuple(labels) if verdict.candidates else ())
+            self.asking = (verdict.text, tuple(labels) if menu else ())
             ev = self.ask_button(self.cfg.prompt_timeout)
             self.asking = None
             if ev is None:
                 self.note("question dismissed")
                 break
-            if verdict.candidates:
+            if menu:
                 if ev is ButtonEvent.NEXT:
                     index = (index + 1) % len(labels)
                 elif ev is ButtonEvent.PREV:

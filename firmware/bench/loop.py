@@ -27,6 +27,7 @@ import json
 import math
 import os
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -278,7 +279,9 @@ class Players:
     laid and the device has not taken, the one tried where the rules forbid it included
     (`wrong`: "B1: f1 or c1?" is answered with the tile laid, legal or not), or, when
     every option names it with a name they know is another's, Other... and the tile laid
-    from that list (games.base.OTHER_TITLE); an alert on a tile they laid legally gets
+    from that list (games.base.OTHER_TITLE), as for a question with Other... alone (a
+    tile the device could not read) about a cell where they laid a tile it has not taken;
+    an alert on a tile they laid legally gets
     MENU > Misread? Fix and the real tile; "X missing: put it back" (games.base.MISSING)
     about the device's last move, where they know no tile of theirs lies (one they took
     back, read as a move), gets Undo and the move left undone; anything else is answered
@@ -386,6 +389,12 @@ class Players:
                 best, best_score = i, score
         return best, best_score[0]
 
+    def _unread_here(self, title: str, tried: dict[str, tuple[int, int]]) -> bool:
+        """Whether a cell the question names holds a tile they laid that the device has
+        not taken ("E1: cannot read the tile")."""
+        applied = {str(m.get("cell")) for m in standing_moves(self.ref)}
+        return any(c in tried and c not in applied for c in re.findall(r"\b[A-G][1-7]\b", title))
+
     def _press(self, index: int, last: str = "SELECT") -> None:
         from firmware.buttons.base import ButtonEvent
         self.plan = [ButtonEvent.NEXT] * index + [ButtonEvent[last]]
@@ -429,10 +438,13 @@ class Players:
                 return ButtonEvent.BACK
             self._press(pick)
         elif choices:
-            pick, sure = self._judge(list(choices[:-1]), self._tried())     # the last is "Not a move"
+            tried = self._tried()
+            pick, sure = self._judge(list(choices[:-1]), tried)     # the last is "Not a move"
             self.answered += 1
             if pick is not None and not sure and OTHER in choices:
                 pick = choices.index(OTHER)        # every option names it wrong: the fuller list
+            elif choices[0] == OTHER and self._unread_here(title, tried):
+                pick = 0                           # their tile, unread: the fuller list
             self._press(len(choices) - 1 if pick is None else pick)
         else:
             self.answered += 1

@@ -56,6 +56,10 @@ class Ask:
     candidates: tuple[Move, ...] = ()
     labels: tuple[str, ...] = ()
     footprint: tuple[Rect, ...] = ()
+    about: Move | None = None
+    """A question about a piece the camera could not read (face down where none can
+    be, too blurred to name): the move with its place and no piece, from which the
+    session's others() lists what it may be."""
 
 
 @dataclass(frozen=True)

@@ -461,9 +461,13 @@ class Town77Session(RecordsMoves):
                 return held
             forced = True
         which = self._hesitation if verdict is self._hesitation else None
-        # a question about which tile it is: where it lies is checked as for a move
-        placing = verdict if isinstance(verdict, Proposed) else None if which is None else \
-            Proposed(which.candidates[0], which.text, which.footprint)
+        # a question about which tile it is, or about one not read: where it lies is
+        # checked as for a move (dev alerts game 7046: A2 read face down on a look a row
+        # off, named from Other..., numbered the next looks so)
+        about = verdict.about if isinstance(verdict, Ask) else None
+        placing = verdict if isinstance(verdict, Proposed) else \
+            Proposed(which.candidates[0], which.text, which.footprint) if which is not None else \
+            Proposed(about, "", ()) if about is not None else None
         if change is not None and not forced and placing is not None:
             off = self._off_city(placing)
             if off is not None:
@@ -511,14 +515,17 @@ class Town77Session(RecordsMoves):
                 # kept once the move is applied: the guard may turn it into a question
                 # (a hand's thing read as a tile by the city), and the players refuse it
                 self._proposed = (new, merged)
-        if isinstance(verdict, Ask) and verdict.candidates and self._placed():
+        asked: tuple[Move, ...] = ()
+        if isinstance(verdict, Ask):
+            asked = verdict.candidates + ((verdict.about,) if verdict.about is not None else ())
+        if asked and self._placed():
             # where the offered tiles were seen: no tile is laid on the one the players
             # pick (game 16 of the loop bench: A2, picked from "2 tiles at once", had no
             # place, so a phantom read 11 mm from it on the next look was applied as A3,
             # the city then a row off). Only for that (_on_city_tile): as the city's place
             # it numbered later looks from a question's look, the least sure kind (game
             # 14), and an agreeing look places the tile anyway
-            offered = {Cell.parse(str(m["cell"])) for m in verdict.candidates if "cell" in m}
+            offered = {Cell.parse(str(m["cell"])) for m in asked if "cell" in m}
             # (an owed question's tile has the place the look before saw: _still_owed)
             self._asked = {c: p for c, p in {**self._asked, **self._centres}.items() if c in offered}
         if change is None and isinstance(verdict, Proposed) and not self._placed():
@@ -609,6 +616,7 @@ class Town77Session(RecordsMoves):
                 if not e.get("face_down"):
                     self._centres[cell] = c
         labels = Labels(city.tiles(), raw)
+        backs = [c for c, e in entries.items() if e.get("face_down") and isinstance(expected.get(c), Tile)]
         for cell in sorted(entries):          # known cells first, so votes settle labels
             if cell in raw and cell in city.tiles():
                 seen[cell] = labels.tile(*raw[cell])
@@ -639,7 +647,9 @@ class Town77Session(RecordsMoves):
                         and self._unplayed(t) and why_illegal(city, t, cell) is None]
             footprint = (_rect(centres.get(cell), cell, pitch),)
             if not 0 < len(could_be) <= UNREAD_OPTIONS:
-                return Ask(f"{cell.name}: cannot read the tile", (), (), footprint)
+                # none legal fits what was read, or too many do: Other... lists them all
+                return Ask(f"{cell.name}: cannot read the tile", (), (), footprint,
+                           self._about(cell, _partial(partial), centres.get(cell), backs))
             return Ask(f"Which tile at {cell.name}?",
                        tuple(self._place_move(t, cell, "confirmed") for t in could_be),
                        tuple(f"{t.token} at {cell.name}" for t in could_be), footprint)
@@ -754,7 +764,10 @@ class Town77Session(RecordsMoves):
         cell = added[0]
         new = seen[cell]
         if new is None:
-            return Ask(f"Face-down tile at {cell.name}", (), (), fp(added))
+            # no tile is laid face down: one read so is misread (a lamp's glare, a blur),
+            # and Other... lets the players name it (alerts game 5057: an illegal B1)
+            return Ask(f"Face-down tile at {cell.name}", (), (), fp(added),
+                       self._about(cell, "??", centres.get(cell), backs))
         verdict = judged(cell, new, fp(added), ask=True)
         if isinstance(verdict, Illegal) and verdict.reason is Reason.NOT_TOUCHING:
             # a new tile that touches nothing, beside a tile this look reads where the
@@ -855,15 +868,33 @@ class Town77Session(RecordsMoves):
                        f"{top.token} at {cell.name}: {reason.sentence} [{self.game_state.notation()}]",
                        footprint, reason)
 
-    def _place_move(self, tile: Tile, cell: Cell, source: str) -> Move:
+    def _place_move(self, tile: Tile | None, cell: Cell, source: str) -> Move:
+        """Laying `tile` at `cell` now; with no tile, a question's tile it could not read
+        (Ask.about)."""
+        piece = {} if tile is None else {"tile": tile.token}
         if self.game_state.city.is_empty:
-            return {"type": "pioneer", "tile": tile.token, "cell": cell.name, "source": source}
-        move: Move = {"type": "place", "player": self.game_state.turn, "tile": tile.token,
+            return {"type": "pioneer", **piece, "cell": cell.name, "source": source}
+        move: Move = {"type": "place", "player": self.game_state.turn, **piece,
                       "cell": cell.name, "source": source}
         if self._rename is not None:
             axis, old, new = self._rename
             move["rename"] = {"axis": AXES[axis], "from": old, "to": new}
         return move
+
+    def _about(self, cell: Cell, read: str, at: tuple[float, float] | None,
+               backs: list[Cell]) -> Move | None:
+        """Ask.about for a tile at `cell` not read (`read` what was, "c?"), or None where
+        no tile may go (dev alerts game 7024: B4, touching nothing of a city that missed
+        tiles, named from Other... and alerted though legal on the table) or on a look
+        that read city tiles face up as `backs` (dev alerts game 7046: on a lattice at 0.6
+        of the pitch the gaps read as backs, A2 among them, and the place the players'
+        pick stood at numbered the next looks wrong)."""
+        if backs or not any(self._unplayed(t) and why_illegal(self.game_state.city, t, cell) is None
+                            for t in ALL_TILES):
+            return None
+        if at is not None:
+            self._centres[cell] = at     # where a tile picked from Other... stands (_asked)
+        return dict(self._place_move(None, cell, "confirmed"), read=read)
 
     def _renamed(self, rename: tuple[int, int, int]) -> RefereeGame | None:
         """The game with a name given twice merged (RefereeGame.rename), or None when the
@@ -1017,7 +1048,14 @@ class Town77Session(RecordsMoves):
         its options are wrong (loop game 50: "C3: g2, g4, g0 or g3?" with the shape
         misread on every option). Illegal ones included: one picked is alerted. Those
         sharing a shape or colour with the first option come first, then those sharing one
-        with any option: a misreading usually gets one of the two wrong."""
+        with any option: a misreading usually gets one of the two wrong. A question about
+        a tile not read (Ask.about) lists them all, those like what was read first."""
+        about = verdict.about
+        if about is not None and not verdict.candidates:
+            if about.get("type") not in ("place", "pioneer") or "cell" not in about:
+                return []
+            with self._like(about):
+                return self._unread_others(Cell.parse(str(about["cell"])), str(about.get("read", "??")))
         moves = verdict.candidates
         if not moves or any(m.get("type") not in ("place", "pioneer") or "tile" not in m
                             or m.get("cell") != moves[0].get("cell") for m in moves):
@@ -1034,9 +1072,18 @@ class Town77Session(RecordsMoves):
                 return t.shape == o.shape or t.colour == o.colour
             return (0 if near(offered[0]) else 1 if any(near(o) for o in offered) else 2), t.token
 
+        return self._listed([t for t in sorted(ALL_TILES, key=likeness) if t not in offered], cell)
+
+    def _unread_others(self, cell: Cell, read: str) -> list[Action]:
+        def likeness(t: Tile) -> tuple[int, str]:
+            return -sum(r == k for r, k in zip(read, t.token)), t.token
+        return self._listed(sorted(ALL_TILES, key=likeness), cell)
+
+    def _listed(self, tiles: list[Tile], cell: Cell) -> list[Action]:
+        """Other...'s entries: each of `tiles` still to be laid, at `cell`."""
         out = []
-        for t in sorted(ALL_TILES, key=likeness):
-            if t not in offered and self._unplayed(t):
+        for t in tiles:
+            if self._unplayed(t):
                 move = self._place_move(t, cell, "confirmed")
                 out.append(Action(_option_text(move), move))
         return out
@@ -1133,6 +1180,12 @@ KIND = GameKind(
 def _confirmable(verdict: Verdict) -> tuple[Move, ...]:
     """A legal reading as a question's one option, for the players to confirm."""
     return (dict(verdict.move, source="confirmed"),) if isinstance(verdict, Proposed) else ()
+
+
+def _partial(read: tuple[int | None, int | None]) -> str:
+    """A tile read in part, as a token with "?" for what was not read: "c?"."""
+    shape, colour = read
+    return ("?" if shape is None else SHAPE_LETTERS[shape]) + ("?" if colour is None else str(colour))
 
 
 def _option_text(move: Move) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from firmware.bench.loop import Players
 from firmware.buttons.base import ButtonEvent
 from firmware.games.base import OTHER, OTHER_TITLE
@@ -112,6 +114,16 @@ def test_players_open_other_when_every_option_names_their_tile_wrong() -> None:
     assert _pressed(p) == 1
     p.ref.asking = (OTHER_TITLE, ("c0 at B2", "b0 at B2", "b2 at B2"))
     assert _pressed(p) == 1
+
+
+@pytest.mark.parametrize("cell,pick", [("B2", 0), ("C3", 1)])
+def test_players_open_other_for_their_unread_tile_only(cell: str, pick: int) -> None:
+    """"B2: cannot read the tile" with Other... alone, where they laid a tile the device has
+    not taken: Other...; about a cell where they laid nothing (C3): Not a move."""
+    labels = ["empty", "legal", "legal", "legal"]
+    p = _asked((f"{cell}: cannot read the tile", (OTHER, "Not a move")), labels, {},
+               [("A1", "a0"), ("B1", "b1")])
+    assert _pressed(p) == pick
 
 
 def test_players_keep_to_an_option_that_may_be_right_over_other() -> None:

@@ -899,6 +899,25 @@ def test_a_print_on_a_tile_the_players_picked_is_not_a_move(colour: str, held: s
     assert isinstance(v, Unclear) and v.text == held
 
 
+@pytest.mark.parametrize("colour,held", [("c3", "A3 not where the city puts it; looking again"),
+                                         ("c1", "A3 lies on a tile of the city; looking again")])
+def test_a_print_on_a_tile_named_from_other_is_not_a_move(colour: str, held: str) -> None:
+    """A tile read face down and named by the players from Other... stands where that
+    look saw it, as one picked from "2 tiles at once" does (dev alerts game 7046: with no
+    place, the next looks numbered the city a row off)."""
+    s = Town77Session({"players": 2})
+    s.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
+    assert isinstance(s.interpret(_look(_tile(0, 0, "s1", "c1")), change=_change()), NoChange)
+    x, y = _centre(0, 0)
+    v = s.interpret(_look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "##", "##")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "Face-down tile at A2"
+    s.apply(next(a.move for a in s.others(v) if a.move["tile"] == "b1"))
+    near = _look(_tile(0, 0, "s1", "c1"), _tile(1, 0, "s2", "c2"),
+                 _tile(2, 0, "s4", colour, (x + 3.0, y + PITCH * 1.33)))
+    v = s.interpret(near, change=_change((1, 0), (2, 0)))
+    assert isinstance(v, Unclear) and v.text == held, v
+
+
 def test_a_picked_tile_seen_again_is_where_it_was_seen_last() -> None:
     """A tile the players picked from "2 tiles at once" stands where that look saw it
     only until a later applied look sees it: a new tile a third of a pitch from the
@@ -992,6 +1011,51 @@ def test_other_is_offered_only_for_a_question_about_one_tile() -> None:
               ("c2 at A2", "d3 at C1"))
     assert s.others(ask) == []
     assert s.others(Ask("Stray tile at C6")) == []
+
+
+def test_a_new_tile_read_face_down_is_asked_with_every_tile_behind_other() -> None:
+    """Alerts game 5057: a new tile read face down (none is laid so) was asked about with
+    nothing to pick, and its illegal truth never alerted. The question carries the cell
+    (Ask.about), and Other... lists every tile not in the city there, illegal ones too."""
+    s = _session(("b1", "B1"))
+    v = s.interpret(_obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (1, 0, "##", "##")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "Face-down tile at A2" and v.candidates == (), v
+    assert v.about == {"type": "place", "player": 1, "cell": "A2", "source": "confirmed", "read": "??"}
+    others = s.others(v)
+    assert [a.label for a in others[:3]] == ["a1 at A2", "a2 at A2", "a3 at A2"]   # a1: shape in column A
+    assert len(others) == 47 and all(a.move == {"type": "place", "player": 1, "tile": a.move["tile"],
+                                                "cell": "A2", "source": "confirmed"} for a in others)
+
+
+def test_a_tile_read_face_down_where_no_tile_may_go_has_no_other() -> None:
+    """Dev alerts game 7024: a tile not read at a cell touching nothing of the city (one
+    that missed tiles) is asked about with OK alone: no tile's name makes it legal, and
+    naming one from Other... alerted a legal tile of the table."""
+    s = _session(("b1", "B1"))
+    v = s.interpret(_obs((0, 0, "s0", "k0"), (0, 1, "s1", "k1"), (2, 2, "##", "##")), change=_change((2, 2)))
+    assert isinstance(v, Ask) and v.text == "Face-down tile at C3" and v.about is None, v
+    assert s.others(v) == []
+
+
+def test_a_tile_read_face_down_on_a_look_reading_city_tiles_face_down_has_no_other() -> None:
+    """Dev alerts game 7046: a look on a lattice at 0.6 of the pitch read the gaps as
+    backs, the pioneer among them: its face-down A2 is asked with OK alone."""
+    s = _session(("b1", "B1"))
+    v = s.interpret(_obs((0, 0, "##", "##"), (0, 1, "s1", "k1"), (1, 0, "##", "##")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "Face-down tile at A2" and v.about is None, v
+
+
+def test_a_tile_no_legal_tile_fits_is_asked_with_those_like_its_reading_first() -> None:
+    """A new tile whose colour reads as the pioneer's in column A and whose shape takes no
+    name (all 7 given) fits no legal tile: "cannot read the tile" lists under Other... the
+    tiles of that colour first, then the rest."""
+    s = _session(("b1", "B1"), ("c2", "C1"), ("d3", "D1"), ("e4", "E1"), ("f5", "F1"), ("g6", "G1"))
+    look = [(0, c, f"s{c}", f"k{c}") for c in range(7)]
+    v = s.interpret(_obs(*look, (1, 0, "sX", "k0")), change=_change((1, 0)))
+    assert isinstance(v, Ask) and v.text == "A2: cannot read the tile" and v.about is not None, v
+    assert v.about["read"] == "?0"
+    tiles = [a.move["tile"] for a in s.others(v)]
+    assert tiles[:7] == ["b0", "c0", "d0", "e0", "f0", "g0", "a1"] and len(tiles) == 42, tiles
 
 
 def test_a_new_tile_read_beside_a_misread_city_tile_is_asked_when_the_reader_hesitated() -> None:

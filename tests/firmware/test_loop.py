@@ -437,6 +437,40 @@ def test_a_tile_no_option_names_is_picked_from_other_and_alerted_when_illegal(tm
     assert [m["cell"] for m in moves] == ["A1"], moves
 
 
+def test_a_tile_read_face_down_is_named_from_other_and_alerted_when_illegal(tmp_path: Path) -> None:
+    """A new tile read face down is asked about with Other... (and Not a move) instead of
+    a bare OK: the players pick the real tile from the list; the rules refuse it (b3
+    beside the b1 pioneer: shape in the row) and it is alerted, never applied."""
+    from firmware.alerts import NullAlerts
+    from firmware.games.base import OTHER, OTHER_TITLE
+
+    down = {(0, 0): (1, 1), (0, 1): "##"}
+    frames = [minitable.render({}), minitable.render({(0, 0): (1, 1)}), minitable.render(down),
+              minitable.render(down, seed=4)]
+    ref = referee(tmp_path, frames)
+    ref.alerts = NullAlerts()
+    menus: list[tuple[str, tuple[str, ...]]] = []
+    # Other... first; behind it a0-a6, b0, b2, then b3
+    players = _Players(lambda: bool(ref.asking and ref.asking[0] == "Face-down tile at B1"),
+                       ["SELECT"] + ["NEXT"] * 9 + ["SELECT"])
+
+    def poll(timeout: float = 0.0) -> object:
+        if ref.asking and ref.asking not in menus:
+            menus.append(ref.asking)
+        return players.poll(timeout)
+
+    ref.buttons.poll = poll  # type: ignore[method-assign]
+    ref.run()
+    assert menus[0] == ("Face-down tile at B1", (OTHER, "Not a move")), menus
+    lists = [choices for title, choices in menus if title == OTHER_TITLE]
+    assert lists and lists[0][:10] == tuple(f"{t} at B1" for t in
+                                            ("a0", "a1", "a2", "a3", "a4", "a5", "a6", "b0", "b2", "b3")), lists
+    assert any(e.endswith(": Picked illegal b3 at B1") for e in ref.events), ref.events
+    assert ref.alerts.history == ["ok", "illegal"], (ref.alerts.history, ref.events)
+    moves = [r.data for r in load(tmp_path / "journal.jsonl").records if r.kind == "move"]
+    assert [m["cell"] for m in moves] == ["A1"], moves
+
+
 def test_ok_to_a_question_without_options_tells_the_session_the_players_checked(tmp_path: Path) -> None:
     """OK (select) to a question with nothing to pick ("Stray tile at X") reaches the
     session's checked() with that question: a session can stop asking about a place
