@@ -462,8 +462,7 @@ class Town77Session(RecordsMoves):
             forced = True
         which = self._hesitation if verdict is self._hesitation else None
         # a question about which tile it is, or about one not read: where it lies is
-        # checked as for a move (dev alerts game 7046: A2 read face down on a look a row
-        # off, named from Other..., numbered the next looks so)
+        # checked as for a move (a tile the players name stands where this look saw it)
         about = verdict.about if isinstance(verdict, Ask) else None
         placing = verdict if isinstance(verdict, Proposed) else \
             Proposed(which.candidates[0], which.text, which.footprint) if which is not None else \
@@ -886,14 +885,15 @@ class Town77Session(RecordsMoves):
         """Ask.about for a tile at `cell` not read (`read` what was, "c?"), or None where
         no tile may go (dev alerts game 7024: B4, touching nothing of a city that missed
         tiles, named from Other... and alerted though legal on the table) or on a look
-        that read city tiles face up as `backs` (dev alerts game 7046: on a lattice at 0.6
-        of the pitch the gaps read as backs, A2 among them, and the place the players'
-        pick stood at numbered the next looks wrong)."""
+        that read face-up city tiles face down (`backs`; dev alerts game 7046: on a lattice
+        at 0.6 of the pitch the gaps read as backs, A2 among them, and the place the
+        players' pick stood at numbered the next looks wrong). Records where the tile was
+        seen, for the pick to stand at (_asked)."""
         if backs or not any(self._unplayed(t) and why_illegal(self.game_state.city, t, cell) is None
                             for t in ALL_TILES):
             return None
         if at is not None:
-            self._centres[cell] = at     # where a tile picked from Other... stands (_asked)
+            self._centres[cell] = at
         return dict(self._place_move(None, cell, "confirmed"), read=read)
 
     def _renamed(self, rename: tuple[int, int, int]) -> RefereeGame | None:
@@ -1075,6 +1075,7 @@ class Town77Session(RecordsMoves):
         return self._listed([t for t in sorted(ALL_TILES, key=likeness) if t not in offered], cell)
 
     def _unread_others(self, cell: Cell, read: str) -> list[Action]:
+        """Other... for a tile not read: every tile, those agreeing most with `read` first."""
         def likeness(t: Tile) -> tuple[int, str]:
             return -sum(r == k for r, k in zip(read, t.token)), t.token
         return self._listed(sorted(ALL_TILES, key=likeness), cell)
