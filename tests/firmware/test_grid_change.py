@@ -903,8 +903,8 @@ def test_a_print_on_a_tile_the_players_picked_is_not_a_move(colour: str, held: s
                                          ("c1", "A3 lies on a tile of the city; looking again")])
 def test_a_print_on_a_tile_named_from_other_is_not_a_move(colour: str, held: str) -> None:
     """A tile read face down and named by the players from Other... stands where that
-    look saw it, as one picked from "2 tiles at once" does (dev alerts game 7046: with no
-    place, the next looks numbered the city a row off)."""
+    look saw it, as one picked from "2 tiles at once" does: a print a third of a pitch
+    from it is looked at again (loop game 16's phantom)."""
     s = Town77Session({"players": 2})
     s.apply({"type": "pioneer", "tile": "a0", "cell": "A1"})
     assert isinstance(s.interpret(_look(_tile(0, 0, "s1", "c1")), change=_change()), NoChange)
