@@ -37,7 +37,7 @@ from firmware.screens import town77 as t77
 from rules.errors import CouldNotRead, IllegalMove, RulesError
 from rules.town77.city import Cell
 from rules.town77.game import MAX_PLAYERS, MIN_PLAYERS, RefereeGame
-from rules.town77.placement import Reason, why_illegal
+from rules.town77.placement import Reason, is_legal, why_illegal
 from rules.town77.tiles import ALL_TILES, AXES, SHAPE_LETTERS, Tile
 
 DEFAULT_PITCH_MM = 400.0 / 7.0
@@ -463,10 +463,11 @@ class Town77Session(RecordsMoves):
         which = self._hesitation if verdict is self._hesitation else None
         # a question about which tile it is, or about one not read: where it lies is
         # checked as for a move (a tile the players name stands where this look saw it)
-        about = verdict.about if isinstance(verdict, Ask) else None
-        placing = verdict if isinstance(verdict, Proposed) else \
-            Proposed(which.candidates[0], which.text, which.footprint) if which is not None else \
-            Proposed(about, "", ()) if about is not None else None
+        placing = verdict if isinstance(verdict, Proposed) else None
+        if which is not None:
+            placing = Proposed(which.candidates[0], which.text, which.footprint)
+        elif isinstance(verdict, Ask) and verdict.about is not None:
+            placing = Proposed(verdict.about, "", ())
         if change is not None and not forced and placing is not None:
             off = self._off_city(placing)
             if off is not None:
@@ -889,8 +890,7 @@ class Town77Session(RecordsMoves):
         at 0.6 of the pitch the gaps read as backs, A2 among them, and the place the
         players' pick stood at numbered the next looks wrong). Records where the tile was
         seen, for the pick to stand at (_asked)."""
-        if backs or not any(self._unplayed(t) and why_illegal(self.game_state.city, t, cell) is None
-                            for t in ALL_TILES):
+        if backs or not any(self._unplayed(t) and is_legal(self.game_state.city, t, cell) for t in ALL_TILES):
             return None
         if at is not None:
             self._centres[cell] = at
